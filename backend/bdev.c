@@ -1,0 +1,410 @@
+/*
+ * The generic block layer: spec parsing, per-reactor queues, the
+ * queue-depth cap with an arrival-order wait list, and end-of-pass flush
+ * so backends can batch what one reactor pass produced.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "backend/bdev.h"
+#include "backend/bdev_priv.h"
+#include "tcq/compiler.h"
+#include "tcq/log.h"
+
+/* What bdev.c allocates per queue: the public part plus a list for I/O
+ * rejected before reaching the backend (completed on the next pass). */
+struct bdev_queue_impl {
+	struct bdev_queue q;
+	struct bdev_cq rejected;
+};
+
+/* ---- helpers for backends ---------------------------------------------- */
+
+struct bdev *bdev_alloc(const struct bdev_ops *ops,
+			const struct bdev_params *p, uint64_t size,
+			char *err, size_t errlen)
+{
+	uint32_t bs = p->block_size ? p->block_size : 512;
+	struct bdev *b;
+
+	if (bs != 512 && bs != 4096) {
+		snprintf(err, errlen, "block size %u: must be 512 or 4096", bs);
+		return NULL;
+	}
+	if (size == 0) {
+		snprintf(err, errlen, "%s: size is zero", ops->name);
+		return NULL;
+	}
+	if (size % bs) {
+		snprintf(err, errlen,
+			 "%s: size %llu is not a multiple of block size %u",
+			 ops->name, (unsigned long long)size, bs);
+		return NULL;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	b->ops = ops;
+	b->size = size;
+	b->block_size = bs;
+	b->read_only = p->read_only;
+	atomic_init(&b->queue_depth,
+		    p->queue_depth ? p->queue_depth : BDEV_DEFAULT_QUEUE_DEPTH);
+	pthread_mutex_init(&b->qlock, NULL);
+	return b;
+}
+
+void bdev_free(struct bdev *b)
+{
+	if (!b)
+		return;
+	pthread_mutex_destroy(&b->qlock);
+	free(b->spec);
+	free(b);
+}
+
+int bdev_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case '\0': break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: return -EINVAL;
+	}
+	if (*end == 'i' || *end == 'B' || *end == 'b')	/* "MiB", "MB" */
+		end += (*end == 'i' && (end[1] == 'B' || end[1] == 'b')) ? 2 : 1;
+	if (*end || (shift && v > (~0ull >> shift)))
+		return -EINVAL;
+	*out = v << shift;
+	return 0;
+}
+
+int bdev_opt_next(const char **s, char *key, size_t klen,
+		  char *val, size_t vlen)
+{
+	const char *p = *s, *eq, *end;
+	size_t kl, vl;
+
+	while (*p == ',')
+		p++;
+	if (!*p) {
+		*s = p;
+		return 0;
+	}
+	end = strchr(p, ',');
+	if (!end)
+		end = p + strlen(p);
+	eq = memchr(p, '=', (size_t)(end - p));
+	if (!eq || eq == p)
+		return -1;
+	kl = (size_t)(eq - p);
+	vl = (size_t)(end - eq - 1);
+	if (kl >= klen || vl >= vlen)
+		return -1;
+	memcpy(key, p, kl);
+	key[kl] = '\0';
+	memcpy(val, eq + 1, vl);
+	val[vl] = '\0';
+	*s = end;
+	return 1;
+}
+
+static void bdev_cq_run(struct reactor_defer *d)
+{
+	struct bdev_cq *cq = d->arg;
+	struct list_node batch;
+
+	if (list_empty(&cq->list))
+		return;
+	/* Detach first: completions may queue more onto cq->list (they run
+	 * in a later round through the re-armed defer). */
+	batch.next = cq->list.next;
+	batch.prev = cq->list.prev;
+	batch.next->prev = &batch;
+	batch.prev->next = &batch;
+	list_init(&cq->list);
+	while (!list_empty(&batch)) {
+		struct bdev_io *io = list_first_entry(&batch, struct bdev_io,
+						      node);
+
+		list_del(&io->node);
+		if (cq->counted)
+			bdev_complete(io, io->result);
+		else
+			io->done(io);
+	}
+}
+
+void bdev_cq_init(struct bdev_cq *cq, struct reactor *r, bool counted)
+{
+	list_init(&cq->list);
+	reactor_defer_init(&cq->defer, bdev_cq_run, cq);
+	cq->reactor = r;
+	cq->counted = counted;
+}
+
+void bdev_cq_push(struct bdev_cq *cq, struct bdev_io *io, int result)
+{
+	io->result = result;
+	list_add_tail(&io->node, &cq->list);
+	reactor_defer(cq->reactor, &cq->defer);
+}
+
+void bdev_cq_fini(struct bdev_cq *cq)
+{
+	reactor_defer_cancel(&cq->defer);
+	while (!list_empty(&cq->list))
+		list_del(cq->list.next);
+}
+
+/* ---- open / close ------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	struct bdev *(*open)(const char *opts, const struct bdev_params *p,
+			     char *err, size_t errlen);
+} bdev_backends[] = {
+	{ "aio", bdev_aio_open },
+	{ "null", bdev_null_open },
+	{ "ram", bdev_ram_open },
+};
+
+struct bdev *bdev_open(const char *spec, const struct bdev_params *p,
+		       char *err, size_t errlen)
+{
+	static const struct bdev_params none;
+	struct bdev_params bare;
+	struct bdev *b = NULL;
+	const char *colon, *opts;
+	size_t nlen;
+
+	if (!p)
+		p = &none;
+	if (!spec || !*spec) {
+		if (!p->path) {
+			snprintf(err, errlen, "empty backend spec");
+			return NULL;
+		}
+		spec = "aio";	/* just a path given: a file or device */
+	}
+	colon = strchr(spec, ':');
+	nlen = colon ? (size_t)(colon - spec) : strlen(spec);
+	opts = colon ? colon + 1 : "";
+	for (size_t i = 0; i < sizeof(bdev_backends) / sizeof(bdev_backends[0]);
+	     i++) {
+		if (strlen(bdev_backends[i].name) == nlen &&
+		    !strncmp(spec, bdev_backends[i].name, nlen)) {
+			b = bdev_backends[i].open(opts, p, err, errlen);
+			goto opened;
+		}
+	}
+	/* A bare path (no backend name) is a file or device for aio. */
+	if (strchr(spec, '/') || access(spec, F_OK) == 0) {
+		bare = *p;
+		bare.path = spec;
+		b = bdev_aio_open("", &bare, err, errlen);
+		goto opened;
+	}
+	snprintf(err, errlen,
+		 "unknown backend '%.*s' (expected aio, null, ram or a path)",
+		 (int)(nlen > 64 ? 64 : nlen), spec);
+	return NULL;
+opened:
+	if (!b)
+		return NULL;
+	b->spec = strdup(spec);
+	if (!b->spec) {
+		bdev_close(b);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	return b;
+}
+
+/* The caller makes sure no I/O is in flight and, for backends that
+ * register fds, that each queue's reactor is idle or is the caller. */
+void bdev_close(struct bdev *b)
+{
+	if (!b)
+		return;
+	for (int i = 0; i < BDEV_MAX_QUEUES; i++) {
+		struct bdev_queue *q = b->queues[i];
+		struct bdev_queue_impl *qi;
+
+		if (!q)
+			continue;
+		qi = container_of(q, struct bdev_queue_impl, q);
+		if (b->ops->queue_fini)
+			b->ops->queue_fini(q);
+		reactor_defer_cancel(&q->flush_defer);
+		bdev_cq_fini(&qi->rejected);
+		free(qi);
+		b->queues[i] = NULL;
+	}
+	if (b->ops->close)
+		b->ops->close(b);
+	bdev_free(b);
+}
+
+/* ---- queues ------------------------------------------------------------ */
+
+static void bdev_flush_cb(struct reactor_defer *d)
+{
+	struct bdev_queue *q = d->arg;
+
+	q->bdev->ops->flush(q);
+}
+
+struct bdev_queue *bdev_queue_get(struct bdev *b, struct reactor *r)
+{
+	struct bdev_queue_impl *qi;
+	struct bdev_queue *q;
+
+	if (r->index < 0 || r->index >= BDEV_MAX_QUEUES)
+		return NULL;
+	q = __atomic_load_n(&b->queues[r->index], __ATOMIC_ACQUIRE);
+	if (q)
+		return q;
+	pthread_mutex_lock(&b->qlock);
+	q = b->queues[r->index];
+	if (q)
+		goto out;
+	qi = calloc(1, sizeof(*qi));
+	if (!qi)
+		goto out;
+	q = &qi->q;
+	q->bdev = b;
+	q->reactor = r;
+	list_init(&q->waiting);
+	reactor_defer_init(&q->flush_defer, bdev_flush_cb, q);
+	bdev_cq_init(&qi->rejected, r, false);
+	if (b->ops->queue_init && b->ops->queue_init(b, q) < 0) {
+		log_err("%s: cannot set up queue for reactor %d",
+			b->spec ? b->spec : b->ops->name, r->index);
+		free(qi);
+		q = NULL;
+		goto out;
+	}
+	__atomic_store_n(&b->queues[r->index], q, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&b->qlock);
+	return q;
+}
+
+/* ---- submission and completion ----------------------------------------- */
+
+/* 0 when io may go to the backend, else the -errno to complete it with. */
+static int bdev_check(const struct bdev *b, const struct bdev_io *io)
+{
+	switch (io->op) {
+	case BDEV_FLUSH:
+		return 0;
+	case BDEV_WRITE:
+	case BDEV_DISCARD:
+	case BDEV_WRITE_ZEROES:
+		if (b->read_only)
+			return -EROFS;
+		/* fall through */
+	case BDEV_READ:
+		if (io->offset > b->size || io->len > b->size - io->offset)
+			return -ERANGE;
+		if ((io->offset | io->len) & (b->block_size - 1))
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void bdev_start(struct bdev_queue *q, struct bdev_io *io)
+{
+	const struct bdev_ops *ops = q->bdev->ops;
+
+	q->inflight++;
+	ops->submit(q, io);
+	if (ops->flush)
+		reactor_defer(q->reactor, &q->flush_defer);
+}
+
+/* Starts waiting I/O, oldest first, while the depth allows. */
+static void bdev_kick(struct bdev_queue *q)
+{
+	uint32_t depth = atomic_load_explicit(&q->bdev->queue_depth,
+					      memory_order_relaxed);
+
+	if (depth == 0)
+		depth = 1;
+	while (q->inflight < depth && !list_empty(&q->waiting)) {
+		struct bdev_io *io = list_first_entry(&q->waiting,
+						      struct bdev_io, node);
+
+		list_del(&io->node);
+		bdev_start(q, io);
+	}
+}
+
+void bdev_submit(struct bdev_queue *q, struct bdev_io *io)
+{
+	uint32_t depth;
+	int rc;
+
+	io->q = q;
+	io->result = 0;
+	rc = bdev_check(q->bdev, io);
+	if (unlikely(rc)) {
+		struct bdev_queue_impl *qi =
+			container_of(q, struct bdev_queue_impl, q);
+
+		bdev_cq_push(&qi->rejected, io, rc);
+		return;
+	}
+	depth = atomic_load_explicit(&q->bdev->queue_depth,
+				     memory_order_relaxed);
+	if (depth == 0)
+		depth = 1;
+	/* Anything already waiting goes first: keep arrival order. */
+	if (q->inflight < depth && list_empty(&q->waiting)) {
+		bdev_start(q, io);
+		return;
+	}
+	list_add_tail(&io->node, &q->waiting);
+	bdev_kick(q);
+}
+
+void bdev_complete(struct bdev_io *io, int result)
+{
+	struct bdev_queue *q = io->q;
+
+	io->result = result;
+	q->inflight--;
+	io->done(io);		/* may free io or submit more */
+	bdev_kick(q);
+}
+
+int bdev_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
+		    bool *mapped)
+{
+	if (offset >= b->size)
+		return -ERANGE;
+	if (!b->ops->lba_status) {
+		*mapped = true;
+		*len = b->size - offset;
+		return 0;
+	}
+	return b->ops->lba_status(b, offset, len, mapped);
+}

@@ -1,0 +1,129 @@
+/*
+ * Block backends behind one small interface. A backend is opened once per
+ * LUN (struct bdev) and gets one queue per reactor (struct bdev_queue), so
+ * submission and completion stay on the thread of the connection that
+ * issued the I/O. The generic layer (bdev.c) caps in-flight I/O at the
+ * LUN's queue_depth and keeps the excess in arrival order.
+ */
+#ifndef TCQ_BDEV_H
+#define TCQ_BDEV_H
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include "tcq/list.h"
+#include "target/reactor.h"
+
+struct reactor;
+struct bdev;
+struct bdev_queue;
+
+enum bdev_op {
+	BDEV_READ,
+	BDEV_WRITE,
+	BDEV_FLUSH,		/* make completed writes durable */
+	BDEV_DISCARD,		/* deallocate (UNMAP) */
+	BDEV_WRITE_ZEROES,
+};
+
+#define BDEV_FUA 0x1		/* this write durable before completion */
+
+struct bdev_io {
+	enum bdev_op op;
+	unsigned flags;
+	uint64_t offset;	/* bytes */
+	uint64_t len;		/* bytes */
+	void *buf;		/* page-aligned for READ and WRITE */
+	int result;		/* 0 or -errno, set before done() */
+	void (*done)(struct bdev_io *io);
+	void *ctx;
+	struct bdev_queue *q;
+	struct list_node node;	/* wait list / backend-private queues */
+};
+
+struct bdev_ops {
+	const char *name;
+	/* Per-reactor queue setup; q->priv is the backend's. */
+	int (*queue_init)(struct bdev *b, struct bdev_queue *q);
+	void (*queue_fini)(struct bdev_queue *q);
+	/* Start io; completion later through bdev_complete() on q's reactor.
+	 * Backends may batch: flush() runs at the end of the reactor pass. */
+	void (*submit)(struct bdev_queue *q, struct bdev_io *io);
+	void (*flush)(struct bdev_queue *q);
+	void (*close)(struct bdev *b);
+	/* Optional: is the run starting at offset mapped, and how long is
+	 * it (bytes, at least one block)? Cheap metadata lookup (lseek
+	 * SEEK_DATA/SEEK_HOLE), run synchronously. NULL: all mapped. */
+	int (*lba_status)(struct bdev *b, uint64_t offset, uint64_t *len,
+			  bool *mapped);
+};
+
+#define BDEV_MAX_QUEUES 64
+
+struct bdev_queue {
+	struct bdev *bdev;
+	struct reactor *reactor;
+	void *priv;
+	uint32_t inflight;
+	struct list_node waiting;	/* past queue_depth, in arrival order */
+	struct reactor_defer flush_defer; /* ops->flush at end of pass */
+};
+
+struct bdev {
+	const struct bdev_ops *ops;
+	char *spec;		/* as configured, for logs and tcqctl */
+	uint64_t size;		/* bytes */
+	uint32_t block_size;	/* logical block size: 512 or 4096 */
+	bool read_only;
+	bool thin;		/* sparse file: UNMAP punches holes */
+	bool direct;		/* O_DIRECT in effect */
+	_Atomic uint32_t queue_depth;	/* live-changeable cap per queue */
+	void *priv;
+	pthread_mutex_t qlock;		/* guards queues[] creation only */
+	struct bdev_queue *queues[BDEV_MAX_QUEUES];
+};
+
+/* Options a LUN passes to open a backend (from config or --export). */
+struct bdev_params {
+	const char *path;
+	uint64_t size;		/* 0: take from the file or device */
+	uint32_t block_size;	/* 0: 512 */
+	bool read_only;
+	bool create;		/* create a sparse file of size if missing */
+	uint32_t queue_depth;	/* 0: 128 */
+};
+
+/*
+ * Opens a backend from a spec "NAME[:key=value,...]" ("aio", "null", "ram";
+ * a bare path, or an empty spec with p->path, means aio). Options: aio
+ * path=, direct=0|1, rwf_dsync=0, aio_fsync=0; null and ram size=N[KMGT].
+ * Returns NULL and writes a message to err.
+ */
+struct bdev *bdev_open(const char *spec, const struct bdev_params *p,
+		       char *err, size_t errlen);
+/* No I/O may be in flight; queues are torn down on the caller's thread,
+ * so call it before their reactors are finalised. */
+void bdev_close(struct bdev *b);
+
+/* The queue of b for reactor r, created on first use (call it on r's
+ * thread); NULL when r->index >= BDEV_MAX_QUEUES or setup failed. */
+struct bdev_queue *bdev_queue_get(struct bdev *b, struct reactor *r);
+
+/* Submits io on q; io->done runs later on q's reactor thread. */
+void bdev_submit(struct bdev_queue *q, struct bdev_io *io);
+/* Called by backends when io finished (on q's reactor thread). */
+void bdev_complete(struct bdev_io *io, int result);
+
+/* Provisioning status of the run at offset (GET LBA STATUS). */
+int bdev_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
+		    bool *mapped);
+
+/* Backend constructors, used by bdev_open. */
+struct bdev *bdev_aio_open(const char *opts, const struct bdev_params *p,
+			   char *err, size_t errlen);
+struct bdev *bdev_null_open(const char *opts, const struct bdev_params *p,
+			    char *err, size_t errlen);
+struct bdev *bdev_ram_open(const char *opts, const struct bdev_params *p,
+			   char *err, size_t errlen);
+#endif

@@ -1,0 +1,49 @@
+/*
+ * Helpers shared by the backends (not part of the bdev contract).
+ *
+ * Backend constructors allocate the bdev with bdev_alloc(), fill b->priv
+ * and friends, and on failure call bdev_free(). ops->close frees only the
+ * backend's own state; bdev_close frees the rest.
+ */
+#ifndef TCQ_BDEV_PRIV_H
+#define TCQ_BDEV_PRIV_H
+#include <stddef.h>
+#include "backend/bdev.h"
+
+#define BDEV_DEFAULT_QUEUE_DEPTH 128
+
+/* Validates block size (0 -> 512; 512 or 4096) and that it divides size. */
+struct bdev *bdev_alloc(const struct bdev_ops *ops,
+			const struct bdev_params *p, uint64_t size,
+			char *err, size_t errlen);
+void bdev_free(struct bdev *b);
+
+/* "123", "64k", "10M", "2G", "1T" (binary multiples). 0 or -EINVAL. */
+int bdev_parse_size(const char *s, uint64_t *out);
+
+/*
+ * Next "key=value" of a comma-separated option string; advances *s.
+ * Returns 1 with key and val filled, 0 at the end, -1 when malformed
+ * (missing '=', empty key, or too long for the buffers).
+ */
+int bdev_opt_next(const char **s, char *key, size_t klen,
+		  char *val, size_t vlen);
+
+/*
+ * A completion list drained by a deferred call: lets a backend that
+ * finishes I/O synchronously still complete it on the next pass, like a
+ * real device would. counted: complete through bdev_complete() (the I/O
+ * was counted in flight); else call io->done() directly.
+ */
+struct bdev_cq {
+	struct list_node list;
+	struct reactor_defer defer;
+	struct reactor *reactor;
+	bool counted;
+};
+
+void bdev_cq_init(struct bdev_cq *cq, struct reactor *r, bool counted);
+void bdev_cq_push(struct bdev_cq *cq, struct bdev_io *io, int result);
+/* Cancels the pending deferred call; queued I/Os are dropped. */
+void bdev_cq_fini(struct bdev_cq *cq);
+#endif

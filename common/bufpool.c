@@ -1,0 +1,130 @@
+/*
+ * Power-of-two size classes from 4 KiB to 16 MiB, each with a per-thread
+ * free list threaded through the cached buffers themselves. A buffer freed
+ * on another thread simply joins that thread's cache. Caches are capped
+ * so a burst of large I/O does not pin memory forever.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "tcq/bufpool.h"
+
+#define BUFPOOL_MIN_SHIFT 12			/* 4 KiB */
+#define BUFPOOL_MAX_SHIFT 24			/* 16 MiB */
+#define BUFPOOL_NCLASSES (BUFPOOL_MAX_SHIFT - BUFPOOL_MIN_SHIFT + 1)
+#define BUFPOOL_THREAD_CAP (64u << 20)		/* bytes cached per thread */
+#define BUFPOOL_CLASS_CAP (32u << 20)		/* ... and per class */
+
+struct bufpool_free_buf {
+	struct bufpool_free_buf *next;
+};
+
+struct bufpool_cache {
+	struct bufpool_free_buf *head[BUFPOOL_NCLASSES];
+	size_t bytes[BUFPOOL_NCLASSES];
+	size_t total;
+	int registered;
+};
+
+static __thread struct bufpool_cache tls_cache;
+static pthread_key_t bufpool_key;
+static pthread_once_t bufpool_once = PTHREAD_ONCE_INIT;
+
+/* Class index for len, or -1 when larger than the largest class. */
+static int bufpool_class(size_t len)
+{
+	int shift;
+
+	if (len <= (1u << BUFPOOL_MIN_SHIFT))
+		return 0;
+	if (len > (1u << BUFPOOL_MAX_SHIFT))
+		return -1;
+	/* ceil(log2(len)) */
+	shift = 64 - __builtin_clzll((unsigned long long)(len - 1));
+	return shift - BUFPOOL_MIN_SHIFT;
+}
+
+static void bufpool_thread_exit(void *unused)
+{
+	bufpool_thread_drain();
+}
+
+static void bufpool_make_key(void)
+{
+	pthread_key_create(&bufpool_key, bufpool_thread_exit);
+}
+
+/* Arms the thread-exit hook so a dying thread's cache is released. */
+static void bufpool_register(void)
+{
+	pthread_once(&bufpool_once, bufpool_make_key);
+	pthread_setspecific(bufpool_key, &tls_cache);
+	tls_cache.registered = 1;
+}
+
+void *bufpool_alloc(size_t len)
+{
+	int c = bufpool_class(len);
+	size_t sz;
+	void *p;
+
+	if (c >= 0) {
+		struct bufpool_free_buf *b = tls_cache.head[c];
+
+		sz = (size_t)1 << (c + BUFPOOL_MIN_SHIFT);
+		if (b) {
+			tls_cache.head[c] = b->next;
+			tls_cache.bytes[c] -= sz;
+			tls_cache.total -= sz;
+			return b;
+		}
+	} else {
+		sz = (len + BUFPOOL_ALIGN - 1) & ~(size_t)(BUFPOOL_ALIGN - 1);
+	}
+	if (posix_memalign(&p, BUFPOOL_ALIGN, sz))
+		return NULL;
+	return p;
+}
+
+void bufpool_free(void *p, size_t len)
+{
+	int c;
+	size_t sz;
+	struct bufpool_free_buf *b = p;
+
+	if (!p)
+		return;
+	c = bufpool_class(len);
+	if (c < 0) {
+		free(p);
+		return;
+	}
+	sz = (size_t)1 << (c + BUFPOOL_MIN_SHIFT);
+	if (tls_cache.total + sz > BUFPOOL_THREAD_CAP ||
+	    (tls_cache.bytes[c] + sz > BUFPOOL_CLASS_CAP &&
+	     tls_cache.head[c] != NULL)) {
+		free(p);
+		return;
+	}
+	if (!tls_cache.registered)
+		bufpool_register();
+	b->next = tls_cache.head[c];
+	tls_cache.head[c] = b;
+	tls_cache.bytes[c] += sz;
+	tls_cache.total += sz;
+}
+
+void bufpool_thread_drain(void)
+{
+	for (int c = 0; c < BUFPOOL_NCLASSES; c++) {
+		struct bufpool_free_buf *b = tls_cache.head[c], *next;
+
+		for (; b; b = next) {
+			next = b->next;
+			free(b);
+		}
+		tls_cache.head[c] = NULL;
+		tls_cache.bytes[c] = 0;
+	}
+	tls_cache.total = 0;
+}

@@ -1,0 +1,14 @@
+/*
+ * Page-aligned I/O buffers (O_DIRECT-safe) from per-thread free lists of
+ * power-of-two size classes: no malloc and no lock per command on the
+ * data path. A buffer must be freed with the length it was allocated with.
+ */
+#ifndef TCQ_BUFPOOL_H
+#define TCQ_BUFPOOL_H
+#include <stddef.h>
+#define BUFPOOL_ALIGN 4096
+void *bufpool_alloc(size_t len);
+void bufpool_free(void *p, size_t len);
+/* Frees the calling thread's cached buffers (thread exit, tests). */
+void bufpool_thread_drain(void);
+#endif

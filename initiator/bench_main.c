@@ -1,0 +1,506 @@
+/*
+ * tcq-bench: command line, the sweep over (rw x sessions x bs x depth),
+ * and the outputs. `tcq-bench order-check` is dispatched to
+ * ordercheck_run.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "config.h"
+#include "initiator/bench.h"
+#include "tcq/log.h"
+
+static void usage(FILE *f)
+{
+	fputs(
+"usage: tcq-bench [OPTIONS] URL\n"
+"       tcq-bench order-check [OPTIONS] URL   (see tcq-bench order-check --help)\n"
+"\n"
+"Sweeps block size x queue depth against an iSCSI target (or a local file or\n"
+"block device) and prints one table per workload: rows block size, columns\n"
+"queue depth.\n"
+"\n"
+"URL: iscsi://[user%secret@]host[:port]/target-iqn/lun, or a file or block\n"
+"device path with --engine local.\n"
+"\n"
+"Engine:\n"
+"  --engine NAME        native (default), libiscsi, or local (libaio+O_DIRECT)\n"
+"  --initiator-name IQN initiator name (default iqn.2026-11.org.tcq:bench)\n"
+"  --chap-user U, --chap-secret S        CHAP credentials (or user%secret@ in URL)\n"
+"  --mutual-user U, --mutual-secret S    mutual CHAP: the target's credentials\n"
+"  --chap-algs LIST     native: CHAP_A preference (SHA3-256,SHA-256,SHA-1,MD5)\n"
+"  --header-digest, --data-digest        ask for CRC32C digests\n"
+"  --buffered           local: no O_DIRECT\n"
+"\n"
+"Workload (lists are comma separated; every combination is one point):\n"
+"  --rw LIST            read, write, randread, randwrite, randrw (default read)\n"
+"  --mix PCT            randrw: percentage of reads (default 50)\n"
+"  --bs LIST            block sizes, k/m suffixes (default 4k)\n"
+"  --depth LIST         queue depths, PER SESSION (default 1,2,4,8,16,32)\n"
+"  --sessions LIST      sessions (engine instances), like thread counts of other\n"
+"                       tools; the depth applies to each session, so a point keeps\n"
+"                       sessions x depth I/Os in flight (default 1)\n"
+"  --threads N          worker threads (default: number of CPUs); sessions are\n"
+"                       spread over min(N, sessions) threads round-robin\n"
+"  --runtime SECS       measured time per point (default 5)\n"
+"  --ramp SECS          unmeasured warm-up per point (default 0)\n"
+"  --ios N              end a point after N I/Os (submitted after the ramp)\n"
+"  --offset BYTES, --span BYTES   region used (default: the whole device)\n"
+"  --seed N             random seed (default 1)\n"
+"  --ordered PCT, --hoq PCT       share of commands sent ORDERED / HEAD OF\n"
+"                       QUEUE (needs an engine that can: native)\n"
+"  --verify             stamp written blocks and check reads (below)\n"
+"  --repeat N           run every point N times; cells show mean ± sd\n"
+"\n"
+"Output:\n"
+"  --metric M           table cell: iops, mbps (default), lat-p50, lat-p99,\n"
+"                       lat-p999 (microseconds), cpu (% of one CPU)\n"
+"  --detail             also print every metric of every point\n"
+"  --compare BASE.json  add the difference in % to a previous --json run\n"
+"  --json FILE, --csv FILE        write all points\n"
+"  --plot FILE.svg      MB/s vs depth, one line per block size (needs gnuplot)\n"
+"  --quiet              no live progress line (shown only on a terminal)\n"
+"  --help, --version\n"
+"\n"
+"Errors (CHECK CONDITION, lost connections, verify mismatches) are counted per\n"
+"point and listed under the tables; the exit status is 1 if there was any,\n"
+"2 on usage or connection errors, 0 otherwise. MB/s is 10^6 bytes per second.\n"
+"\n"
+"--verify: every block a write carries gets a stamp (LBA, generation, run id,\n"
+"CRC32C of the block); I/Os in flight never overlap. A read checks each block:\n"
+"a block written earlier in this run must carry exactly its last generation;\n"
+"any other block that carries a stamp must be intact (checksum, LBA), so a\n"
+"read-only run finds blocks corrupted since an earlier --verify write run.\n"
+"Workloads run writes first (write, randwrite, randrw, then read, randread),\n"
+"so one run with --rw write,read --verify writes the region then reads it\n"
+"back. Mismatches are printed with their LBA and counted as errors.\n"
+"\n"
+"Examples:\n"
+"  tcq-bench --rw read --bs 4k,16k,64k,128k --depth 1,2,4,8,32 \\\n"
+"      iscsi://127.0.0.1:3260/iqn.2026-11.org.tcq:export/0\n"
+"  which prints, e.g.:\n"
+"      read, 1 session: MB/s (rows: block size, columns: queue depth)\n"
+"        bs |   1    2    4    8   32\n"
+"        4K |  16   25   32   34   34\n"
+"       ...\n"
+"  tcq-bench --engine libiscsi --rw randwrite --bs 4k --depth 1,32 \\\n"
+"      --sessions 1,4 --metric iops --json new.json --compare old.json URL\n"
+"  tcq-bench --engine local --rw write,read --verify --span 64m /dev/sdX\n",
+	f);
+}
+
+static int parse_u64(const char *s, uint64_t *v, bool size)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno || end == s || *s == '-')
+		return -1;
+	if (size && *end) {
+		unsigned shift = 0;
+
+		switch (*end) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		case 't': case 'T': shift = 40; break;
+		default: return -1;
+		}
+		end++;
+		if (*end == 'b' || *end == 'B')
+			end++;
+		if (x > (UINT64_MAX >> shift))
+			return -1;
+		x <<= shift;
+	}
+	if (*end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* Comma separated list of positive 32-bit values. */
+static int parse_list(const char *s, uint32_t *out, unsigned *n, bool size)
+{
+	char buf[512], *tok, *save;
+	uint64_t v;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*n >= BENCH_MAXLIST || parse_u64(tok, &v, size) ||
+		    v == 0 || v > UINT32_MAX)
+			return -1;
+		out[(*n)++] = (uint32_t)v;
+	}
+	return *n ? 0 : -1;
+}
+
+static int parse_pct(const char *s, unsigned *v)
+{
+	uint64_t x;
+
+	if (parse_u64(s, &x, false) || x > 100)
+		return -1;
+	*v = (unsigned)x;
+	return 0;
+}
+
+static int parse_secs(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return errno || end == s || *end || *v < 0 || *v > 86400 ? -1 : 0;
+}
+
+enum {
+	OPT_ENGINE = 256, OPT_RW, OPT_MIX, OPT_BS, OPT_DEPTH, OPT_SESSIONS,
+	OPT_THREADS, OPT_RUNTIME, OPT_RAMP, OPT_IOS, OPT_OFFSET, OPT_SPAN,
+	OPT_SEED, OPT_ORDERED, OPT_HOQ, OPT_VERIFY, OPT_REPEAT, OPT_METRIC,
+	OPT_DETAIL, OPT_COMPARE, OPT_JSON, OPT_CSV, OPT_PLOT, OPT_QUIET,
+	OPT_INAME, OPT_CHAP_USER, OPT_CHAP_SECRET, OPT_MUTUAL_USER,
+	OPT_MUTUAL_SECRET, OPT_CHAP_ALGS, OPT_HDIGEST, OPT_DDIGEST,
+	OPT_BUFFERED, OPT_HELP, OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "rw", required_argument, NULL, OPT_RW },
+	{ "mix", required_argument, NULL, OPT_MIX },
+	{ "bs", required_argument, NULL, OPT_BS },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "sessions", required_argument, NULL, OPT_SESSIONS },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "runtime", required_argument, NULL, OPT_RUNTIME },
+	{ "ramp", required_argument, NULL, OPT_RAMP },
+	{ "ios", required_argument, NULL, OPT_IOS },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
+	{ "span", required_argument, NULL, OPT_SPAN },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "ordered", required_argument, NULL, OPT_ORDERED },
+	{ "hoq", required_argument, NULL, OPT_HOQ },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "detail", no_argument, NULL, OPT_DETAIL },
+	{ "compare", required_argument, NULL, OPT_COMPARE },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "initiator-name", required_argument, NULL, OPT_INAME },
+	{ "chap-user", required_argument, NULL, OPT_CHAP_USER },
+	{ "chap-secret", required_argument, NULL, OPT_CHAP_SECRET },
+	{ "mutual-user", required_argument, NULL, OPT_MUTUAL_USER },
+	{ "mutual-secret", required_argument, NULL, OPT_MUTUAL_SECRET },
+	{ "chap-algs", required_argument, NULL, OPT_CHAP_ALGS },
+	{ "header-digest", no_argument, NULL, OPT_HDIGEST },
+	{ "data-digest", no_argument, NULL, OPT_DDIGEST },
+	{ "buffered", no_argument, NULL, OPT_BUFFERED },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int bad(const char *opt, const char *val)
+{
+	fprintf(stderr, "tcq-bench: bad value for --%s: '%s' (see --help)\n",
+		opt, val);
+	return -1;
+}
+
+static int parse_args(int argc, char **argv, struct bench_opts *o)
+{
+	uint64_t v;
+	long ncpu;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->engine = engine_find(NULL);
+	o->rw[0] = BENCH_READ;
+	o->nrw = 1;
+	o->bs[0] = 4096;
+	o->nbs = 1;
+	for (c = 0; c < 6; c++)
+		o->depth[c] = 1u << c;
+	o->ndepth = 6;
+	o->sessions[0] = 1;
+	o->nsessions = 1;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	o->threads = ncpu > 0 ? (unsigned)ncpu : 1;
+	o->runtime = 5;
+	o->seed = 1;
+	o->mix = 50;
+	o->repeat = 1;
+	o->metric = METRIC_MBPS;
+	o->eo.direct = true;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		const char *name = c >= OPT_ENGINE && c <= OPT_VERSION ?
+				   long_opts[c - OPT_ENGINE].name : "?";
+
+		switch (c) {
+		case OPT_ENGINE:
+			o->engine = engine_find(optarg);
+			if (!o->engine)
+				return bad(name, optarg);
+			break;
+		case OPT_RW: {
+			char buf[256], *tok, *save;
+			int rw;
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			o->nrw = 0;
+			for (tok = strtok_r(buf, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				rw = bench_rw_parse(tok);
+				if (rw < 0 || o->nrw >= BENCH_NRW)
+					return bad(name, optarg);
+				o->rw[o->nrw++] = rw;
+			}
+			if (!o->nrw)
+				return bad(name, optarg);
+			break;
+		}
+		case OPT_MIX:
+			if (parse_pct(optarg, &o->mix))
+				return bad(name, optarg);
+			break;
+		case OPT_BS:
+			if (parse_list(optarg, o->bs, &o->nbs, true))
+				return bad(name, optarg);
+			break;
+		case OPT_DEPTH:
+			if (parse_list(optarg, o->depth, &o->ndepth, false))
+				return bad(name, optarg);
+			break;
+		case OPT_SESSIONS:
+			if (parse_list(optarg, o->sessions, &o->nsessions, false))
+				return bad(name, optarg);
+			break;
+		case OPT_THREADS:
+			if (parse_u64(optarg, &v, false) || !v || v > 1024)
+				return bad(name, optarg);
+			o->threads = (unsigned)v;
+			break;
+		case OPT_RUNTIME:
+			if (parse_secs(optarg, &o->runtime) || o->runtime <= 0)
+				return bad(name, optarg);
+			break;
+		case OPT_RAMP:
+			if (parse_secs(optarg, &o->ramp))
+				return bad(name, optarg);
+			break;
+		case OPT_IOS:
+			if (parse_u64(optarg, &o->ios, false) || !o->ios ||
+			    o->ios > INT64_MAX)
+				return bad(name, optarg);
+			break;
+		case OPT_OFFSET:
+			if (parse_u64(optarg, &o->offset, true))
+				return bad(name, optarg);
+			break;
+		case OPT_SPAN:
+			if (parse_u64(optarg, &o->span, true) || !o->span)
+				return bad(name, optarg);
+			break;
+		case OPT_SEED:
+			if (parse_u64(optarg, &o->seed, false))
+				return bad(name, optarg);
+			break;
+		case OPT_ORDERED:
+			if (parse_pct(optarg, &o->ordered_pct))
+				return bad(name, optarg);
+			break;
+		case OPT_HOQ:
+			if (parse_pct(optarg, &o->hoq_pct))
+				return bad(name, optarg);
+			break;
+		case OPT_VERIFY:
+			o->verify = true;
+			break;
+		case OPT_REPEAT:
+			if (parse_u64(optarg, &v, false) || !v || v > 64)
+				return bad(name, optarg);
+			o->repeat = (unsigned)v;
+			break;
+		case OPT_METRIC:
+			c = bench_metric_parse(optarg);
+			if (c < 0)
+				return bad(name, optarg);
+			o->metric = (enum bench_metric)c;
+			break;
+		case OPT_DETAIL: o->detail = true; break;
+		case OPT_COMPARE: o->compare = optarg; break;
+		case OPT_JSON: o->json = optarg; break;
+		case OPT_CSV: o->csv = optarg; break;
+		case OPT_PLOT: o->plot = optarg; break;
+		case OPT_QUIET: o->quiet = true; break;
+		case OPT_INAME: o->eo.initiator_name = optarg; break;
+		case OPT_CHAP_USER: o->eo.chap_user = optarg; break;
+		case OPT_CHAP_SECRET: o->eo.chap_secret = optarg; break;
+		case OPT_MUTUAL_USER: o->eo.mutual_user = optarg; break;
+		case OPT_MUTUAL_SECRET: o->eo.mutual_secret = optarg; break;
+		case OPT_CHAP_ALGS: o->eo.chap_algs = optarg; break;
+		case OPT_HDIGEST: o->eo.header_digest = true; break;
+		case OPT_DDIGEST: o->eo.data_digest = true; break;
+		case OPT_BUFFERED: o->eo.direct = false; break;
+		case 'h':
+		case OPT_HELP:
+			usage(stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("tcq-bench %s\n", PACKAGE_VERSION);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "tcq-bench: exactly one URL expected (see --help)\n");
+		return -1;
+	}
+	o->target = argv[optind];
+	if (o->ordered_pct + o->hoq_pct > 100) {
+		fprintf(stderr, "tcq-bench: --ordered + --hoq exceed 100%%\n");
+		return -1;
+	}
+	if (o->plot && !bench_have_gnuplot()) {
+		fprintf(stderr, "tcq-bench: --plot needs gnuplot: install the Debian package gnuplot-nox (apt-get install -y gnuplot-nox)\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* With --verify, writes run before reads so the reads check them. */
+static void order_workloads(struct bench_opts *o)
+{
+	static const int rank[BENCH_NRW] = {
+		[BENCH_WRITE] = 0, [BENCH_RANDWRITE] = 1, [BENCH_RANDRW] = 2,
+		[BENCH_READ] = 3, [BENCH_RANDREAD] = 4,
+	};
+	unsigned i, j;
+
+	if (!o->verify)
+		return;
+	for (i = 1; i < o->nrw; i++)
+		for (j = i; j > 0 && rank[o->rw[j]] < rank[o->rw[j - 1]]; j--) {
+			int t = o->rw[j];
+
+			o->rw[j] = o->rw[j - 1];
+			o->rw[j - 1] = t;
+		}
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_opts o;
+	struct bench_point *pts;
+	struct bench_sample samples[64];
+	struct bench_progress prog;
+	struct bench_meta meta;
+	char err[512], started[64];
+	unsigned npts, i, r, a, b, c, d;
+	time_t now = time(NULL);
+	bool failed = false, any_err = false;
+	int rc;
+
+	if (argc > 1 && strcmp(argv[1], "order-check") == 0)
+		return ordercheck_main(argc - 1, argv + 1);
+	if (parse_args(argc, argv, &o))
+		return 2;
+	order_workloads(&o);
+	npts = o.nrw * o.nsessions * o.nbs * o.ndepth;
+	pts = calloc(npts, sizeof(*pts));
+	if (!pts)
+		return 2;
+	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	i = 0;
+	for (a = 0; a < o.nrw; a++)
+		for (b = 0; b < o.nsessions; b++)
+			for (c = 0; c < o.nbs; c++)
+				for (d = 0; d < o.ndepth; d++, i++) {
+					pts[i].rw = o.rw[a];
+					pts[i].sessions = o.sessions[b];
+					pts[i].bs = o.bs[c];
+					pts[i].depth = o.depth[d];
+				}
+	if (o.compare && bench_load_compare(o.compare, pts, npts, err,
+					    sizeof(err)) < 0) {
+		fprintf(stderr, "tcq-bench: %s\n", err);
+		free(pts);
+		return 2;
+	}
+	prog.npoints = npts;
+	for (i = 0; i < npts && !failed; i++) {
+		struct bench_point *p = &pts[i];
+
+		prog.point = i + 1;
+		for (r = 0; r < o.repeat; r++) {
+			prog.secs_left = ((double)(npts - i - 1) * o.repeat +
+					  (o.repeat - r - 1)) *
+					 (o.runtime + o.ramp);
+			rc = bench_run_point(&o, p->rw, p->bs, p->depth,
+					     p->sessions, r, &prog,
+					     &samples[r], err, sizeof(err));
+			if (rc) {
+				fprintf(stderr, "tcq-bench: %s\n", err);
+				failed = true;
+				break;
+			}
+		}
+		if (!failed)
+			bench_point_fold(p, samples, o.repeat);
+		if (bench_errors_total(&p->mean.err))
+			any_err = true;
+	}
+	bench_run_cleanup();
+	for (a = 0; a < o.nrw; a++)
+		for (b = 0; b < o.nsessions; b++) {
+			bench_print_table(stdout, pts, npts, o.rw[a],
+					  o.sessions[b], o.metric);
+			fputc('\n', stdout);
+		}
+	if (o.compare)
+		printf("(%%: difference to %s)\n", o.compare);
+	if (o.detail) {
+		bench_print_detail(stdout, pts, npts);
+		fputc('\n', stdout);
+	}
+	bench_print_errors(stdout, pts, npts);
+	fflush(stdout);
+	meta.version = PACKAGE_VERSION;
+	meta.engine = o.engine->name;
+	meta.target = o.target;
+	meta.started = started;
+	if (o.json && bench_write_json(o.json, &meta, pts, npts)) {
+		fprintf(stderr, "tcq-bench: cannot write %s\n", o.json);
+		failed = true;
+	}
+	if (o.csv && bench_write_csv(o.csv, pts, npts)) {
+		fprintf(stderr, "tcq-bench: cannot write %s: %s\n", o.csv,
+			strerror(errno));
+		failed = true;
+	}
+	if (o.plot && bench_plot(o.plot, pts, npts, err, sizeof(err))) {
+		fprintf(stderr, "tcq-bench: %s\n", err);
+		failed = true;
+	}
+	free(pts);
+	if (failed)
+		return 2;
+	return any_err ? 1 : 0;
+}

@@ -1,0 +1,79 @@
+/*
+ * tcq-bench engines: one engine instance drives one I/O channel (an iSCSI
+ * session, or a local libaio context) from one worker thread. The worker
+ * multiplexes its engines with poll(): each exposes a file descriptor and
+ * the events it waits for, and service() makes progress on them, calling
+ * each finished bench_io's done(). Engines never block.
+ */
+#ifndef TCQ_ENGINE_H
+#define TCQ_ENGINE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct engine;
+
+/* Task attributes (SAM-5), as sent in the iSCSI SCSI Command PDU. */
+enum bench_attr {
+	BENCH_ATTR_SIMPLE = 1,
+	BENCH_ATTR_ORDERED = 2,
+	BENCH_ATTR_HOQ = 3,
+};
+
+struct bench_io {
+	uint64_t lba;
+	uint32_t blocks;
+	bool write;
+	uint8_t attr;		/* enum bench_attr */
+	void *buf;		/* blocks * block_size bytes, page-aligned */
+	/* results, set before done() */
+	int status;		/* SCSI status (0 GOOD), or -errno on transport
+				 * failure (connection lost, ...) */
+	uint8_t sense_key;
+	uint8_t asc, ascq;
+	uint32_t seq;		/* completion order within the engine, as the
+				 * target reported it (StatSN for iSCSI) */
+	uint64_t t_submit_ns, t_done_ns;
+	void (*done)(struct bench_io *io);
+	void *ctx;
+};
+
+struct engine_opts {
+	const char *initiator_name;	/* NULL: a default */
+	const char *chap_user, *chap_secret;	/* from the URL or options */
+	const char *mutual_user, *mutual_secret;
+	const char *chap_algs;		/* native: "SHA3-256,SHA-256,SHA-1,MD5" */
+	bool header_digest, data_digest;	/* native: ask for CRC32C */
+	uint32_t queue_depth;		/* most I/Os in flight at once */
+	uint32_t max_io_bytes;		/* largest I/O that will be submitted */
+	bool direct;			/* local: O_DIRECT (default true) */
+};
+
+struct engine_ops {
+	const char *name;
+	/* Opens one channel to target (URL or path). Returns NULL and fills
+	 * err on failure. */
+	struct engine *(*open)(const char *target, const struct engine_opts *o,
+			       char *err, size_t errlen);
+	void (*close)(struct engine *e);
+	uint32_t (*block_size)(struct engine *e);
+	uint64_t (*nblocks)(struct engine *e);
+	/* Queues io; returns 0, or -errno (then done() is not called). */
+	int (*submit)(struct engine *e, struct bench_io *io);
+	/* The fd to poll and the poll(2) events wanted now. */
+	int (*get_fd)(struct engine *e);
+	short (*events)(struct engine *e);
+	/* Makes progress after poll() reported revents on the fd. Returns
+	 * 0, or -errno when the channel failed (in-flight I/Os were
+	 * completed with an error status). */
+	int (*service)(struct engine *e, short revents);
+	/* Whether the channel can send ORDERED/HEAD OF QUEUE attributes. */
+	bool (*supports_attr)(struct engine *e);
+};
+
+extern const struct engine_ops engine_native;
+extern const struct engine_ops engine_libiscsi;
+extern const struct engine_ops engine_local;
+
+const struct engine_ops *engine_find(const char *name);
+#endif

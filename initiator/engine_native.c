@@ -1,0 +1,351 @@
+/*
+ * engine_native: tcq-bench's own iSCSI initiator (initiator/native_*.c).
+ * open() connects, logs in and reads the capacity synchronously; after
+ * that everything is non-blocking and driven by the worker's poll().
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include "initiator/engine.h"
+#include "initiator/native_sess.h"
+#include "tcq/byteorder.h"
+#include "tcq/log.h"
+#include "tcq/pdu.h"
+#include "tcq/scsi_proto.h"
+
+#define NATIVE_DEFAULT_INITIATOR "iqn.2026-11.org.tcq:tcq-bench"
+#define NATIVE_DEFAULT_ALGS "SHA3-256,SHA-256,SHA-1,MD5"
+#define NATIVE_TIMEOUT_MS 10000
+#define LOGOUT_TIMEOUT_MS 2000
+
+static int connect_to(const struct native_url *u, char *err, size_t errlen)
+{
+	struct addrinfo hints, *res, *ai;
+	char port[8];
+	int fd = -1, rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	snprintf(port, sizeof(port), "%u", u->port);
+	rc = getaddrinfo(u->host, port, &hints, &res);
+	if (rc) {
+		snprintf(err, errlen, "cannot resolve %s: %s", u->host,
+			 gai_strerror(rc));
+		return -1;
+	}
+	for (ai = res; ai; ai = ai->ai_next) {
+		struct pollfd pfd;
+		int one = 1, soerr = 0;
+		socklen_t sl = sizeof(soerr);
+
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
+			    SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0)
+			continue;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 &&
+		    errno != EINPROGRESS) {
+			soerr = errno;
+		} else {
+			pfd.fd = fd;
+			pfd.events = POLLOUT;
+			rc = poll(&pfd, 1, NATIVE_TIMEOUT_MS);
+			if (rc <= 0)
+				soerr = rc == 0 ? ETIMEDOUT : errno;
+			else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl))
+				soerr = errno;
+		}
+		if (!soerr)
+			break;
+		snprintf(err, errlen, "connect to %s:%u: %s", u->host, u->port,
+			 strerror(soerr));
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+/* Runs the engine until io completes (open only: capacity probe). */
+static int wait_io(struct engine *e, struct bench_io *io, volatile bool *done)
+{
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!*done) {
+		struct pollfd pfd = { .fd = e->fd,
+			.events = (short)(POLLIN | (native_sess_want_tx(e) ? POLLOUT : 0)) };
+		int rc = poll(&pfd, 1, 100);
+
+		if (rc < 0 && errno != EINTR)
+			return -errno;
+		if (native_sess_rx(e) || native_sess_tx(e))
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (t1.tv_sec - t0.tv_sec > NATIVE_TIMEOUT_MS / 1000)
+			return -ETIMEDOUT;
+	}
+	return *done ? 0 : e->failed;
+}
+
+static void sync_done(struct bench_io *io)
+{
+	*(volatile bool *)io->ctx = true;
+}
+
+/* Sends one CDB and waits; returns the SCSI status or -errno. */
+static int sync_cmd(struct engine *e, const uint8_t *cdb, void *buf,
+		    uint32_t len, struct bench_io *io)
+{
+	volatile bool done = false;
+	int rc;
+
+	memset(io, 0, sizeof(*io));
+	io->buf = buf;
+	io->attr = BENCH_ATTR_SIMPLE;
+	io->done = sync_done;
+	io->ctx = (void *)&done;
+	rc = native_sess_submit_cdb(e, io, cdb, len, len != 0, false);
+	if (rc)
+		return rc;
+	rc = wait_io(e, io, &done);
+	return rc ? rc : io->status;
+}
+
+static int read_capacity(struct engine *e, char *err, size_t errlen)
+{
+	uint8_t cdb[16], buf[32];
+	struct bench_io io;
+	int st = -EIO;
+
+	/* A fresh I_T nexus may first see a unit attention: retry. */
+	for (int tries = 0; tries < 5; tries++) {
+		memset(cdb, 0, sizeof(cdb));
+		cdb[0] = 0x9e;		/* SERVICE ACTION IN(16) */
+		cdb[1] = 0x10;		/* READ CAPACITY(16) */
+		put_be32(cdb + 10, sizeof(buf));
+		memset(buf, 0, sizeof(buf));
+		st = sync_cmd(e, cdb, buf, sizeof(buf), &io);
+		if (st == 0) {
+			e->nblocks = get_be64(buf) + 1;
+			e->block_size = get_be32(buf + 8);
+			break;
+		}
+		if (st < 0 || io.sense_key == 0x05) {
+			/* Not supported: READ CAPACITY(10). */
+			memset(cdb, 0, sizeof(cdb));
+			cdb[0] = 0x25;
+			st = sync_cmd(e, cdb, buf, 8, &io);
+			if (st == 0) {
+				e->nblocks = (uint64_t)get_be32(buf) + 1;
+				e->block_size = get_be32(buf + 4);
+				break;
+			}
+		}
+		if (st < 0)
+			break;
+	}
+	if (st != 0) {
+		snprintf(err, errlen, "READ CAPACITY failed: %s",
+			 st < 0 ? strerror(-st) : "CHECK CONDITION");
+		if (st > 0)
+			snprintf(err, errlen,
+				 "READ CAPACITY failed: status 0x%02x sense %x/%02x/%02x",
+				 st, io.sense_key, io.asc, io.ascq);
+		return -1;
+	}
+	if (e->block_size < 512 || e->block_size > 65536 ||
+	    (e->block_size & (e->block_size - 1))) {
+		snprintf(err, errlen, "odd block size %u", e->block_size);
+		return -1;
+	}
+	return 0;
+}
+
+static void native_close(struct engine *e);
+
+static struct engine *native_open(const char *target,
+				  const struct engine_opts *o, char *err,
+				  size_t errlen)
+{
+	struct native_login_cfg cfg;
+	struct native_login_result res;
+	struct engine *e = calloc(1, sizeof(*e));
+
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	e->fd = -1;
+	if (native_url_parse(target, &e->url, err, errlen))
+		goto fail;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.initiator_name = o->initiator_name ? o->initiator_name :
+			     NATIVE_DEFAULT_INITIATOR;
+	cfg.target_name = e->url.target;
+	cfg.chap_user = o->chap_user ? o->chap_user : e->url.user;
+	cfg.chap_secret = o->chap_secret ? o->chap_secret : e->url.secret;
+	cfg.mutual_user = o->mutual_user;
+	cfg.mutual_secret = o->mutual_secret;
+	cfg.n_chap_algs = native_chap_parse_algs(
+		o->chap_algs ? o->chap_algs : NATIVE_DEFAULT_ALGS,
+		cfg.chap_algs, NATIVE_CHAP_MAX_ALGS);
+	if (cfg.n_chap_algs <= 0) {
+		snprintf(err, errlen, "bad CHAP algorithm list '%s' (use SHA3-256, SHA-256, SHA-1, MD5)",
+			 o->chap_algs);
+		goto fail;
+	}
+	native_offer_defaults(&cfg.offer);
+	cfg.offer.header_digest = o->header_digest;
+	cfg.offer.data_digest = o->data_digest;
+	cfg.timeout_ms = NATIVE_TIMEOUT_MS;
+
+	e->fd = connect_to(&e->url, err, errlen);
+	if (e->fd < 0)
+		goto fail;
+	if (native_login(e->fd, &cfg, &res, err, errlen))
+		goto fail;
+	e->p = res.p;
+	e->cmdsn = res.cmdsn;
+	e->exp_statsn = res.exp_statsn;
+	e->exp_cmdsn = res.exp_cmdsn;
+	e->max_cmdsn = res.max_cmdsn;
+	e->lun_raw = pdu_lun_encode(e->url.lun);
+	log_info("native: logged in to %s (TSIH %u): HeaderDigest=%s DataDigest=%s MaxRecvDSL=%u/%u FirstBurst=%u MaxBurst=%u ImmediateData=%s InitialR2T=%s MaxOutstandingR2T=%u",
+		 e->url.target, res.tsih,
+		 e->p.header_digest ? "CRC32C" : "None",
+		 e->p.data_digest ? "CRC32C" : "None",
+		 e->p.max_recv_dsl, e->p.max_send_dsl, e->p.first_burst,
+		 e->p.max_burst, e->p.immediate_data ? "Yes" : "No",
+		 e->p.initial_r2t ? "Yes" : "No", e->p.max_outstanding_r2t);
+	if (native_sess_init(e, o->queue_depth)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (read_capacity(e, err, errlen))
+		goto fail;
+	return e;
+fail:
+	native_close(e);
+	return NULL;
+}
+
+static void native_close(struct engine *e)
+{
+	if (!e)
+		return;
+	if (e->fd >= 0 && e->cmds && !e->failed &&
+	    !native_sess_logout(e)) {
+		struct timespec t0, t1;
+
+		/* Logout is immediate: it goes out even with a closed window. */
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		while (!e->logged_out && !e->failed) {
+			struct pollfd pfd = { .fd = e->fd,
+				.events = (short)(POLLIN | (native_sess_want_tx(e) ? POLLOUT : 0)) };
+
+			if (poll(&pfd, 1, 100) < 0 && errno != EINTR)
+				break;
+			if (native_sess_tx(e) || native_sess_rx(e))
+				break;
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			if ((t1.tv_sec - t0.tv_sec) * 1000 +
+			    (t1.tv_nsec - t0.tv_nsec) / 1000000 > LOGOUT_TIMEOUT_MS)
+				break;
+		}
+	}
+	if (e->cmds) {
+		if (!e->failed)
+			e->failed = -ECANCELED;
+		native_sess_abort_all(e, -ECANCELED);
+	}
+	if (e->fd >= 0)
+		close(e->fd);
+	native_sess_free(e);
+	free(e);
+}
+
+static uint32_t native_block_size(struct engine *e)
+{
+	return e->block_size;
+}
+
+static uint64_t native_nblocks(struct engine *e)
+{
+	return e->nblocks;
+}
+
+static int native_submit(struct engine *e, struct bench_io *io)
+{
+	uint8_t cdb[16];
+	uint64_t bytes = (uint64_t)io->blocks * e->block_size;
+
+	if (!io->blocks || bytes > UINT32_MAX)
+		return -EINVAL;
+	if (io->lba + io->blocks > e->nblocks || io->lba + io->blocks < io->lba)
+		return -EINVAL;
+	memset(cdb, 0, sizeof(cdb));
+	if (io->lba <= UINT32_MAX && io->blocks <= 0xffff) {
+		cdb[0] = io->write ? 0x2a : 0x28;	/* WRITE(10) / READ(10) */
+		put_be32(cdb + 2, (uint32_t)io->lba);
+		put_be16(cdb + 7, (uint16_t)io->blocks);
+	} else {
+		cdb[0] = io->write ? 0x8a : 0x88;	/* WRITE(16) / READ(16) */
+		put_be64(cdb + 2, io->lba);
+		put_be32(cdb + 10, io->blocks);
+	}
+	return native_sess_submit_cdb(e, io, cdb, (uint32_t)bytes, !io->write,
+				      io->write);
+}
+
+static int native_get_fd(struct engine *e)
+{
+	return e->fd;
+}
+
+static short native_events(struct engine *e)
+{
+	if (e->failed)
+		return POLLIN;
+	return (short)(POLLIN | (native_sess_want_tx(e) ? POLLOUT : 0));
+}
+
+static int native_service(struct engine *e, short revents)
+{
+	if (e->failed)
+		return e->failed;
+	if (revents & (POLLIN | POLLERR | POLLHUP))
+		native_sess_rx(e);
+	native_sess_tx(e);
+	return e->failed;
+}
+
+static bool native_supports_attr(struct engine *e)
+{
+	return true;
+}
+
+const struct engine_ops engine_native = {
+	.name = "native",
+	.open = native_open,
+	.close = native_close,
+	.block_size = native_block_size,
+	.nblocks = native_nblocks,
+	.submit = native_submit,
+	.get_fd = native_get_fd,
+	.events = native_events,
+	.service = native_service,
+	.supports_attr = native_supports_attr,
+};

@@ -1,0 +1,237 @@
+/* Logical units: identity, and the device server's task entry points. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tcq/bufpool.h"
+#include "tcq/scsi_proto.h"
+#include "backend/bdev.h"
+#include "scsi/cdb.h"
+#include "scsi/lun.h"
+#include "scsi/sbc.h"
+#include "scsi/sense.h"
+#include "scsi/spc.h"
+#include "scsi/taskset.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0"
+#endif
+
+/* IEEE "private" company id (AC-DE-48), used for locally made NAAs. */
+#define TCQ_COMPANY_ID 0xacde48u
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* NAA 6h: NAA(4) | company id(24) | vendor id(36) | extension(64). */
+static void make_naa(uint8_t *naa, uint64_t h1, uint64_t h2)
+{
+	uint32_t c = TCQ_COMPANY_ID;
+
+	naa[0] = (uint8_t)(0x60 | (c >> 20));
+	naa[1] = (uint8_t)(c >> 12);
+	naa[2] = (uint8_t)(c >> 4);
+	naa[3] = (uint8_t)((c & 0xf) << 4 | ((h1 >> 32) & 0xf));
+	for (int i = 0; i < 4; i++)
+		naa[4 + i] = (uint8_t)(h1 >> (24 - 8 * i));
+	for (int i = 0; i < 8; i++)
+		naa[8 + i] = (uint8_t)(h2 >> (56 - 8 * i));
+}
+
+struct lun *lun_create(struct target *tgt, uint64_t id, struct bdev *b,
+		       const char *target_name)
+{
+	struct lun *l = calloc(1, sizeof(*l));
+	const char *v = PACKAGE_VERSION;
+	size_t vi = 0;
+
+	if (!l)
+		return NULL;
+	l->id = id;
+	l->target = tgt;
+	l->bdev = b;
+	l->block_size = b && b->block_size ? b->block_size : 512;
+	l->nblocks = b ? b->size / l->block_size : 0;
+	l->read_only = b && b->read_only;
+	l->write_cache = l->write_cache_default = true;
+	l->barrier = BARRIER_DRAIN;
+	snprintf(l->vendor, sizeof(l->vendor), "TCQ");
+	snprintf(l->product, sizeof(l->product), "tcq disk");
+	/* Revision: the version's digits, at most 4 ("0.1.0" -> "010"). */
+	for (; *v && vi < sizeof(l->revision) - 1; v++)
+		if (*v >= '0' && *v <= '9')
+			l->revision[vi++] = *v;
+
+	uint64_t h = fnv1a(0xcbf29ce484222325ull, target_name ? target_name : "",
+			   target_name ? strlen(target_name) : 0);
+	h = fnv1a(h, &id, sizeof(id));
+	uint64_t h2 = fnv1a(h ^ 0x5bd1e995u, &id, sizeof(id));
+	snprintf(l->serial, sizeof(l->serial), "%016llx",
+		 (unsigned long long)h);
+	make_naa(l->naa, h, h2);
+	l->rel_port_id = 1;
+	l->tpg_id = 1;
+	pthread_mutex_init(&l->lock, NULL);
+	return l;
+}
+
+/* The backend stays open: whoever opened it closes it. */
+void lun_destroy(struct lun *l)
+{
+	if (!l)
+		return;
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+/* Runs an enabled task whose data is in (the task set's executor). */
+static void lun_execute(struct tcq_task *t)
+{
+	switch (t->req.opcode) {
+	case SOP_TEST_UNIT_READY: spc_test_unit_ready(t); break;
+	case SOP_REQUEST_SENSE: spc_request_sense(t); break;
+	case SOP_INQUIRY: spc_inquiry(t); break;
+	case SOP_REPORT_LUNS: spc_report_luns(t); break;
+	case SOP_MODE_SENSE_6: case SOP_MODE_SENSE_10:
+		spc_mode_sense(t);
+		break;
+	case SOP_MODE_SELECT_6: case SOP_MODE_SELECT_10:
+		spc_mode_select(t);
+		break;
+	case SOP_MAINTENANCE_IN: spc_report_supported_opcodes(t); break;
+	case SOP_START_STOP_UNIT: case SOP_PREVENT_ALLOW: spc_good(t); break;
+	case SOP_READ_CAPACITY_10: sbc_read_capacity10(t); break;
+	case SOP_SERVICE_ACTION_IN_16:
+		if (t->req.sa == SAI_GET_LBA_STATUS)
+			sbc_get_lba_status(t);
+		else
+			sbc_read_capacity16(t);
+		break;
+	case SOP_READ_6: case SOP_READ_10: case SOP_READ_12: case SOP_READ_16:
+		sbc_read(t);
+		break;
+	case SOP_WRITE_6: case SOP_WRITE_10: case SOP_WRITE_12:
+	case SOP_WRITE_16:
+		sbc_write(t);
+		break;
+	case SOP_VERIFY_10: case SOP_VERIFY_12: case SOP_VERIFY_16:
+		sbc_verify(t);
+		break;
+	case SOP_SYNC_CACHE_10: case SOP_SYNC_CACHE_16:
+		sbc_sync_cache(t);
+		break;
+	case SOP_PRE_FETCH_10: case SOP_PRE_FETCH_16:
+		sbc_prefetch(t);
+		break;
+	case SOP_UNMAP: sbc_unmap(t); break;
+	default:	/* cdb_decode let through something we cannot run */
+		sense_set(t, SK_ILLEGAL_REQUEST,
+			  ASC_INVALID_COMMAND_OPERATION_CODE);
+		taskset_complete(t);
+		break;
+	}
+}
+
+struct taskset *taskset_create(struct lun *l, struct reactor *r, void *nexus)
+{
+	return taskset_new(l, r, nexus, lun_execute);
+}
+
+static bool is_plain_write(uint8_t op)
+{
+	return op == SOP_WRITE_6 || op == SOP_WRITE_10 ||
+	       op == SOP_WRITE_12 || op == SOP_WRITE_16;
+}
+
+bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
+{
+	struct sense_info si;
+	struct lun *l = t->lun;
+
+	t->status = SAM_STAT_GOOD;
+	t->sense_len = 0;
+	t->data_in_len = 0;
+	t->state = TASK_NEW;
+	t->io_pending = 0;
+	t->io_error = 0;
+	t->aborted = false;
+	t->spdtl = 0;
+	t->ts = NULL;
+	list_init(&t->ts_node);
+	int bad = cdb_decode(t->cdb, t->cdb_len, l ? l->block_size : 512,
+			     &t->req, &si);
+	if (!l) {
+		/* No LUN here: answered at once, outside any task set. Only
+		 * INQUIRY, REPORT LUNS and REQUEST SENSE get further. */
+		uint8_t op = t->cdb_len ? t->cdb[0] : 0xff;
+		t->ts = NULL;
+		t->state = TASK_RUNNING;
+		if (!bad) {
+			spc_no_lun(t);
+			return false;
+		}
+		if (op == SOP_INQUIRY || op == SOP_REPORT_LUNS ||
+		    op == SOP_REQUEST_SENSE)
+			sense_set_si(t, &si);
+		else
+			sense_set(t, SK_ILLEGAL_REQUEST, ASC_LUN_NOT_SUPPORTED);
+		t->state = TASK_DONE;
+		t->done(t);
+		return false;
+	}
+	if (bad) {
+		sense_set_si(t, &si);
+	} else if (t->req.data_out_len &&
+		   (!t->dir_out || t->exp_len < t->req.data_out_len)) {
+		uint32_t allowed = t->dir_out ? t->exp_len : 0;
+
+		t->spdtl = t->req.data_out_len;
+		if (is_plain_write(t->req.opcode) &&
+		    allowed % l->block_size == 0) {
+			/* FCP-4 / SAM-5 overflow rule (a): run the command,
+			 * but on no data beyond what the initiator sends;
+			 * the transport reports the overflow residual. */
+			t->req.blocks = allowed / l->block_size;
+			t->req.data_out_len = allowed;
+		} else {
+			/* Rule (b): a partial block cannot be written. */
+			sense_set(t, SK_ILLEGAL_REQUEST,
+				  ASC_INVALID_FIELD_IN_INFORMATION_UNIT);
+		}
+	}
+	if (!ts) {	/* transport bug: a LUN needs a task set */
+		if (t->status == SAM_STAT_GOOD)
+			sense_set(t, SK_HARDWARE_ERROR,
+				  ASC_INTERNAL_TARGET_FAILURE);
+		t->state = TASK_DONE;
+		t->done(t);
+		return false;
+	}
+	return taskset_arrive(ts, t);
+}
+
+void lun_task_data_ready(struct tcq_task *t)
+{
+	if (t->ts)
+		taskset_data_ready(t);
+}
+
+void lun_task_release(struct tcq_task *t)
+{
+	if (t->buf_owned && t->buf) {
+		bufpool_free(t->buf, t->buf_len);
+		t->buf = NULL;
+		t->buf_len = 0;
+	}
+	t->buf_owned = false;
+}

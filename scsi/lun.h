@@ -1,0 +1,79 @@
+/*
+ * Logical units and the device server entry points. The transport calls
+ * lun_task_arrive() for each command in CmdSN order (the task joins the
+ * task set at once, even if its Data-Out is still coming), then
+ * lun_task_data_ready() once the write data is in the buffer. done() is
+ * called exactly once per task, on the same thread.
+ */
+#ifndef TCQ_LUN_H
+#define TCQ_LUN_H
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "scsi/task.h"
+
+struct reactor;
+
+struct target;
+
+/* Barrier policy for ORDERED tasks (DESIGN.md, Principles). */
+enum lun_barrier {
+	BARRIER_DRAIN,		/* SAM: wait for older tasks, hold newer ones */
+	BARRIER_FLUSH,		/* drain plus a cache flush and FUA write */
+	BARRIER_IGNORE,		/* treat ORDERED as SIMPLE */
+};
+
+struct lun {
+	uint64_t id;
+	struct target *target;
+	struct bdev *bdev;
+	uint32_t block_size;
+	uint64_t nblocks;
+	bool read_only;
+	bool write_cache;	/* WCE; off: every write is FUA */
+	char vendor[9], product[17], revision[5];
+	char serial[33];
+	uint8_t naa[16];	/* NAA IEEE Registered Extended (6h) designator */
+	uint16_t rel_port_id;	/* relative target port identifier */
+	uint16_t tpg_id;	/* target port group */
+	pthread_mutex_t lock;	/* LUN-wide state: unit attentions, mode pages */
+	/* LUN-wide state continues to grow with later issues. */
+	void *ua;		/* unit attention state (scsi/ua.c) */
+	uint8_t d_sense;	/* control page D_SENSE */
+	uint8_t qam;		/* control page queue algorithm modifier */
+	uint8_t qerr;
+	uint8_t tas;		/* control page TAS */
+	bool swp;		/* control page software write protect */
+	bool removable;		/* INQUIRY RMB */
+	enum lun_barrier barrier; /* what an ORDERED task costs */
+	bool write_cache_default;
+};
+
+/* Creates a LUN over an opened backend; fills identity from names. */
+struct lun *lun_create(struct target *tgt, uint64_t id, struct bdev *b,
+		       const char *target_name);
+void lun_destroy(struct lun *l);
+
+/*
+ * Task entry points (see the header comment). Tasks addressed to a missing
+ * LUN (t->lun == NULL) are answered by lun_task_arrive too: REPORT LUNS,
+ * INQUIRY (PQ 3) and REQUEST SENSE work, anything else gets ILLEGAL
+ * REQUEST, LOGICAL UNIT NOT SUPPORTED.
+ *
+ * lun_task_arrive returns true when the task wants Data-Out (the transport
+ * then receives it and calls lun_task_data_ready); false when it needs no
+ * data or was already completed (e.g. a bad CDB).
+ */
+bool lun_task_arrive(struct taskset *ts, struct tcq_task *t);
+void lun_task_data_ready(struct tcq_task *t);
+/* The transport is done with t (response sent or task dropped): frees the
+ * Data-In buffer if the device server allocated it. */
+void lun_task_release(struct tcq_task *t);
+
+/* One task set per I_T nexus per LUN (TST=001b): no lock for ordering. */
+struct taskset *taskset_create(struct lun *l, struct reactor *r, void *nexus);
+/* Destroys an idle task set; the caller has aborted or drained its tasks. */
+void taskset_destroy(struct taskset *ts);
+/* Number of tasks not yet completed. */
+unsigned taskset_count(const struct taskset *ts);
+#endif

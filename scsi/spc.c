@@ -1,0 +1,609 @@
+/* SPC-4 primary commands: INQUIRY and VPD, REPORT LUNS, MODE SENSE/SELECT,
+ * REQUEST SENSE, TEST UNIT READY, REPORT SUPPORTED OPERATION CODES. */
+#include <stdio.h>
+#include <string.h>
+#include "tcq/bufpool.h"
+#include "tcq/byteorder.h"
+#include "tcq/compiler.h"
+#include "tcq/pdu.h"
+#include "tcq/scsi_proto.h"
+#include "target/target.h"
+#include "scsi/cdb.h"
+#include "scsi/lun.h"
+#include "scsi/sense.h"
+#include "scsi/spc.h"
+#include "scsi/taskset.h"
+
+
+uint32_t spc_max_xfer_blocks(uint32_t block_size)
+{
+	if (!tcqd || !tcqd->set.max_xfer_len || !block_size)
+		return 0;
+	return tcqd->set.max_xfer_len / block_size;
+}
+
+int spc_data_in(struct tcq_task *t, const void *data, uint32_t len)
+{
+	uint32_t n = MIN(len, t->req.alloc_len);
+	uint32_t copy = MIN(n, t->exp_len);
+
+	t->req.data_in_len = n;
+	t->data_in_len = 0;
+	if (!copy)
+		return 0;
+	if (!t->buf) {
+		t->buf = bufpool_alloc(copy);
+		if (!t->buf) {
+			sense_set(t, SK_HARDWARE_ERROR,
+				  ASC_INTERNAL_TARGET_FAILURE);
+			return -1;
+		}
+		t->buf_len = copy;
+		t->buf_owned = true;
+	}
+	copy = MIN(copy, t->buf_len);
+	memcpy(t->buf, data, copy);
+	t->data_in_len = copy;
+	return 0;
+}
+
+static void good(struct tcq_task *t)
+{
+	t->status = SAM_STAT_GOOD;
+	taskset_complete(t);
+}
+
+static void end(struct tcq_task *t)
+{
+	taskset_complete(t);
+}
+
+void spc_good(struct tcq_task *t)
+{
+	good(t);
+}
+
+void spc_test_unit_ready(struct tcq_task *t)
+{
+	good(t);
+}
+
+static struct target *task_target(const struct tcq_task *t)
+{
+	if (t->target)
+		return t->target;
+	return t->lun ? t->lun->target : NULL;
+}
+
+/* ---- INQUIRY ---------------------------------------------------------- */
+
+static void pad_ascii(uint8_t *dst, const char *s, size_t n)
+{
+	size_t l = strnlen(s, n);
+
+	memset(dst, ' ', n);
+	memcpy(dst, s, l);
+}
+
+static uint32_t inquiry_std(const struct lun *l, uint8_t *p)
+{
+	memset(p, 0, 96);
+	if (!l) {
+		p[0] = (PQ_NOT_CONNECTABLE << 5) | PDT_UNKNOWN;
+	} else {
+		p[0] = PDT_DIRECT_ACCESS;
+		p[1] = l->removable ? 0x80 : 0;
+	}
+	p[2] = 0x06;		/* SPC-4 */
+	p[3] = 0x20 | 0x10 | 0x02;	/* NormACA, HiSup, format 2 */
+	p[4] = 96 - 5;
+	p[7] = 0x02;		/* CmdQue */
+	pad_ascii(p + 8, l ? l->vendor : "TCQ", 8);
+	pad_ascii(p + 16, l ? l->product : "tcq disk", 16);
+	pad_ascii(p + 32, l ? l->revision : "", 4);
+	/* Version descriptors: SAM-5, iSCSI, SPC-4, SBC-3. */
+	put_be16(p + 58, 0x00a0);
+	put_be16(p + 60, 0x0960);
+	put_be16(p + 62, 0x0460);
+	put_be16(p + 64, 0x04c0);
+	return 96;
+}
+
+static const uint8_t vpd_pages[] = { 0x00, 0x80, 0x83, 0xb0, 0xb1, 0xb2 };
+
+static uint32_t vpd_designators(const struct lun *l, uint8_t *p)
+{
+	uint8_t *d = p + 4;
+	const struct target *tg = l->target;
+
+	/* NAA IEEE Registered Extended, logical unit. */
+	d[0] = 0x01;
+	d[1] = 0x03;
+	d[3] = 16;
+	memcpy(d + 4, l->naa, 16);
+	d += 20;
+	/* T10 vendor ID: vendor (8, padded) + serial, logical unit. */
+	size_t sl = strlen(l->serial);
+	d[0] = 0x02;
+	d[1] = 0x01;
+	d[3] = (uint8_t)(8 + sl);
+	pad_ascii(d + 4, l->vendor, 8);
+	memcpy(d + 12, l->serial, sl);
+	d += 4 + d[3];
+	if (tg) {
+		/* SCSI name string of the target port: "<name>,t,0x<tpgt>",
+		 * NUL terminated, padded to a multiple of 4. */
+		char name[TCQ_NAME_MAX + 16];
+		int nl = snprintf(name, sizeof(name), "%s,t,0x%04x", tg->name,
+				  tg->tpgt);
+		uint32_t len = ALIGN_UP((uint32_t)nl + 1, 4u);
+		d[0] = 0x50 | 0x03;	/* iSCSI, UTF-8 */
+		d[1] = 0x80 | 0x10 | 0x08;	/* PIV, target port, name */
+		d[3] = (uint8_t)len;
+		memset(d + 4, 0, len);
+		memcpy(d + 4, name, (size_t)nl);
+		d += 4 + len;
+	}
+	/* Relative target port identifier. */
+	d[0] = 0x50 | 0x01;
+	d[1] = 0x80 | 0x10 | 0x04;
+	d[3] = 4;
+	put_be16(d + 6, l->rel_port_id);
+	d += 8;
+	/* Target port group. */
+	d[0] = 0x50 | 0x01;
+	d[1] = 0x80 | 0x10 | 0x05;
+	d[3] = 4;
+	put_be16(d + 6, l->tpg_id);
+	d += 8;
+	put_be16(p + 2, (uint16_t)(d - p - 4));
+	return (uint32_t)(d - p);
+}
+
+/* Returns the page length, or 0 when the page is not supported. */
+static uint32_t inquiry_vpd(const struct lun *l, uint8_t page, uint8_t *p)
+{
+	uint32_t n;
+
+	memset(p, 0, 512);	/* caller's buffer is 512 bytes */
+	p[0] = PDT_DIRECT_ACCESS;
+	p[1] = page;
+	switch (page) {
+	case 0x00:
+		n = sizeof(vpd_pages);
+		memcpy(p + 4, vpd_pages, n);
+		p[3] = (uint8_t)n;
+		return 4 + n;
+	case 0x80:
+		n = (uint32_t)strlen(l->serial);
+		memcpy(p + 4, l->serial, n);
+		p[3] = (uint8_t)n;
+		return 4 + n;
+	case 0x83:
+		return vpd_designators(l, p);
+	case 0xb0: {		/* block limits */
+		uint32_t bs = l->block_size;
+		p[3] = 0x3c;
+		put_be16(p + 6, bs < 4096 ? (uint16_t)(4096 / bs) : 1);
+		put_be32(p + 8, spc_max_xfer_blocks(bs));
+		put_be32(p + 12, spc_max_xfer_blocks(bs));
+		if (l->bdev && l->bdev->thin) {
+			put_be32(p + 20, 0xffffffffu);	/* max unmap LBAs */
+			put_be32(p + 24, 256);		/* descriptors */
+			put_be32(p + 28, bs < 4096 ? 4096 / bs : 1);
+		}
+		return 64;
+	}
+	case 0xb1:		/* block device characteristics */
+		p[3] = 0x3c;
+		return 64;
+	case 0xb2:		/* logical block provisioning */
+		p[3] = 4;
+		if (l->bdev && l->bdev->thin) {
+			p[5] = 0x80 | 0x04;	/* LBPU: UNMAP; LBPRZ */
+			p[6] = 0x02;	/* thin provisioned */
+		}
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+void spc_inquiry(struct tcq_task *t)
+{
+	uint8_t buf[512];
+	uint32_t n;
+
+	if (!(t->req.flags & CDBF_EVPD)) {
+		n = inquiry_std(t->lun, buf);
+	} else if (!t->lun) {
+		sense_set(t, SK_ILLEGAL_REQUEST, ASC_LUN_NOT_SUPPORTED);
+		end(t);
+		return;
+	} else {
+		n = inquiry_vpd(t->lun, t->req.page, buf);
+		if (!n) {
+			sense_invalid_cdb(t, 2, -1);
+			end(t);
+			return;
+		}
+	}
+	if (spc_data_in(t, buf, n) == 0)
+		t->status = SAM_STAT_GOOD;
+	end(t);
+}
+
+/* ---- REPORT LUNS / REQUEST SENSE -------------------------------------- */
+
+void spc_report_luns(struct tcq_task *t)
+{
+	uint8_t buf[8 + TCQ_MAX_LUNS * 8];
+	const struct target *tg = task_target(t);
+	uint32_t n = 8;
+
+	memset(buf, 0, 8);
+	/* SELECT REPORT 1 (well known LUs only): none. */
+	if (t->req.page != 1) {
+		if (tg) {
+			for (int i = 0; i < tg->nluns && i < TCQ_MAX_LUNS; i++)
+				if (tg->luns[i]) {
+					put_be64(buf + n, pdu_lun_encode(
+						 (uint64_t)i));
+					n += 8;
+				}
+		} else if (t->lun) {
+			put_be64(buf + n, pdu_lun_encode(t->lun->id));
+			n += 8;
+		}
+	}
+	put_be32(buf, n - 8);
+	if (spc_data_in(t, buf, n) == 0)
+		t->status = SAM_STAT_GOOD;
+	end(t);
+}
+
+void spc_request_sense(struct tcq_task *t)
+{
+	struct taskset *ts = t->ts;
+	struct sense_info si = { .key = SK_NO_SENSE, .bit = -1 };
+	uint8_t buf[SENSE_BUF_MAX];
+
+	if (!t->lun) {
+		si.key = SK_ILLEGAL_REQUEST;
+		si.asc = ASC_LUN_NOT_SUPPORTED;
+	} else if (ts && ts->pending_valid) {
+		si = ts->pending;
+		ts->pending_valid = false;
+	}
+	uint8_t n = sense_build(buf, t->req.flags & CDBF_DESC, &si);
+	if (spc_data_in(t, buf, n) == 0)
+		t->status = SAM_STAT_GOOD;
+	end(t);
+}
+
+void spc_no_lun(struct tcq_task *t)
+{
+	switch (t->req.opcode) {
+	case SOP_INQUIRY:
+		spc_inquiry(t);
+		return;
+	case SOP_REPORT_LUNS:
+		spc_report_luns(t);
+		return;
+	case SOP_REQUEST_SENSE:
+		spc_request_sense(t);
+		return;
+	default:
+		sense_set(t, SK_ILLEGAL_REQUEST, ASC_LUN_NOT_SUPPORTED);
+		end(t);
+	}
+}
+
+/* ---- MODE SENSE / MODE SELECT ----------------------------------------- */
+
+enum { PC_CURRENT, PC_CHANGEABLE, PC_DEFAULT, PC_SAVED };
+
+#define MP_CACHING 0x08
+#define MP_CONTROL 0x0a
+#define MP_IEC 0x1c
+#define MP_ALL 0x3f
+
+static const uint8_t mode_pages[] = { MP_CACHING, MP_CONTROL, MP_IEC };
+
+/* Writes page code's page for pc into p; returns its length or 0. */
+static uint32_t mode_page(const struct lun *l, uint8_t code, int pc,
+			  uint8_t *p)
+{
+	switch (code) {
+	case MP_CACHING:
+		memset(p, 0, 20);
+		p[0] = MP_CACHING;
+		p[1] = 0x12;
+		if (pc == PC_CHANGEABLE)
+			p[2] = 0x04;
+		else if ((pc == PC_CURRENT ? l->write_cache
+					   : l->write_cache_default))
+			p[2] = 0x04;	/* WCE; RCD=0 */
+		return 20;
+	case MP_CONTROL:
+		memset(p, 0, 12);
+		p[0] = MP_CONTROL;
+		p[1] = 0x0a;
+		if (pc == PC_CHANGEABLE) {
+			p[2] = 0x04;	/* D_SENSE */
+			p[3] = 0x10;	/* QAM 0 or 1 */
+			p[4] = 0x08;	/* SWP */
+			return 12;
+		}
+		p[2] = 0x20;		/* TST=001b: per I_T nexus */
+		if (pc == PC_CURRENT) {
+			p[2] |= l->d_sense ? 0x04 : 0;
+			p[3] = (uint8_t)((l->qam & 0xf) << 4 |
+					 (l->qerr & 3) << 1);
+			p[4] = l->swp ? 0x08 : 0;
+			p[5] = l->tas ? 0x40 : 0;
+		}
+		put_be16(p + 8, 0xffff);	/* busy timeout: unlimited */
+		return 12;
+	case MP_IEC:
+		memset(p, 0, 12);
+		p[0] = MP_IEC;
+		p[1] = 0x0a;
+		if (pc != PC_CHANGEABLE)
+			p[2] = 0x08;	/* DEXCPT: no exception reporting */
+		return 12;
+	default:
+		return 0;
+	}
+}
+
+void spc_mode_sense(struct tcq_task *t)
+{
+	const struct lun *l = t->lun;
+	uint8_t buf[512];
+	bool ten = t->req.opcode == SOP_MODE_SENSE_10;
+	int pc = t->req.flags >> CDBF_PC_SHIFT;
+	uint8_t page = t->req.page, sub = t->req.subpage;
+	uint32_t hl = ten ? 8 : 4, n;
+
+	if (pc == PC_SAVED) {
+		sense_set_field(t, ASC_SAVING_PARAMETERS_NOT_SUPPORTED, true,
+				2, 7);
+		end(t);
+		return;
+	}
+	if (sub != 0 && sub != 0xff) {
+		sense_invalid_cdb(t, 3, -1);
+		end(t);
+		return;
+	}
+	memset(buf, 0, hl);
+	n = hl;
+	if (!(t->req.flags & CDBF_DBD)) {
+		bool llba = ten && (t->req.flags & CDBF_LLBAA);
+		uint8_t *bd = buf + n;
+		if (llba) {
+			memset(bd, 0, 16);
+			put_be64(bd, l->nblocks);
+			put_be32(bd + 12, l->block_size);
+			buf[4] = 0x01;	/* LONGLBA */
+			n += 16;
+		} else {
+			memset(bd, 0, 8);
+			put_be32(bd, l->nblocks > 0xffffffffu ? 0xffffffffu
+							       : (uint32_t)l->nblocks);
+			put_be24(bd + 5, l->block_size);
+			n += 8;
+		}
+	}
+	uint32_t bdl = n - hl;
+	if (page == MP_ALL) {
+		for (size_t i = 0; i < ARRAY_SIZE(mode_pages); i++)
+			n += mode_page(l, mode_pages[i], pc, buf + n);
+	} else {
+		uint32_t pl = mode_page(l, page, pc, buf + n);
+		if (!pl) {
+			sense_invalid_cdb(t, 2, 5);
+			end(t);
+			return;
+		}
+		n += pl;
+	}
+	uint8_t dsp = 0x10;	/* DPOFUA */
+	if (l->read_only || l->swp)
+		dsp |= 0x80;	/* WP */
+	if (ten) {
+		put_be16(buf, (uint16_t)(n - 2));
+		buf[3] = dsp;
+		put_be16(buf + 6, (uint16_t)bdl);
+	} else {
+		buf[0] = (uint8_t)(n - 1);
+		buf[2] = dsp;
+		buf[3] = (uint8_t)bdl;
+	}
+	if (spc_data_in(t, buf, n) == 0)
+		t->status = SAM_STAT_GOOD;
+	end(t);
+}
+
+static void bad_param(struct tcq_task *t, uint32_t byte, int bit)
+{
+	sense_set_field(t, ASC_INVALID_FIELD_IN_PARAMETER_LIST, false,
+			(uint16_t)byte, bit);
+}
+
+/* Validates the parameter list and applies it only when all of it is
+ * acceptable (SPC-4 6.11: changeable bits only, known pages only). */
+static int mode_select_parse(struct tcq_task *t, const uint8_t *p,
+			     uint32_t len)
+{
+	struct lun *l = t->lun;
+	bool ten = t->req.opcode == SOP_MODE_SELECT_10;
+	uint32_t hl = ten ? 8 : 4, bdl, off;
+	bool wce = l->write_cache, swp = l->swp;
+	uint8_t dsense = l->d_sense, qam = l->qam;
+
+	if (len < hl) {
+		sense_set(t, SK_ILLEGAL_REQUEST, ASC_PARAMETER_LIST_LENGTH_ERROR);
+		return -1;
+	}
+	bdl = ten ? get_be16(p + 6) : p[3];
+	uint32_t dsize = ten && (p[4] & 1) ? 16 : 8;
+	if (bdl % dsize || hl + bdl > len) {
+		sense_set(t, SK_ILLEGAL_REQUEST, ASC_PARAMETER_LIST_LENGTH_ERROR);
+		return -1;
+	}
+	for (off = hl; off < hl + bdl; off += dsize) {
+		uint32_t blen = dsize == 16 ? get_be32(p + off + 12)
+					    : get_be24(p + off + 5);
+		if (blen != l->block_size) {
+			bad_param(t, off + dsize - 3, -1);
+			return -1;
+		}
+	}
+	while (off < len) {
+		uint8_t cur[32], chg[32];
+		if (off + 2 > len) {
+			sense_set(t, SK_ILLEGAL_REQUEST,
+				  ASC_PARAMETER_LIST_LENGTH_ERROR);
+			return -1;
+		}
+		uint8_t code = p[off] & 0x3f;
+		if (p[off] & 0x40) {	/* SPF: no subpages here */
+			bad_param(t, off, 6);
+			return -1;
+		}
+		uint32_t pl = mode_page(l, code, PC_CURRENT, cur);
+		if (!pl) {
+			bad_param(t, off, 5);
+			return -1;
+		}
+		if (p[off + 1] != cur[1]) {
+			bad_param(t, off + 1, -1);
+			return -1;
+		}
+		if (off + pl > len) {
+			sense_set(t, SK_ILLEGAL_REQUEST,
+				  ASC_PARAMETER_LIST_LENGTH_ERROR);
+			return -1;
+		}
+		mode_page(l, code, PC_CHANGEABLE, chg);
+		const uint8_t *np = p + off;
+		for (uint32_t i = 2; i < pl; i++) {
+			uint8_t diff = (np[i] ^ cur[i]) & ~chg[i];
+			if (diff) {
+				bad_param(t, off + i, 31 - __builtin_clz(diff));
+				return -1;
+			}
+		}
+		if (code == MP_CACHING) {
+			wce = np[2] & 0x04;
+		} else if (code == MP_CONTROL) {
+			dsense = (np[2] & 0x04) ? 1 : 0;
+			qam = np[3] >> 4;
+			swp = np[4] & 0x08;
+		}
+		off += pl;
+	}
+	pthread_mutex_lock(&l->lock);
+	l->write_cache = wce;
+	l->d_sense = dsense;
+	l->qam = qam;
+	l->swp = swp;
+	pthread_mutex_unlock(&l->lock);
+	return 0;
+}
+
+void spc_mode_select(struct tcq_task *t)
+{
+	uint32_t len = t->req.data_out_len;
+
+	if (len == 0) {
+		good(t);
+		return;
+	}
+	if (!t->buf || t->buf_len < len) {
+		sense_set(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
+		end(t);
+		return;
+	}
+	if (mode_select_parse(t, t->buf, len) == 0)
+		t->status = SAM_STAT_GOOD;
+	end(t);
+}
+
+/* ---- REPORT SUPPORTED OPERATION CODES --------------------------------- */
+
+struct opinfo {
+	uint8_t op;
+	uint16_t sa;
+	bool has_sa;
+	uint8_t len;
+};
+
+static const struct opinfo supported_ops[] = {
+	{ SOP_TEST_UNIT_READY, 0, false, 6 },
+	{ SOP_REQUEST_SENSE, 0, false, 6 },
+	{ SOP_READ_6, 0, false, 6 },
+	{ SOP_WRITE_6, 0, false, 6 },
+	{ SOP_INQUIRY, 0, false, 6 },
+	{ SOP_MODE_SELECT_6, 0, false, 6 },
+	{ SOP_MODE_SENSE_6, 0, false, 6 },
+	{ SOP_START_STOP_UNIT, 0, false, 6 },
+	{ SOP_PREVENT_ALLOW, 0, false, 6 },
+	{ SOP_READ_CAPACITY_10, 0, false, 10 },
+	{ SOP_READ_10, 0, false, 10 },
+	{ SOP_WRITE_10, 0, false, 10 },
+	{ SOP_VERIFY_10, 0, false, 10 },
+	{ SOP_PRE_FETCH_10, 0, false, 10 },
+	{ SOP_SYNC_CACHE_10, 0, false, 10 },
+	{ SOP_MODE_SELECT_10, 0, false, 10 },
+	{ SOP_MODE_SENSE_10, 0, false, 10 },
+	{ SOP_READ_16, 0, false, 16 },
+	{ SOP_WRITE_16, 0, false, 16 },
+	{ SOP_VERIFY_16, 0, false, 16 },
+	{ SOP_PRE_FETCH_16, 0, false, 16 },
+	{ SOP_SYNC_CACHE_16, 0, false, 16 },
+	{ SOP_SERVICE_ACTION_IN_16, SAI_READ_CAPACITY_16, true, 16 },
+	{ SOP_REPORT_LUNS, 0, false, 12 },
+	{ SOP_MAINTENANCE_IN, MI_REPORT_SUPPORTED_OPCODES, true, 12 },
+	{ SOP_READ_12, 0, false, 12 },
+	{ SOP_WRITE_12, 0, false, 12 },
+	{ SOP_VERIFY_12, 0, false, 12 },
+	{ SOP_UNMAP, 0, false, 10 },
+};
+
+void spc_report_supported_opcodes(struct tcq_task *t)
+{
+	uint8_t buf[1024];
+	bool rctd = t->req.flags & 0x80;
+	uint8_t opt = t->req.flags & 0x07;
+	uint32_t n = 4;
+
+	if (opt != 0) {	/* only "all commands" for now */
+		sense_invalid_cdb(t, 2, 2);
+		end(t);
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(supported_ops); i++) {
+		const struct opinfo *o = &supported_ops[i];
+		if (o->op == SOP_UNMAP && !(t->lun->bdev && t->lun->bdev->thin))
+			continue;
+		uint8_t *d = buf + n;
+		memset(d, 0, 8);
+		d[0] = o->op;
+		put_be16(d + 2, o->sa);
+		d[5] = (uint8_t)((o->has_sa ? 0x01 : 0) | (rctd ? 0x02 : 0));
+		put_be16(d + 6, o->len);
+		n += 8;
+		if (rctd) {	/* command timeouts descriptor: unspecified */
+			memset(buf + n, 0, 12);
+			put_be16(buf + n, 0x0a);
+			n += 12;
+		}
+	}
+	put_be32(buf, n - 4);
+	if (spc_data_in(t, buf, n) == 0)
+		t->status = SAM_STAT_GOOD;
+	end(t);
+}

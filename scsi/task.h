@@ -1,0 +1,95 @@
+/*
+ * A SCSI task as the transport-independent device server sees it. The
+ * transport (target/session.c) embeds it in its own command struct, fills
+ * the "in" fields, and gets it back through done() with the "out" fields
+ * set. All calls for one task happen on one reactor thread.
+ */
+#ifndef TCQ_TASK_H
+#define TCQ_TASK_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "tcq/list.h"
+#include "tcq/scsi_proto.h"
+#include "backend/bdev.h"
+
+#define TASK_CDB_MAX 260	/* 16 in the BHS + extended CDB AHS */
+
+struct lun;
+struct target;
+struct taskset;
+struct tcq_task;
+
+/* Decoded CDB: what cdb_decode() extracts for the executors. */
+struct cdb_req {
+	uint8_t opcode;
+	uint8_t sa;		/* service action, where the opcode has one */
+	uint64_t lba;
+	uint32_t blocks;	/* transfer length in logical blocks */
+	uint32_t alloc_len;	/* allocation / parameter list length */
+	bool fua, dpo, immed;
+	uint8_t group;
+	uint8_t flags;		/* opcode-specific bits (BYTCHK, UNMAP, ...) */
+	uint32_t data_out_len;	/* bytes the CDB asks the initiator to send */
+	uint32_t data_in_len;	/* bytes the CDB may return; after execution
+				 * of an emulated command: bytes it returned
+				 * (residuals are computed from this vs
+				 * exp_len) */
+	uint8_t control;	/* CONTROL byte (NACA) */
+	uint8_t page, subpage;	/* INQUIRY / MODE SENSE page codes */
+};
+
+enum task_state {
+	TASK_NEW,		/* decoded, not yet in the task set */
+	TASK_DORMANT,		/* in the task set, held by ordering rules */
+	TASK_WAIT_DATA,		/* enabled but Data-Out still arriving */
+	TASK_RUNNING,		/* executing (emulation or backend I/O) */
+	TASK_DONE,
+};
+
+struct tcq_task {
+	/* in: set by the transport before lun_task_arrive() */
+	struct lun *lun;		/* NULL: LUN not configured */
+	uint64_t lun_nr;		/* as addressed, for sense/logs */
+	void *nexus;			/* I_T nexus identity (session) */
+	uint8_t cdb[TASK_CDB_MAX];
+	uint16_t cdb_len;
+	uint8_t attr;			/* TASK_ATTR_*; untagged = SIMPLE */
+	uint32_t tag;			/* ITT */
+	uint64_t sn;			/* arrival order (CmdSN, widened) */
+	uint32_t exp_len;		/* expected data transfer length */
+	bool dir_in, dir_out;		/* R and W bits */
+	/* Data-Out buffer, owned by the transport, filled before data_ready.
+	 * For Data-In the device server allocates buf (bufpool) if NULL. */
+	void *buf;
+	uint32_t buf_len;		/* allocated bytes */
+	bool data_ready;		/* all Data-Out received */
+	struct target *target;		/* for REPORT LUNS when lun is NULL */
+	void (*done)(struct tcq_task *t);
+	/* out */
+	uint8_t status;
+	uint8_t sense_len;
+	uint8_t sense[SENSE_BUF_MAX];
+	uint32_t data_in_len;		/* valid bytes in buf to send */
+	uint32_t spdtl;			/* when non-zero: the Data-Out length
+					 * the CDB asked for, before it was cut
+					 * to the expected length (residual) */
+	/* device-server private */
+	struct cdb_req req;
+	enum task_state state;
+	bool buf_owned;			/* buf came from bufpool via device server */
+	struct taskset *ts;
+	struct list_node ts_node;	/* task set order */
+	struct bdev_io io;
+	uint32_t io_pending;		/* sub-I/Os outstanding */
+	int io_error;
+	uint64_t t_arrive_ns;
+	/* task set private */
+	uint8_t ts_attr;		/* effective attribute (barrier policy) */
+	bool ts_blocked;		/* enabled, waits on an overlapping task */
+	bool barrier_flush;		/* flush before this ORDERED write */
+	uint8_t io_step;		/* multi-step executors (flush+write) */
+	/* out: the task was aborted (TMF); if status is not TASK ABORTED
+	 * the transport sends no response for it */
+	bool aborted;
+};
+#endif

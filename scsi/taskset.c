@@ -1,0 +1,335 @@
+/* SAM-5 task set: attributes, ordering, QAM=0 overlap, ACA. */
+#include <stdlib.h>
+#include "tcq/scsi_proto.h"
+#include "scsi/cdb.h"
+#include "scsi/lun.h"
+#include "scsi/taskset.h"
+
+struct taskset *taskset_new(struct lun *l, struct reactor *r, void *nexus,
+			    taskset_exec_fn exec)
+{
+	struct taskset *ts = calloc(1, sizeof(*ts));
+
+	if (!ts)
+		return NULL;
+	ts->lun = l;
+	ts->r = r;
+	ts->nexus = nexus;
+	ts->exec = exec;
+	list_init(&ts->tasks);
+	return ts;
+}
+
+void taskset_destroy(struct taskset *ts)
+{
+	free(ts);
+}
+
+unsigned taskset_count(const struct taskset *ts)
+{
+	return ts ? ts->count : 0;
+}
+
+/* The medium range a task touches, for the QAM=0 overlap rule. */
+static enum cdb_access task_range(const struct tcq_task *t, uint64_t *lo,
+				  uint64_t *hi)
+{
+	if (t->req.opcode == SOP_UNMAP) {	/* ranges are in the data */
+		*lo = 0;
+		*hi = UINT64_MAX;
+		return CDB_ACCESS_WRITE;
+	}
+	enum cdb_access a = cdb_access(&t->req);
+	*lo = t->req.lba;
+	*hi = t->req.lba + t->req.blocks;	/* range-checked: no wrap */
+	if (*hi < *lo)
+		*hi = UINT64_MAX;
+	return t->req.blocks ? a : CDB_ACCESS_NONE;
+}
+
+/* QAM=0 (restricted reordering): may t not start yet because an older
+ * task overlaps it and one of the two writes? */
+static bool overlap_blocked(struct taskset *ts, struct tcq_task *t)
+{
+	uint64_t lo, hi;
+	enum cdb_access a;
+	struct list_node *pos;
+
+	if (t->ts_attr != TASK_ATTR_SIMPLE || !ts->lun || ts->lun->qam != 0)
+		return false;
+	a = task_range(t, &lo, &hi);
+	if (a == CDB_ACCESS_NONE ||
+	    (a == CDB_ACCESS_READ && ts->n_writes == 0))
+		return false;
+	list_for_each(pos, &ts->tasks) {
+		struct tcq_task *o = list_entry(pos, struct tcq_task, ts_node);
+		uint64_t olo, ohi;
+
+		if (o == t)
+			break;
+		enum cdb_access oa = task_range(o, &olo, &ohi);
+		if (oa == CDB_ACCESS_NONE ||
+		    (oa == CDB_ACCESS_READ && a == CDB_ACCESS_READ))
+			continue;
+		if (olo < hi && lo < ohi)
+			return true;
+	}
+	return false;
+}
+
+static void try_run(struct taskset *ts, struct tcq_task *t)
+{
+	if (overlap_blocked(ts, t)) {
+		if (!t->ts_blocked) {
+			t->ts_blocked = true;
+			ts->n_blocked++;
+		}
+		t->state = TASK_WAIT_DATA;
+		return;
+	}
+	if (t->ts_blocked) {
+		t->ts_blocked = false;
+		ts->n_blocked--;
+	}
+	t->state = TASK_RUNNING;
+	t->barrier_flush = t->ts_attr == TASK_ATTR_ORDERED && ts->lun &&
+			   ts->lun->barrier == BARRIER_FLUSH &&
+			   cdb_access(&t->req) == CDB_ACCESS_WRITE;
+	ts->exec(t);	/* may complete t (and free it) before returning */
+}
+
+static void enable(struct taskset *ts, struct tcq_task *t)
+{
+	if (t->state == TASK_DORMANT)
+		ts->n_dormant--;
+	if (t->req.data_out_len && !t->data_ready) {
+		t->state = TASK_WAIT_DATA;
+		return;
+	}
+	try_run(ts, t);
+}
+
+/* Enables what the rules now allow. Re-entrant calls (a task completing
+ * inside exec) only ask the running scan to start over. */
+static void scan(struct taskset *ts)
+{
+	struct list_node *pos, *next;
+
+	if (ts->in_scan) {
+		ts->rescan = true;
+		return;
+	}
+	ts->in_scan = true;
+	do {
+		bool older_any = false, older_barrier = false;
+
+		ts->rescan = false;
+		list_for_each_safe(pos, next, &ts->tasks) {
+			struct tcq_task *t =
+				list_entry(pos, struct tcq_task, ts_node);
+			uint8_t attr = t->ts_attr;
+
+			if (t->state == TASK_DORMANT && !ts->aca) {
+				bool ok = attr == TASK_ATTR_HEAD_OF_QUEUE ||
+					  (attr == TASK_ATTR_ORDERED ?
+					   !older_any : !older_barrier);
+				if (ok)
+					enable(ts, t);
+			} else if (t->ts_blocked && t->state == TASK_WAIT_DATA) {
+				try_run(ts, t);
+			}
+			if (ts->rescan)
+				break;	/* the list changed under us */
+			older_any = true;
+			if (attr != TASK_ATTR_SIMPLE)
+				older_barrier = true;
+			/* Past an ORDERED task only blocked tasks can move. */
+			if (attr == TASK_ATTR_ORDERED && t->state == TASK_DORMANT &&
+			    ts->n_blocked == 0)
+				break;
+		}
+	} while (ts->rescan);
+	ts->in_scan = false;
+}
+
+/* Completes a task that never joined the set; NACA still counts. */
+static void finish_early(struct taskset *ts, struct tcq_task *t)
+{
+	if (ts && t->status == SAM_STAT_CHECK_CONDITION &&
+	    (t->req.control & CDB_CONTROL_NACA))
+		ts->aca = true;
+	t->state = TASK_DONE;
+	t->done(t);
+}
+
+bool taskset_arrive(struct taskset *ts, struct tcq_task *t)
+{
+	uint8_t attr = t->attr;
+	bool enabled;
+
+	t->ts = ts;
+	t->ts_blocked = false;
+	t->barrier_flush = false;
+	t->aborted = false;
+	t->io_step = 0;
+	list_init(&t->ts_node);
+	if (attr < TASK_ATTR_SIMPLE || attr > TASK_ATTR_ACA)
+		attr = TASK_ATTR_SIMPLE;	/* untagged, reserved */
+	if (ts->aca) {
+		if (attr != TASK_ATTR_ACA || ts->aca_task) {
+			t->status = SAM_STAT_ACA_ACTIVE;
+			t->sense_len = 0;
+			t->state = TASK_DONE;
+			t->done(t);
+			return false;
+		}
+	} else if (attr == TASK_ATTR_ACA && t->status == SAM_STAT_GOOD) {
+		/* SAM-5 8.9: ACA attribute with no ACA condition. */
+		sense_set(t, SK_ILLEGAL_REQUEST, ASC_INVALID_MESSAGE_ERROR);
+	}
+	if (t->status != SAM_STAT_GOOD) {
+		finish_early(ts, t);
+		return false;
+	}
+	if (attr == TASK_ATTR_ORDERED && ts->lun &&
+	    ts->lun->barrier == BARRIER_IGNORE)
+		attr = TASK_ATTR_SIMPLE;
+	t->ts_attr = attr;
+
+	switch (attr) {
+	case TASK_ATTR_ACA:
+		ts->aca_task = t;
+		/* fall through */
+	case TASK_ATTR_HEAD_OF_QUEUE:
+		enabled = true;
+		break;
+	case TASK_ATTR_ORDERED:
+		enabled = ts->count == 0;
+		break;
+	default:
+		enabled = ts->n_ordered == 0 && ts->n_hoq == 0 &&
+			  ts->aca_task == NULL;
+		break;
+	}
+	list_add_tail(&t->ts_node, &ts->tasks);
+	ts->count++;
+	if (attr == TASK_ATTR_ORDERED)
+		ts->n_ordered++;
+	else if (attr != TASK_ATTR_SIMPLE)
+		ts->n_hoq++;	/* HEAD OF QUEUE and ACA block SIMPLE alike */
+	if (cdb_access(&t->req) == CDB_ACCESS_WRITE ||
+	    t->req.opcode == SOP_UNMAP)
+		ts->n_writes++;
+
+	bool wants = t->req.data_out_len && !t->data_ready;
+	if (enabled) {
+		enable(ts, t);
+	} else {
+		t->state = TASK_DORMANT;
+		ts->n_dormant++;
+	}
+	return wants;
+}
+
+void taskset_data_ready(struct tcq_task *t)
+{
+	t->data_ready = true;
+	if (t->state == TASK_WAIT_DATA && !t->ts_blocked)
+		try_run(t->ts, t);
+}
+
+/* Removes t from the set and its counters. */
+static void leave(struct taskset *ts, struct tcq_task *t)
+{
+	list_del(&t->ts_node);
+	ts->count--;
+	if (t->ts_attr == TASK_ATTR_ORDERED)
+		ts->n_ordered--;
+	else if (t->ts_attr != TASK_ATTR_SIMPLE)
+		ts->n_hoq--;
+	if (cdb_access(&t->req) == CDB_ACCESS_WRITE ||
+	    t->req.opcode == SOP_UNMAP)
+		ts->n_writes--;
+	if (t->state == TASK_DORMANT)
+		ts->n_dormant--;
+	if (t->ts_blocked) {
+		t->ts_blocked = false;
+		ts->n_blocked--;
+	}
+	if (ts->aca_task == t)
+		ts->aca_task = NULL;
+}
+
+void taskset_complete(struct tcq_task *t)
+{
+	struct taskset *ts = t->ts;
+
+	if (!ts || !list_linked(&t->ts_node)) {
+		finish_early(ts, t);
+		return;
+	}
+	leave(ts, t);
+	if (t->status == SAM_STAT_CHECK_CONDITION &&
+	    (t->req.control & CDB_CONTROL_NACA) && !t->aborted)
+		ts->aca = true;
+	t->state = TASK_DONE;
+	bool more = ts->n_dormant || ts->n_blocked;
+	t->done(t);
+	if (more)
+		scan(ts);
+}
+
+void taskset_clear_aca(struct taskset *ts)
+{
+	ts->aca = false;
+	if (ts->n_dormant || ts->n_blocked)
+		scan(ts);
+}
+
+static void abort_one(struct taskset *ts, struct tcq_task *t, bool report,
+		       struct list_node *out)
+{
+	t->aborted = true;
+	if (t->state == TASK_RUNNING)
+		return;		/* completes normally, marked aborted */
+	leave(ts, t);
+	if (report) {
+		t->status = SAM_STAT_TASK_ABORTED;
+		t->sense_len = 0;
+	}
+	t->state = TASK_DONE;
+	list_add_tail(&t->ts_node, out);
+}
+
+/* done() runs only after the set is consistent again. */
+static void finish_aborted(struct taskset *ts, struct list_node *out)
+{
+	while (!list_empty(out)) {
+		struct tcq_task *t = list_first_entry(out, struct tcq_task,
+						      ts_node);
+		list_del(&t->ts_node);
+		t->done(t);
+	}
+	if (ts->n_dormant || ts->n_blocked)
+		scan(ts);
+}
+
+void taskset_abort_all(struct taskset *ts, bool report)
+{
+	struct list_node out = LIST_HEAD_INIT(out), *pos, *next;
+
+	list_for_each_safe(pos, next, &ts->tasks)
+		abort_one(ts, list_entry(pos, struct tcq_task, ts_node),
+			  report, &out);
+	finish_aborted(ts, &out);
+}
+
+void taskset_abort_task(struct taskset *ts, struct tcq_task *t, bool report)
+{
+	struct list_node out = LIST_HEAD_INIT(out);
+
+	if (t->ts != ts || !list_linked(&t->ts_node))
+		return;
+	abort_one(ts, t, report, &out);
+	finish_aborted(ts, &out);
+}

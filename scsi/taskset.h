@@ -1,0 +1,74 @@
+/*
+ * SAM-5 task set (8.5-8.9), one per I_T nexus per LUN (TST=001b), driven on
+ * one reactor thread without locks. Rules:
+ *  - HEAD OF QUEUE (and ACA during ACA): enabled at arrival;
+ *  - ORDERED: enabled once every older task has completed, holds newer ones;
+ *  - SIMPLE (and untagged): enabled once every older ORDERED and HEAD OF
+ *    QUEUE task has completed;
+ *  - QAM=0: an enabled SIMPLE task also waits for older tasks whose LBA
+ *    range overlaps its own when either of the two writes;
+ *  - ACA: a task whose CDB has NACA=1 ending in CHECK CONDITION establishes
+ *    ACA; newer non-ACA tasks then end with ACA ACTIVE until CLEAR ACA.
+ * A task joins the set at arrival even when its Data-Out is still coming.
+ * An enabled task executes once its data is in.
+ */
+#ifndef TCQ_TASKSET_H
+#define TCQ_TASKSET_H
+#include <stdbool.h>
+#include "scsi/task.h"
+#include "scsi/sense.h"
+
+struct lun;
+struct reactor;
+
+typedef void (*taskset_exec_fn)(struct tcq_task *t);
+
+struct taskset {
+	struct lun *lun;
+	struct reactor *r;
+	void *nexus;
+	taskset_exec_fn exec;		/* runs an enabled task with its data */
+	struct list_node tasks;		/* not completed, in arrival order */
+	unsigned count;
+	unsigned n_dormant, n_blocked;	/* work waiting for a scan */
+	unsigned n_ordered, n_hoq;	/* not completed, effective attribute */
+	unsigned n_writes;		/* not completed, writing the medium */
+	bool aca;
+	struct tcq_task *aca_task;
+	bool in_scan, rescan;
+	/* REQUEST SENSE reports (and clears) this when set. */
+	bool pending_valid;
+	struct sense_info pending;
+};
+
+/* A task set with an explicit executor (lun.c passes its dispatcher;
+ * tests pass their own). lun may be a bare struct for tests: qam and
+ * barrier are read from it. */
+struct taskset *taskset_new(struct lun *l, struct reactor *r, void *nexus,
+			    taskset_exec_fn exec);
+
+/*
+ * Takes t (req decoded; a CDB error already put in t->status/sense) into
+ * the set. Returns true when t waits for Data-Out. May call t->done()
+ * before returning (errors, ACA ACTIVE, emulated commands).
+ */
+bool taskset_arrive(struct taskset *ts, struct tcq_task *t);
+/* All Data-Out of t is in its buffer. */
+void taskset_data_ready(struct tcq_task *t);
+/* Executors call this once t->status (and sense) are final: leaves the
+ * set, may establish ACA, calls t->done(), enables waiting tasks.
+ * t->done() must not destroy the task set. */
+void taskset_complete(struct tcq_task *t);
+
+/* CLEAR ACA (SAM-5 7.3): dormant tasks may be enabled again. */
+void taskset_clear_aca(struct taskset *ts);
+/*
+ * ABORT TASK SET / CLEAR TASK SET: tasks not yet running complete now
+ * (done() is called) with t->aborted set and, when report is true, status
+ * TASK ABORTED (TAS=1 for another nexus); running tasks get t->aborted
+ * and complete normally later.
+ */
+void taskset_abort_all(struct taskset *ts, bool report);
+/* ABORT TASK: the same for one task of the set. */
+void taskset_abort_task(struct taskset *ts, struct tcq_task *t, bool report);
+#endif

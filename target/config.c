@@ -1,0 +1,932 @@
+/*
+ * The INI parser for tcqd.conf, on libinih. inih reports only the first
+ * bad line and does not tell its handler the line number, so we feed it
+ * through our own line reader: the reader counts lines, handles section
+ * headers itself (inih would not call us for an empty section) and
+ * rejects malformed lines with a precise message, so inih only ever sees
+ * clean "key = value" lines and the handler knows the current line.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "tcq/log.h"
+#include "target/config.h"
+#include "target/portal.h"
+
+/* ---- diagnostics --------------------------------------------------- */
+
+static void cfg_msg(struct cfg *c, const char *fname, int line, bool error,
+		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void cfg_msg(struct cfg *c, const char *fname, int line, bool error,
+		    const char *fmt, ...)
+{
+	char text[512], full[800];
+	va_list ap;
+	char **m;
+	int *l;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		snprintf(full, sizeof(full), "%s:%d: %s%s", fname, line,
+			 error ? "" : "warning: ", text);
+	else
+		snprintf(full, sizeof(full), "%s: %s%s", fname,
+			 error ? "" : "warning: ", text);
+	m = realloc(c->msgs, sizeof(*m) * (size_t)(c->nmsgs + 1));
+	if (m)
+		c->msgs = m;
+	l = realloc(c->msg_lines, sizeof(*l) * (size_t)(c->nmsgs + 1));
+	if (l)
+		c->msg_lines = l;
+	if (error)
+		c->nerrors++;	/* counted even if the text is lost */
+	if (!m || !l || !(c->msgs[c->nmsgs] = strdup(full)))
+		return;
+	c->msg_lines[c->nmsgs++] = line;
+}
+
+/* Stable insertion sort by line: errors found at the end (unknown target
+ * of a LUN) land next to the ones found while reading. */
+static void cfg_sort_msgs(struct cfg *c)
+{
+	for (int i = 1; i < c->nmsgs; i++) {
+		char *m = c->msgs[i];
+		int l = c->msg_lines[i], j = i;
+
+		for (; j > 0 && c->msg_lines[j - 1] > l; j--) {
+			c->msgs[j] = c->msgs[j - 1];
+			c->msg_lines[j] = c->msg_lines[j - 1];
+		}
+		c->msgs[j] = m;
+		c->msg_lines[j] = l;
+	}
+}
+
+/* ---- value parsers --------------------------------------------------- */
+
+int cfg_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+		   char *err, size_t errlen)
+{
+	uint64_t v = 0;
+	const char *p = s;
+
+	if (!*p)
+		goto nan;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			goto nan;
+		unsigned d = (unsigned)(*p - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			goto range;
+		v = v * 10 + d;
+	}
+	if (v < min || v > max)
+		goto range;
+	*out = v;
+	return 0;
+nan:
+	snprintf(err, errlen, "'%s' is not a number", s);
+	return -1;
+range:
+	snprintf(err, errlen, "'%s' is out of range %llu..%llu", s,
+		 (unsigned long long)min, (unsigned long long)max);
+	return -1;
+}
+
+int cfg_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	uint64_t v = 0;
+	const char *p = s;
+	unsigned shift = 0;
+
+	if (*p < '0' || *p > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			goto big;
+		v = v * 10 + d;
+	}
+	switch (*p) {
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	case 't': case 'T': shift = 40; break;
+	case 0: break;
+	default: goto bad;
+	}
+	if (shift) {
+		p++;
+		/* "64K", "64KiB" and "64KB" all mean 65536. */
+		if (strcasecmp(p, "ib") == 0)
+			p += 2;
+		else if (strcasecmp(p, "b") == 0)
+			p++;
+	}
+	if (*p)
+		goto bad;
+	if (shift && v > (UINT64_MAX >> shift))
+		goto big;
+	*out = v << shift;
+	return 0;
+bad:
+	snprintf(err, errlen,
+		 "'%s' is not a size (a number with an optional K, M, G or T suffix)",
+		 s);
+	return -1;
+big:
+	snprintf(err, errlen, "'%s' is too large", s);
+	return -1;
+}
+
+int cfg_parse_bool(const char *s, bool *out, char *err, size_t errlen)
+{
+	static const char *const yes[] = { "yes", "on", "true", "1" };
+	static const char *const no[] = { "no", "off", "false", "0" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "'%s' is not a boolean (yes/no, on/off, true/false, 1/0)",
+		 s);
+	return -1;
+}
+
+static bool is_hex_lower(char ch)
+{
+	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
+}
+
+static bool all_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!is_hex_lower(s[i]))
+			return false;
+	return s[n] == 0;
+}
+
+/* iqn.YYYY-MM.reversed.domain[:identifier] (RFC 7143 3.2.6.3.1). */
+static bool iqn_ok(const char *n)
+{
+	const char *p = n + 4, *dom;
+	int month;
+
+	for (int i = 0; i < 4; i++)
+		if (!isdigit((unsigned char)p[i]))
+			return false;
+	if (p[4] != '-' || !isdigit((unsigned char)p[5]) ||
+	    !isdigit((unsigned char)p[6]) || p[7] != '.')
+		return false;
+	month = (p[5] - '0') * 10 + (p[6] - '0');
+	if (month < 1 || month > 12)
+		return false;
+	/* One or more non-empty labels of letters, digits and '-'. */
+	dom = p = p + 8;
+	for (;; p++) {
+		if (*p == '.' || *p == ':' || *p == 0) {
+			if (p == dom)
+				return false;
+			if (*p != '.')
+				break;
+			dom = p + 1;
+		} else if (!(islower((unsigned char)*p) ||
+			     isdigit((unsigned char)*p) || *p == '-')) {
+			return false;
+		}
+	}
+	/* A ':' must be followed by an identifier. */
+	return *p == 0 || p[1] != 0;
+}
+
+int cfg_check_name(const char *n, char *err, size_t errlen)
+{
+	size_t len = strlen(n);
+	const char *why = NULL;
+
+	if (len == 0) {
+		snprintf(err, errlen, "empty iSCSI name");
+		return -1;
+	}
+	if (len > TCQ_NAME_MAX - 1) {
+		snprintf(err, errlen, "bad iSCSI name '%.32s...': longer than %d bytes",
+			 n, TCQ_NAME_MAX - 1);
+		return -1;
+	}
+	for (const char *p = n; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+
+		if (isupper(ch)) {
+			why = "must be lower case";
+			break;
+		}
+		if (!(islower(ch) || isdigit(ch) || ch == '-' || ch == '.' ||
+		      ch == ':')) {
+			why = "only a-z, 0-9, '-', '.' and ':' are allowed";
+			break;
+		}
+	}
+	if (!why) {
+		if (strncmp(n, "iqn.", 4) == 0) {
+			if (!iqn_ok(n))
+				why = "expected iqn.YYYY-MM.reversed.domain[:identifier]";
+		} else if (strncmp(n, "eui.", 4) == 0) {
+			if (len != 20 || !all_hex(n + 4, 16))
+				why = "expected eui. and 16 hex digits";
+		} else if (strncmp(n, "naa.", 4) == 0) {
+			if ((len != 20 && len != 36) || !all_hex(n + 4, len - 4))
+				why = "expected naa. and 16 or 32 hex digits";
+		} else {
+			why = "must start with iqn., eui. or naa.";
+		}
+	}
+	if (why) {
+		snprintf(err, errlen, "bad iSCSI name '%s': %s", n, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- struct cfg ------------------------------------------------------ */
+
+void cfg_init(struct cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	tcq_settings_default(&c->set);
+	c->log_level = -1;
+}
+
+void cfg_free(struct cfg *c)
+{
+	for (int i = 0; i < c->nlisten; i++)
+		free(c->listen[i]);
+	free(c->listen);
+	for (int i = 0; i < c->ntargets; i++)
+		free(c->targets[i]);
+	free(c->targets);
+	for (int i = 0; i < c->nluns; i++) {
+		free(c->luns[i]->path);
+		free(c->luns[i]->backend);
+		free(c->luns[i]);
+	}
+	free(c->luns);
+	for (int i = 0; i < c->nmsgs; i++)
+		free(c->msgs[i]);
+	free(c->msgs);
+	free(c->msg_lines);
+	memset(c, 0, sizeof(*c));
+}
+
+static struct cfg_target *find_target(const struct cfg *c, const char *name)
+{
+	for (int i = 0; i < c->ntargets; i++)
+		if (strcasecmp(c->targets[i]->name, name) == 0)
+			return c->targets[i];
+	return NULL;
+}
+
+static struct cfg_lun *find_lun(const struct cfg *c, const char *target,
+				unsigned id)
+{
+	for (int i = 0; i < c->nluns; i++)
+		if (c->luns[i]->id == id &&
+		    strcasecmp(c->luns[i]->target, target) == 0)
+			return c->luns[i];
+	return NULL;
+}
+
+struct cfg_target *cfg_add_target(struct cfg *c, const char *name,
+				  char *err, size_t errlen)
+{
+	struct cfg_target *t, *old, **v;
+
+	if (cfg_check_name(name, err, errlen) < 0)
+		return NULL;
+	if ((old = find_target(c, name))) {
+		if (old->line > 0)
+			snprintf(err, errlen,
+				 "duplicate target '%s' (first defined at line %d)",
+				 name, old->line);
+		else
+			snprintf(err, errlen, "duplicate target '%s'", name);
+		return NULL;
+	}
+	v = realloc(c->targets, sizeof(*v) * (size_t)(c->ntargets + 1));
+	t = calloc(1, sizeof(*t));
+	if (v)
+		c->targets = v;
+	if (!v || !t) {
+		free(t);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->tpgt = 1;
+	c->targets[c->ntargets++] = t;
+	return t;
+}
+
+struct cfg_lun *cfg_add_lun(struct cfg *c, const char *target, unsigned id,
+			    char *err, size_t errlen)
+{
+	struct cfg_lun *l, *old, **v;
+
+	if (cfg_check_name(target, err, errlen) < 0)
+		return NULL;
+	if (id >= TCQ_MAX_LUNS) {
+		snprintf(err, errlen, "bad LUN number %u: must be 0..%d", id,
+			 TCQ_MAX_LUNS - 1);
+		return NULL;
+	}
+	if ((old = find_lun(c, target, id))) {
+		if (old->line > 0)
+			snprintf(err, errlen,
+				 "duplicate LUN %u of target '%s' (first defined at line %d)",
+				 id, target, old->line);
+		else
+			snprintf(err, errlen, "duplicate LUN %u of target '%s'",
+				 id, target);
+		return NULL;
+	}
+	v = realloc(c->luns, sizeof(*v) * (size_t)(c->nluns + 1));
+	l = calloc(1, sizeof(*l));
+	if (v)
+		c->luns = v;
+	if (!v || !l || !(l->backend = strdup(CFG_DEFAULT_BACKEND))) {
+		free(l);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(l->target, sizeof(l->target), "%s", target);
+	l->id = id;
+	l->block_size = 512;
+	l->write_cache = true;
+	l->queue_depth = CFG_DEFAULT_QUEUE_DEPTH;
+	c->luns[c->nluns++] = l;
+	return l;
+}
+
+int cfg_add_listen(struct cfg *c, const char *addr, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss, o;
+	socklen_t len, olen;
+	char **v, *dup;
+
+	if (portal_parse_addr(addr, &ss, &len, err, errlen) < 0)
+		return -1;
+	/* Two sockets on one fixed address cannot both bind; port 0 can. */
+	for (int i = 0; i < c->nlisten; i++) {
+		if (portal_parse_addr(c->listen[i], &o, &olen, err, errlen) == 0 &&
+		    olen == len && memcmp(&o, &ss, len) == 0 &&
+		    ((struct sockaddr_in *)&ss)->sin_port != 0) {
+			snprintf(err, errlen, "duplicate listen address '%s'", addr);
+			return -1;
+		}
+	}
+	v = realloc(c->listen, sizeof(*v) * (size_t)(c->nlisten + 1));
+	if (v)
+		c->listen = v;
+	if (!v || !(dup = strdup(addr))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	c->listen[c->nlisten++] = dup;
+	return 0;
+}
+
+static bool backend_is_aio(const char *spec)
+{
+	return strcmp(spec, "aio") == 0 || strncmp(spec, "aio:", 4) == 0;
+}
+
+int cfg_finish(struct cfg *c, const char *fname)
+{
+	char err[300];
+
+	if (c->nlisten == 0 && cfg_add_listen(c, CFG_DEFAULT_LISTEN, err,
+					      sizeof(err)) < 0)
+		cfg_msg(c, fname, 0, true, "%s", err);
+	for (int i = 0; i < c->nluns; i++) {
+		struct cfg_lun *l = c->luns[i];
+		struct cfg_target *t = find_target(c, l->target);
+
+		if (!t) {
+			cfg_msg(c, fname, l->line, true,
+				"LUN %u: unknown target '%s' (no [target %s] section)",
+				l->id, l->target, l->target);
+			continue;
+		}
+		t->luns[l->id] = l;
+	}
+	for (int i = 0; i < c->ntargets; i++) {
+		struct cfg_target *t = c->targets[i];
+		bool any = false;
+
+		for (int j = 0; j < TCQ_MAX_LUNS && !any; j++)
+			any = t->luns[j] != NULL;
+		if (!any)
+			cfg_msg(c, fname, t->line, false,
+				"target '%s' has no LUNs", t->name);
+		else if (!t->luns[0])
+			cfg_msg(c, fname, t->line, false,
+				"target '%s' has no LUN 0; some initiators look for it first",
+				t->name);
+	}
+	if (c->ntargets == 0)
+		cfg_msg(c, fname, 0, false, "no targets configured");
+	cfg_sort_msgs(c);
+	return c->nerrors ? -1 : 0;
+}
+
+/* ---- the INI reader -------------------------------------------------- */
+
+enum ktype {
+	K_U32,		/* uint32_t, decimal, within min..max */
+	K_U16,
+	K_INT,
+	K_SIZE32,	/* uint32_t byte count, K/M/G/T suffixes */
+	K_SIZE64,	/* uint64_t byte count */
+	K_BOOL,
+	K_DIGEST,	/* allow|deny into a bool */
+	K_BLOCK,	/* 512 or 4096 */
+	K_STR,		/* strdup into char *, replacing the old value */
+	K_NAMEBUF,	/* copy into char[TCQ_NAME_MAX] */
+	K_LISTEN,	/* repeatable */
+	K_LOGLEVEL,
+};
+
+struct key {
+	const char *name;
+	enum ktype type;
+	uint64_t min, max;
+	size_t off;
+};
+
+#define SET(f) offsetof(struct tcq_settings, f)
+static const struct key global_keys[] = {
+	{ "listen", K_LISTEN, 0, 0, 0 },
+	{ "threads", K_INT, 0, CFG_MAX_THREADS, SET(threads) },
+	{ "log_level", K_LOGLEVEL, 0, 0, 0 },
+	{ "max_recv_data_segment_length", K_SIZE32, 512, 16777215, SET(max_recv_dsl) },
+	{ "max_burst_length", K_SIZE32, 512, 16777215, SET(max_burst) },
+	{ "first_burst_length", K_SIZE32, 512, 16777215, SET(first_burst) },
+	{ "max_outstanding_r2t", K_U32, 1, 65535, SET(max_outstanding_r2t) },
+	{ "initial_r2t", K_BOOL, 0, 0, SET(initial_r2t) },
+	{ "immediate_data", K_BOOL, 0, 0, SET(immediate_data) },
+	{ "cmd_window", K_U32, 1, 65536, SET(cmd_window) },
+	{ "nop_interval", K_U32, 0, 3600, SET(nop_interval_s) },
+	{ "nop_timeout", K_U32, 1, 3600, SET(nop_timeout_s) },
+	{ "login_timeout", K_U32, 1, 3600, SET(login_timeout_s) },
+	{ "max_transfer_length", K_SIZE32, 4096, 1u << 30, SET(max_xfer_len) },
+	{ "header_digest", K_DIGEST, 0, 0, SET(header_digest_allowed) },
+	{ "data_digest", K_DIGEST, 0, 0, SET(data_digest_allowed) },
+};
+#undef SET
+
+static const struct key target_keys[] = {
+	{ "alias", K_NAMEBUF, 0, 0, offsetof(struct cfg_target, alias) },
+	{ "tpgt", K_U16, 1, 65535, offsetof(struct cfg_target, tpgt) },
+};
+
+#define LUN(f) offsetof(struct cfg_lun, f)
+static const struct key lun_keys[] = {
+	{ "path", K_STR, 0, 0, LUN(path) },
+	{ "backend", K_STR, 0, 0, LUN(backend) },
+	{ "size", K_SIZE64, 0, 0, LUN(size) },
+	{ "block_size", K_BLOCK, 0, 0, LUN(block_size) },
+	{ "read_only", K_BOOL, 0, 0, LUN(read_only) },
+	{ "create", K_BOOL, 0, 0, LUN(create) },
+	{ "queue_depth", K_U32, 1, CFG_MAX_QUEUE_DEPTH, LUN(queue_depth) },
+	{ "write_cache", K_BOOL, 0, 0, LUN(write_cache) },
+};
+#undef LUN
+
+#define NKEYS(a) (sizeof(a) / sizeof((a)[0]))
+
+enum sect { S_NONE, S_GLOBAL, S_TARGET, S_LUN, S_SKIP };
+
+struct parser {
+	struct cfg *c;
+	const char *fname;
+	FILE *f;		/* input: a file ... */
+	const char *s;		/* ... or a string */
+	char *lb;		/* the current line */
+	size_t lbcap;
+	int line;
+	bool eof;
+	enum sect sect;
+	char sect_text[TCQ_NAME_MAX + 32];	/* "[target NAME]" for messages */
+	struct cfg_target *tgt;
+	struct cfg_lun *lun;
+	uint32_t seen;		/* keys set in the current section */
+	uint32_t global_seen;	/* keys set in [global] (may recur) */
+	int max_burst_line, first_burst_line;
+};
+
+#define ERR(p, ...) cfg_msg((p)->c, (p)->fname, (p)->line, true, __VA_ARGS__)
+
+/* Checks that need the whole section: run when the next one starts. */
+static void section_end(struct parser *p)
+{
+	struct cfg_lun *l = p->lun;
+
+	if (p->sect == S_LUN && l) {
+		if (l->size && l->size % l->block_size)
+			cfg_msg(p->c, p->fname, l->size_line, true,
+				"size %llu is not a multiple of block_size %u",
+				(unsigned long long)l->size, l->block_size);
+		if (l->create && !l->size)
+			cfg_msg(p->c, p->fname, l->line, true,
+				"create = yes needs a size");
+		if (!l->path && backend_is_aio(l->backend))
+			cfg_msg(p->c, p->fname, l->line, true,
+				"[lun %s %u] has no path", l->target, l->id);
+	}
+	p->sect = S_NONE;
+	p->tgt = NULL;
+	p->lun = NULL;
+	p->seen = 0;
+}
+
+static void section_begin(struct parser *p, char *hdr)
+{
+	char *w[4], *save = NULL, err[300];
+	int n = 0;
+
+	section_end(p);
+	p->sect = S_SKIP;	/* until the header proves good */
+	for (char *t = strtok_r(hdr, " \t", &save); t;
+	     t = strtok_r(NULL, " \t", &save)) {
+		if (n == 4)
+			break;
+		w[n++] = t;
+	}
+	if (n == 0) {
+		ERR(p, "empty section name");
+		return;
+	}
+	if (strcasecmp(w[0], "global") == 0) {
+		if (n != 1) {
+			ERR(p, "bad section header: expected [global]");
+			return;
+		}
+		snprintf(p->sect_text, sizeof(p->sect_text), "[global]");
+		p->sect = S_GLOBAL;
+		p->seen = p->global_seen;
+	} else if (strcasecmp(w[0], "target") == 0) {
+		if (n != 2) {
+			ERR(p, "bad section header: expected [target NAME]");
+			return;
+		}
+		if (!(p->tgt = cfg_add_target(p->c, w[1], err, sizeof(err)))) {
+			ERR(p, "%s", err);
+			return;
+		}
+		p->tgt->line = p->line;
+		snprintf(p->sect_text, sizeof(p->sect_text), "[target %s]", w[1]);
+		p->sect = S_TARGET;
+	} else if (strcasecmp(w[0], "lun") == 0) {
+		uint64_t id;
+
+		if (n != 3) {
+			ERR(p, "bad section header: expected [lun TARGET-NAME N]");
+			return;
+		}
+		if (cfg_parse_uint(w[2], 0, TCQ_MAX_LUNS - 1, &id, err,
+				   sizeof(err)) < 0) {
+			ERR(p, "bad LUN number: %s", err);
+			return;
+		}
+		if (!(p->lun = cfg_add_lun(p->c, w[1], (unsigned)id, err,
+					   sizeof(err)))) {
+			ERR(p, "%s", err);
+			return;
+		}
+		p->lun->line = p->line;
+		snprintf(p->sect_text, sizeof(p->sect_text), "[lun %s %u]",
+			 w[1], (unsigned)id);
+		p->sect = S_LUN;
+	} else {
+		ERR(p, "unknown section [%s] (expected global, target or lun)",
+		    w[0]);
+	}
+}
+
+static void set_value(struct parser *p, const struct key *k, void *base,
+		      const char *v)
+{
+	char err[300];
+	uint64_t u;
+	bool b;
+	char *field = (char *)base + k->off;
+
+	switch (k->type) {
+	case K_U32:
+	case K_U16:
+	case K_INT:
+		if (cfg_parse_uint(v, k->min, k->max, &u, err, sizeof(err)) < 0)
+			goto bad;
+		if (k->type == K_U32)
+			*(uint32_t *)field = (uint32_t)u;
+		else if (k->type == K_U16)
+			*(uint16_t *)field = (uint16_t)u;
+		else
+			*(int *)field = (int)u;
+		return;
+	case K_SIZE32:
+	case K_SIZE64:
+		if (cfg_parse_size(v, &u, err, sizeof(err)) < 0)
+			goto bad;
+		if (k->type == K_SIZE64) {
+			*(uint64_t *)field = u;
+			p->lun->size_line = p->line;
+			return;
+		}
+		if (u < k->min || u > k->max) {
+			snprintf(err, sizeof(err), "'%s' is out of range %llu..%llu",
+				 v, (unsigned long long)k->min,
+				 (unsigned long long)k->max);
+			goto bad;
+		}
+		*(uint32_t *)field = (uint32_t)u;
+		if (strcmp(k->name, "max_burst_length") == 0)
+			p->max_burst_line = p->line;
+		else if (strcmp(k->name, "first_burst_length") == 0)
+			p->first_burst_line = p->line;
+		return;
+	case K_BOOL:
+		if (cfg_parse_bool(v, &b, err, sizeof(err)) < 0)
+			goto bad;
+		*(bool *)field = b;
+		return;
+	case K_DIGEST:
+		if (strcasecmp(v, "allow") == 0) {
+			*(bool *)field = true;
+		} else if (strcasecmp(v, "deny") == 0) {
+			*(bool *)field = false;
+		} else {
+			snprintf(err, sizeof(err), "'%s' is not allow or deny", v);
+			goto bad;
+		}
+		return;
+	case K_BLOCK:
+		if (strcmp(v, "512") == 0) {
+			*(uint32_t *)field = 512;
+		} else if (strcmp(v, "4096") == 0) {
+			*(uint32_t *)field = 4096;
+		} else {
+			snprintf(err, sizeof(err), "'%s' is not 512 or 4096", v);
+			goto bad;
+		}
+		return;
+	case K_STR: {
+		char *d;
+
+		if (!*v) {
+			snprintf(err, sizeof(err), "empty value");
+			goto bad;
+		}
+		if (!(d = strdup(v))) {
+			snprintf(err, sizeof(err), "out of memory");
+			goto bad;
+		}
+		free(*(char **)field);
+		*(char **)field = d;
+		return;
+	}
+	case K_NAMEBUF:
+		if (strlen(v) >= TCQ_NAME_MAX) {
+			snprintf(err, sizeof(err), "longer than %d bytes",
+				 TCQ_NAME_MAX - 1);
+			goto bad;
+		}
+		snprintf(field, TCQ_NAME_MAX, "%s", v);
+		return;
+	case K_LISTEN:
+		if (cfg_add_listen(p->c, v, err, sizeof(err)) < 0)
+			goto bad;
+		return;
+	case K_LOGLEVEL: {
+		int lv = log_parse_level(v);
+
+		if (lv < 0) {
+			snprintf(err, sizeof(err),
+				 "'%s' is not error, warn, info or debug", v);
+			goto bad;
+		}
+		p->c->log_level = lv;
+		return;
+	}
+	}
+	return;
+bad:
+	ERR(p, "bad value for '%s': %s", k->name, err);
+}
+
+static int on_key(void *user, const char *section, const char *name,
+		  const char *value)
+{
+	struct parser *p = user;
+	const struct key *keys;
+	size_t nkeys, i;
+	void *base;
+
+	switch (p->sect) {
+	case S_NONE:
+		ERR(p, "key '%s' outside any section", name);
+		return 1;
+	case S_SKIP:		/* the header was already reported */
+		return 1;
+	case S_GLOBAL:
+		keys = global_keys, nkeys = NKEYS(global_keys);
+		base = &p->c->set;
+		break;
+	case S_TARGET:
+		keys = target_keys, nkeys = NKEYS(target_keys);
+		base = p->tgt;
+		break;
+	case S_LUN:
+	default:
+		keys = lun_keys, nkeys = NKEYS(lun_keys);
+		base = p->lun;
+		break;
+	}
+	for (i = 0; i < nkeys; i++)
+		if (strcasecmp(keys[i].name, name) == 0)
+			break;
+	if (i == nkeys) {
+		ERR(p, "unknown key '%s' in %s", name, p->sect_text);
+		return 1;
+	}
+	if (keys[i].type != K_LISTEN && (p->seen & (1u << i))) {
+		ERR(p, "duplicate key '%s' in %s", keys[i].name, p->sect_text);
+		return 1;
+	}
+	p->seen |= 1u << i;
+	if (p->sect == S_GLOBAL)
+		p->global_seen = p->seen;
+	set_value(p, &keys[i], base, value);
+	return 1;	/* errors are ours to report: keep inih going */
+}
+
+/* Next raw line into p->lb without its line ending; false at the end. */
+static bool next_line(struct parser *p)
+{
+	size_t n;
+
+	if (p->f) {
+		ssize_t r = getline(&p->lb, &p->lbcap, p->f);
+
+		if (r < 0)
+			return false;
+		n = (size_t)r;
+	} else {
+		const char *e;
+
+		if (!*p->s)
+			return false;
+		e = strchr(p->s, '\n');
+		n = e ? (size_t)(e - p->s) + 1 : strlen(p->s);
+		if (n + 1 > p->lbcap) {
+			char *nb = realloc(p->lb, n + 1);
+
+			if (!nb)
+				return false;
+			p->lb = nb;
+			p->lbcap = n + 1;
+		}
+		memcpy(p->lb, p->s, n);
+		p->lb[n] = 0;
+		p->s += n;
+	}
+	while (n && (p->lb[n - 1] == '\n' || p->lb[n - 1] == '\r'))
+		p->lb[--n] = 0;
+	return true;
+}
+
+/* inih's line source: see the comment at the top. */
+static char *reader(char *buf, int num, void *stream)
+{
+	struct parser *p = stream;
+	char *s, *e;
+	size_t len;
+
+	if (p->eof)
+		return NULL;
+	if (!next_line(p)) {
+		section_end(p);
+		p->eof = true;
+		return NULL;
+	}
+	p->line++;
+	s = p->lb;
+	if (p->line == 1 && (unsigned char)s[0] == 0xef &&
+	    (unsigned char)s[1] == 0xbb && (unsigned char)s[2] == 0xbf)
+		s += 3;
+	/* No leading blanks: inih would take the line as a continuation. */
+	while (*s == ' ' || *s == '\t')
+		s++;
+	len = strlen(s);
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		s[--len] = 0;
+	snprintf(buf, (size_t)num, "\n");
+
+	if (!*s || *s == ';' || *s == '#')
+		return buf;
+	if (*s == '[') {
+		e = strchr(s, ']');
+		if (!e) {
+			section_end(p);
+			p->sect = S_SKIP;
+			ERR(p, "syntax error: missing ']'");
+			return buf;
+		}
+		if (e[1] && e[1 + strspn(e + 1, " \t")] != ';' &&
+		    e[1 + strspn(e + 1, " \t")] != '#') {
+			section_end(p);
+			p->sect = S_SKIP;
+			ERR(p, "syntax error: text after ']'");
+			return buf;
+		}
+		*e = 0;
+		section_begin(p, s + 1);
+		return buf;
+	}
+	if (!strpbrk(s, "=:")) {
+		ERR(p, "syntax error: expected key = value");
+		return buf;
+	}
+	if (len + 2 > (size_t)num) {
+		ERR(p, "line too long (at most %d characters)", num - 3);
+		return buf;
+	}
+	snprintf(buf, (size_t)num, "%s\n", s);
+	return buf;
+}
+
+static int cfg_run(struct cfg *c, struct parser *p)
+{
+	int r;
+
+	p->c = c;
+	r = ini_parse_stream(reader, p, on_key, p);
+	free(p->lb);
+	/* Our reader passes inih clean lines only; anything it still finds
+	 * wrong is a syntax error we did not foresee. */
+	if (r > 0) {
+		bool known = false;
+
+		for (int i = 0; i < c->nmsgs; i++)
+			known |= c->msg_lines[i] == r;
+		if (!known)
+			cfg_msg(c, p->fname, r, true, "syntax error");
+	} else if (r < 0) {
+		cfg_msg(c, p->fname, 0, true, "cannot parse (out of memory)");
+	}
+	if (c->set.first_burst > c->set.max_burst)
+		cfg_msg(c, p->fname,
+			p->first_burst_line ? p->first_burst_line : p->max_burst_line,
+			true, "first_burst_length %u exceeds max_burst_length %u",
+			c->set.first_burst, c->set.max_burst);
+	return cfg_finish(c, p->fname);
+}
+
+int cfg_load_string(struct cfg *c, const char *fname, const char *text)
+{
+	struct parser p = { .fname = fname, .s = text };
+
+	return cfg_run(c, &p);
+}
+
+int cfg_load_file(struct cfg *c, const char *path)
+{
+	struct parser p = { .fname = path };
+	int r;
+
+	p.f = fopen(path, "re");
+	if (!p.f) {
+		cfg_msg(c, path, 0, true, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	r = cfg_run(c, &p);
+	fclose(p.f);
+	return r;
+}

@@ -1,0 +1,98 @@
+/*
+ * Configuration: an INI file (or the --export command line) becomes a
+ * struct cfg of plain data first, with every mistake reported as
+ * "FILE:LINE: message"; a separate step (config_build.c) opens backends and
+ * turns it into the runtime struct tcqd. Keeping the two apart lets the
+ * parser be tested without any backend.
+ */
+#ifndef TCQ_CONFIG_H
+#define TCQ_CONFIG_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "target/target.h"
+
+#define CFG_DEFAULT_LISTEN "0.0.0.0:3260"
+#define CFG_DEFAULT_BACKEND "aio"
+#define CFG_DEFAULT_QUEUE_DEPTH 128
+#define CFG_MAX_QUEUE_DEPTH 1024
+#define CFG_MAX_THREADS 64	/* BDEV_MAX_QUEUES: one backend queue per reactor */
+
+struct cfg_lun {
+	char target[TCQ_NAME_MAX];	/* owning target's name */
+	unsigned id;			/* 0..TCQ_MAX_LUNS-1 */
+	char *path;			/* NULL: none (null/ram backends) */
+	char *backend;			/* backend spec, default "aio" */
+	uint64_t size;			/* bytes; 0: from the file */
+	uint32_t block_size;		/* 512 or 4096 */
+	bool read_only;
+	bool create;			/* create a sparse file if missing */
+	bool write_cache;		/* WCE */
+	uint32_t queue_depth;		/* 1..CFG_MAX_QUEUE_DEPTH */
+	int line;			/* of the section header */
+	int size_line;			/* of the size key, 0 if unset */
+};
+
+struct cfg_target {
+	char name[TCQ_NAME_MAX];
+	char alias[TCQ_NAME_MAX];
+	uint16_t tpgt;
+	struct cfg_lun *luns[TCQ_MAX_LUNS];	/* filled once parsing ends */
+	int line;
+};
+
+struct cfg {
+	struct tcq_settings set;
+	int log_level;			/* enum log_level, or -1: not set */
+	char **listen;			/* "ADDR:PORT" texts as written */
+	int nlisten;
+	struct cfg_target **targets;
+	int ntargets;
+	struct cfg_lun **luns;		/* every LUN, in file order */
+	int nluns;
+	/* Diagnostics, "FILE:LINE: message", sorted by line once loaded. */
+	char **msgs;
+	int *msg_lines;			/* line of each message (sort key) */
+	int nmsgs;
+	int nerrors;			/* msgs that are errors, not warnings */
+};
+
+void cfg_init(struct cfg *c);
+void cfg_free(struct cfg *c);
+
+/*
+ * Parse a file / a string (fname names it in messages). Both finish with
+ * cfg_finish(). Return 0 when there were no errors, -1 otherwise; the
+ * messages are in c->msgs either way.
+ */
+int cfg_load_file(struct cfg *c, const char *path);
+int cfg_load_string(struct cfg *c, const char *fname, const char *text);
+
+/*
+ * Links LUNs to their targets and applies the cross-checks (unknown
+ * target, missing LUN 0, no listen address: the default is added). Called
+ * by the loaders; call it yourself after building a cfg by hand.
+ */
+int cfg_finish(struct cfg *c, const char *fname);
+
+/* Building a cfg by hand (--export); NULL/-1 with a message in err. */
+struct cfg_target *cfg_add_target(struct cfg *c, const char *name,
+				  char *err, size_t errlen);
+struct cfg_lun *cfg_add_lun(struct cfg *c, const char *target, unsigned id,
+			    char *err, size_t errlen);
+int cfg_add_listen(struct cfg *c, const char *addr, char *err, size_t errlen);
+
+/* Value parsers shared with the command line; 0 or -1 with err set. */
+int cfg_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+int cfg_parse_bool(const char *s, bool *out, char *err, size_t errlen);
+int cfg_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+		   char *err, size_t errlen);
+/* RFC 7143 3.2.6 iqn./eui./naa. syntax, lower case, at most 223 bytes. */
+int cfg_check_name(const char *name, char *err, size_t errlen);
+
+/* Builds the runtime daemon from a checked cfg: portals (not yet
+ * listening), targets, backends and LUNs. NULL with a message in err. */
+struct tcqd *cfg_build(const struct cfg *c, char *err, size_t errlen);
+/* Closes LUNs and backends and frees what cfg_build made. */
+void cfg_destroy_tcqd(struct tcqd *d);
+#endif

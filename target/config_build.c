@@ -1,0 +1,117 @@
+/* From a checked struct cfg to the runtime struct tcqd: backends, LUNs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "backend/bdev.h"
+#include "scsi/lun.h"
+#include "target/config.h"
+#include "target/portal.h"
+
+static int build_lun(struct target *t, const struct cfg_lun *cl,
+		     char *err, size_t errlen)
+{
+	struct bdev_params bp = {
+		.path = cl->path,
+		.size = cl->size,
+		.block_size = cl->block_size,
+		.read_only = cl->read_only,
+		.create = cl->create,
+		.queue_depth = cl->queue_depth,
+	};
+	char berr[256];
+	struct bdev *b;
+	struct lun *l;
+
+	b = bdev_open(cl->backend, &bp, berr, sizeof(berr));
+	if (!b) {
+		snprintf(err, errlen, "[lun %s %u] %s: %s", t->name, cl->id,
+			 cl->path ? cl->path : cl->backend, berr);
+		return -1;
+	}
+	l = lun_create(t, cl->id, b, t->name);
+	if (!l) {
+		bdev_close(b);
+		snprintf(err, errlen, "[lun %s %u]: cannot create the LUN",
+			 t->name, cl->id);
+		return -1;
+	}
+	l->write_cache = cl->write_cache;
+	l->read_only = cl->read_only || b->read_only;
+	t->luns[cl->id] = l;
+	if ((int)cl->id >= t->nluns)
+		t->nluns = (int)cl->id + 1;
+	return 0;
+}
+
+struct tcqd *cfg_build(const struct cfg *c, char *err, size_t errlen)
+{
+	struct tcqd *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		goto oom;
+	d->set = c->set;
+	d->portals = calloc((size_t)c->nlisten, sizeof(*d->portals));
+	d->targets = calloc((size_t)c->ntargets + 1, sizeof(*d->targets));
+	if (!d->portals || !d->targets)
+		goto oom;
+	for (int i = 0; i < c->nlisten; i++) {
+		struct portal *p = &d->portals[i];
+
+		p->listen_fd = -1;
+		p->tpgt = 1;
+		if (portal_parse_addr(c->listen[i], &p->addr, &p->addr_len,
+				      err, errlen) < 0)
+			goto fail;
+		if (!(p->addr_text = strdup(c->listen[i])))
+			goto oom;
+		d->nportals++;
+	}
+	for (int i = 0; i < c->ntargets; i++) {
+		const struct cfg_target *ct = c->targets[i];
+		struct target *t = calloc(1, sizeof(*t));
+
+		if (!t)
+			goto oom;
+		d->targets[d->ntargets++] = t;
+		snprintf(t->name, sizeof(t->name), "%s", ct->name);
+		snprintf(t->alias, sizeof(t->alias), "%s", ct->alias);
+		t->tpgt = ct->tpgt;
+		for (int j = 0; j < TCQ_MAX_LUNS; j++)
+			if (ct->luns[j] && build_lun(t, ct->luns[j], err, errlen) < 0)
+				goto fail;
+	}
+	return d;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	cfg_destroy_tcqd(d);
+	return NULL;
+}
+
+void cfg_destroy_tcqd(struct tcqd *d)
+{
+	if (!d)
+		return;
+	for (int i = 0; i < d->ntargets; i++) {
+		struct target *t = d->targets[i];
+
+		for (int j = 0; j < t->nluns; j++) {
+			struct lun *l = t->luns[j];
+			struct bdev *b;
+
+			if (!l)
+				continue;
+			/* The LUN borrows its backend: close it after the LUN. */
+			b = l->bdev;
+			lun_destroy(l);
+			if (b)
+				bdev_close(b);
+		}
+		free(t);
+	}
+	free(d->targets);
+	for (int i = 0; i < d->nportals; i++)
+		free(d->portals[i].addr_text);
+	free(d->portals);
+	free(d);
+}

@@ -1,0 +1,127 @@
+/*
+ * One iSCSI connection: PDU framing on a non-blocking socket (BHS, AHS,
+ * digests, data segment), the send queue, NOP-In pings and timeouts. Large
+ * data segments are read straight into the command's buffer and Data-In is
+ * written from it with writev: no copy of payload on either path.
+ */
+#ifndef TCQ_CONN_H
+#define TCQ_CONN_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include "tcq/iscsi_proto.h"
+#include "tcq/list.h"
+#include "target/param.h"
+#include "target/reactor.h"
+
+struct session;
+struct portal;
+struct login_state;
+struct cmd;
+
+enum conn_state {
+	CONN_LOGIN,		/* login phase */
+	CONN_FFP,		/* full feature phase */
+	CONN_LOGGED_OUT,	/* logout response queued; close when sent */
+	CONN_CLOSING,		/* torn down once no task references it */
+};
+
+/* One queued outgoing PDU. */
+struct txpdu {
+	struct list_node node;
+	uint8_t bhs[ISCSI_BHS_LEN];
+	uint8_t hdigest[4];
+	uint8_t hdigest_len;	/* 4 when header digests were on at queueing */
+	const void *data;	/* payload (task buffer or own copy) */
+	uint32_t data_len;
+	uint8_t trailer[8];	/* pad + data digest */
+	uint8_t trailer_len;
+	bool own_data;		/* data was malloc'ed for this PDU */
+	struct cmd *cmd;	/* payload belongs to this command's buffer */
+	bool last_of_cmd;	/* sending this PDU finishes cmd */
+};
+
+#define CONN_RXBUF 65536
+
+struct conn {
+	struct reactor *r;
+	struct reactor_fd rfd;
+	int fd;
+	struct portal *portal;
+	struct sockaddr_storage peer;
+	socklen_t peer_len;
+	char peer_text[64];
+	enum conn_state state;
+	uint16_t cid;
+	struct session *sess;
+	struct login_state *login;
+	struct iscsi_params params;	/* effective values for this connection */
+	uint32_t statsn;		/* next StatSN to assign */
+	uint32_t exp_statsn;
+	bool exp_statsn_valid;
+	/* receive state */
+	uint8_t *rxbuf;			/* CONN_RXBUF bytes */
+	uint32_t rx_head, rx_tail;	/* unparsed bytes are rxbuf[head..tail) */
+	int rx_state;
+	uint8_t rx_bhs[ISCSI_BHS_LEN];
+	uint8_t *rx_ahs;		/* when the PDU has AHS */
+	uint32_t rx_ahs_len;
+	uint8_t *rx_dst;		/* where the data segment goes */
+	uint32_t rx_data_len, rx_data_got;
+	uint32_t rx_trailer_len, rx_trailer_got;
+	uint8_t rx_trailer[8];
+	uint8_t *rx_scratch;		/* for non-SCSI data segments */
+	uint32_t rx_scratch_cap;
+	struct cmd *rx_cmd;		/* command the segment belongs to */
+	bool rx_discard;		/* segment is read and dropped */
+	/* transmit */
+	struct list_node txq;
+	struct list_node txfree;
+	uint32_t tx_off;		/* bytes of the head PDU already sent */
+	struct reactor_defer tx_defer;
+	bool tx_blocked;		/* waiting for EPOLLOUT */
+	/* liveness */
+	struct reactor_timer nop_timer;
+	struct reactor_timer login_timer;
+	uint64_t last_rx_ns;
+	uint32_t nop_ttt;		/* outstanding ping's TTT, or 0xffffffff */
+	uint32_t next_ttt;
+	unsigned refs;			/* commands still referencing conn */
+	struct list_node live_node;	/* this reactor's live connections */
+};
+
+/* Takes an accepted socket; the connection lives on reactor r. */
+int conn_accept(struct reactor *r, int fd, struct portal *p,
+		const struct sockaddr *peer, socklen_t peer_len);
+
+/*
+ * Queues a PDU whose BHS is complete except StatSN-independent fields the
+ * caller owns; data (len bytes) is copied. Used for login, text, logout,
+ * NOP, reject, TMF and response PDUs without big payloads.
+ */
+int conn_send_pdu(struct conn *c, const uint8_t *bhs, const void *data,
+		  uint32_t len);
+/* Takes a StatSN for a status-carrying PDU (advances conn->statsn). */
+uint32_t conn_next_statsn(struct conn *c);
+/* Queues a Reject of the PDU whose BHS is given. */
+void conn_send_reject(struct conn *c, const uint8_t *bad_bhs, uint8_t reason);
+/* Ends the connection: socket closed now, memory freed once tasks drain. */
+void conn_close(struct conn *c, const char *why);
+/* A PDU the caller fills (bhs, data pointing into a command buffer, cmd,
+ * last_of_cmd) and queues with conn_queue_txpdu, which adds digests and
+ * padding. NULL when out of memory. */
+struct txpdu *conn_txpdu_alloc(struct conn *c);
+void conn_queue_txpdu(struct conn *c, struct txpdu *t);
+/* A NOP-Out answering our ping with this TTT arrived. */
+void conn_nop_answered(struct conn *c, uint32_t ttt);
+/* Drops a command's reference; frees a closed connection at zero. */
+void conn_put(struct conn *c);
+/* Closes every connection of reactor r, then stops r once they are freed
+ * (their in-flight I/O finished). Runs on r's thread. */
+void conn_reactor_shutdown(struct reactor *r);
+/* Login phase finished successfully: switch framing to the negotiated
+ * parameters (digests, MaxRecvDataSegmentLength) after the final
+ * response, and start NOP pings. */
+void conn_enter_ffp(struct conn *c);
+#endif

@@ -1,0 +1,440 @@
+/*
+ * tcqd: load the configuration (a file, or one LUN from the command line),
+ * build the daemon, listen, and run one reactor per thread until SIGTERM
+ * or SIGINT. Exit status: 0 after a clean shutdown, 1 for a runtime or
+ * configuration error, 2 for bad usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <config.h>	/* autoconf's, not target/config.h */
+#include "tcq/log.h"
+#include "target/config.h"
+#include "target/conn.h"
+#include "target/portal.h"
+#include "target/reactor.h"
+#include "target/target.h"
+
+#ifndef TCQ_SYSCONFDIR
+#define TCQ_SYSCONFDIR "/etc"
+#endif
+
+#define EXPORT_DEFAULT_LISTEN "127.0.0.1:3260"
+#define EXPORT_DEFAULT_IQN "iqn.2026-11.org.tcq:export"
+#define SHUTDOWN_GRACE_MS 30000
+
+static struct reactor **reactors;
+static int nreactors;
+static struct reactor_fd sig_rfd;
+static int sig_fd = -1;
+static bool shutting_down;
+static struct reactor_timer grace_timer;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: tcqd -c FILE [options]\n"
+"       tcqd --export PATH [--size SIZE] [export options] [options]\n"
+"\n"
+"  -c, --config FILE        load targets and LUNs from FILE\n"
+"                           (default " TCQ_SYSCONFDIR "/tcqd.conf)\n"
+"      --export PATH        serve PATH (file or block device) as LUN 0\n"
+"export options:\n"
+"      --size SIZE          size with K/M/G/T suffix; needed when PATH does\n"
+"                           not exist (a sparse file is then created)\n"
+"      --listen ADDR:PORT   portal (repeatable; default " EXPORT_DEFAULT_LISTEN ")\n"
+"      --iqn IQN            target name (default " EXPORT_DEFAULT_IQN ")\n"
+"      --block-size N       512 or 4096 (default 512)\n"
+"      --read-only          refuse writes\n"
+"      --queue-depth N      backend I/Os in flight, 1..%d (default %d)\n"
+"      --backend SPEC       backend spec (default " CFG_DEFAULT_BACKEND ")\n"
+"      --write-cache on|off volatile write cache (default on)\n"
+"options:\n"
+"      --threads N          reactor threads (default: number of CPUs)\n"
+"      --log-level LEVEL    error, warn, info or debug\n"
+"  -v, --verbose            log at debug level\n"
+"  -h, --help               show this help\n"
+"  -V, --version            show the version\n",
+		CFG_MAX_QUEUE_DEPTH, CFG_DEFAULT_QUEUE_DEPTH);
+}
+
+static void usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "tcqd: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'tcqd --help'.\n");
+	exit(2);
+}
+
+enum {
+	OPT_EXPORT = 256, OPT_SIZE, OPT_LISTEN, OPT_IQN, OPT_BLOCK_SIZE,
+	OPT_READ_ONLY, OPT_QUEUE_DEPTH, OPT_BACKEND, OPT_WRITE_CACHE,
+	OPT_THREADS, OPT_LOG_LEVEL,
+};
+
+static const struct option long_opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "export", required_argument, NULL, OPT_EXPORT },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "iqn", required_argument, NULL, OPT_IQN },
+	{ "block-size", required_argument, NULL, OPT_BLOCK_SIZE },
+	{ "read-only", no_argument, NULL, OPT_READ_ONLY },
+	{ "queue-depth", required_argument, NULL, OPT_QUEUE_DEPTH },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "write-cache", required_argument, NULL, OPT_WRITE_CACHE },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct opts {
+	const char *config;
+	const char *export_path;
+	const char *size, *iqn, *block_size, *queue_depth, *backend;
+	const char *write_cache;
+	const char *listen[16];
+	int nlisten;
+	bool read_only;
+	bool export_only_used;	/* an export option was given */
+	const char *threads, *log_level;
+	int verbose;
+};
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "c:vhV", long_opts, NULL)) != -1) {
+		if (ch >= OPT_SIZE && ch <= OPT_WRITE_CACHE)
+			o->export_only_used = true;
+		switch (ch) {
+		case 'c': o->config = optarg; break;
+		case OPT_EXPORT: o->export_path = optarg; break;
+		case OPT_SIZE: o->size = optarg; break;
+		case OPT_LISTEN:
+			if (o->nlisten == (int)(sizeof(o->listen) / sizeof(o->listen[0])))
+				usage_error("too many --listen options%s", "");
+			o->listen[o->nlisten++] = optarg;
+			break;
+		case OPT_IQN: o->iqn = optarg; break;
+		case OPT_BLOCK_SIZE: o->block_size = optarg; break;
+		case OPT_READ_ONLY: o->read_only = true; break;
+		case OPT_QUEUE_DEPTH: o->queue_depth = optarg; break;
+		case OPT_BACKEND: o->backend = optarg; break;
+		case OPT_WRITE_CACHE: o->write_cache = optarg; break;
+		case OPT_THREADS: o->threads = optarg; break;
+		case OPT_LOG_LEVEL: o->log_level = optarg; break;
+		case 'v': o->verbose++; break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("tcqd %s\n", PACKAGE_VERSION); exit(0);
+		default:
+			fprintf(stderr, "Try 'tcqd --help'.\n");
+			exit(2);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->config && o->export_path)
+		usage_error("-c and --export exclude each other%s", "");
+	if (!o->export_path && o->export_only_used)
+		usage_error("--size, --listen, --iqn, --block-size, --read-only, "
+			    "--queue-depth, --backend and --write-cache go with "
+			    "--export%s", "");
+}
+
+/* Builds the one-LUN configuration of --export; usage errors exit 2. */
+static void export_cfg(struct cfg *c, const struct opts *o)
+{
+	const char *iqn = o->iqn ? o->iqn : EXPORT_DEFAULT_IQN;
+	char err[300];
+	struct cfg_lun *l;
+	struct stat st;
+	uint64_t v;
+	bool exists = stat(o->export_path, &st) == 0;
+	int stat_errno = errno;
+
+	if (!cfg_add_target(c, iqn, err, sizeof(err)))
+		usage_error("--iqn: %s", err);
+	if (!(l = cfg_add_lun(c, iqn, 0, err, sizeof(err))))
+		usage_error("%s", err);
+	if (!(l->path = strdup(o->export_path)))
+		usage_error("%s", "out of memory");
+	if (o->backend) {
+		free(l->backend);
+		if (!(l->backend = strdup(o->backend)))
+			usage_error("%s", "out of memory");
+	}
+	if (o->block_size) {
+		if (strcmp(o->block_size, "512") && strcmp(o->block_size, "4096"))
+			usage_error("--block-size: '%s' is not 512 or 4096",
+				    o->block_size);
+		l->block_size = (uint32_t)atoi(o->block_size);
+	}
+	if (o->size) {
+		if (cfg_parse_size(o->size, &l->size, err, sizeof(err)) < 0)
+			usage_error("--size: %s", err);
+		if (l->size == 0 || l->size % l->block_size) {
+			snprintf(err, sizeof(err),
+				 "'%s' is not a positive multiple of the block size %u",
+				 o->size, l->block_size);
+			usage_error("--size: %s", err);
+		}
+	}
+	if (!exists && stat_errno != ENOENT)
+		usage_error("--export: %s", strerror(stat_errno));
+	/* Only a file backend can create its file. */
+	if (!exists && (strcmp(l->backend, "aio") == 0 ||
+			strncmp(l->backend, "aio:", 4) == 0)) {
+		if (!o->size)
+			usage_error("--size is required: '%s' does not exist",
+				    o->export_path);
+		l->create = true;
+	}
+	l->read_only = o->read_only;
+	if (o->queue_depth) {
+		if (cfg_parse_uint(o->queue_depth, 1, CFG_MAX_QUEUE_DEPTH, &v, err,
+				   sizeof(err)) < 0)
+			usage_error("--queue-depth: %s", err);
+		l->queue_depth = (uint32_t)v;
+	}
+	if (o->write_cache &&
+	    cfg_parse_bool(o->write_cache, &l->write_cache, err, sizeof(err)) < 0)
+		usage_error("--write-cache: %s", err);
+	for (int i = 0; i < o->nlisten; i++)
+		if (cfg_add_listen(c, o->listen[i], err, sizeof(err)) < 0)
+			usage_error("--listen: %s", err);
+	if (o->nlisten == 0 &&
+	    cfg_add_listen(c, EXPORT_DEFAULT_LISTEN, err, sizeof(err)) < 0)
+		usage_error("%s", err);
+}
+
+/* ---- running --------------------------------------------------------- */
+
+static void *reactor_thread(void *arg)
+{
+	reactor_run(arg);
+	return NULL;
+}
+
+static void shutdown_post(void *arg)
+{
+	conn_reactor_shutdown(arg);
+}
+
+static void grace_expired(struct reactor_timer *t)
+{
+	log_err("shutdown: connections did not close in %d s; exiting",
+		SHUTDOWN_GRACE_MS / 1000);
+	_exit(1);
+}
+
+static void on_signal(struct reactor *r, uint32_t events, void *arg)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (shutting_down) {
+			log_warn("second signal %u: exiting at once", si.ssi_signo);
+			_exit(1);
+		}
+		shutting_down = true;
+		log_info("signal %u: shutting down", si.ssi_signo);
+		portal_stop();
+		reactor_timer_arm(r, &grace_timer, SHUTDOWN_GRACE_MS);
+		for (int i = 0; i < nreactors; i++)
+			if (reactor_post(reactors[i], shutdown_post, reactors[i]) < 0)
+				reactor_stop(reactors[i]);
+	}
+}
+
+/* One URL per LUN, on the first portal; tests read the port from it. */
+static void print_urls(const struct tcqd *d)
+{
+	const struct portal *p = &d->portals[0];
+	char host[INET6_ADDRSTRLEN + 2];
+	unsigned port;
+
+	if (p->addr.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)&p->addr;
+
+		if (IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr))
+			snprintf(host, sizeof(host), "[::1]");
+		else
+			portal_format_addr((const struct sockaddr *)s6, host,
+					   sizeof(host));
+		port = ntohs(s6->sin6_port);
+	} else {
+		const struct sockaddr_in *s4 = (const void *)&p->addr;
+
+		if (s4->sin_addr.s_addr == htonl(INADDR_ANY))
+			snprintf(host, sizeof(host), "127.0.0.1");
+		else
+			portal_format_addr((const struct sockaddr *)s4, host,
+					   sizeof(host));
+		port = ntohs(s4->sin_port);
+	}
+	/* portal_format_addr gave "HOST:PORT": keep the host part. */
+	if (strrchr(host, ':') && host[strlen(host) - 1] != ']')
+		*strrchr(host, ':') = 0;
+	for (int i = 0; i < d->ntargets; i++)
+		for (int j = 0; j < d->targets[i]->nluns; j++)
+			if (d->targets[i]->luns[j])
+				printf("iscsi://%s:%u/%s/%d\n", host, port,
+				       d->targets[i]->name, j);
+	fflush(stdout);
+}
+
+static int resolve_threads(int configured)
+{
+	long n = configured;
+
+	if (n <= 0)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	if (n > CFG_MAX_THREADS)
+		n = CFG_MAX_THREADS;
+	return (int)n;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct cfg c;
+	char err[512];
+	const char *cfgname;
+	pthread_t *threads;
+	sigset_t sigs;
+	int rc, started = 1;
+
+	log_set_level(LOG_INFO);
+	reactor_timer_init(&grace_timer, grace_expired, NULL);
+	parse_args(argc, argv, &o);
+	cfg_init(&c);
+	if (o.export_path) {
+		export_cfg(&c, &o);
+		cfgname = "command line";
+		rc = cfg_finish(&c, cfgname);
+	} else {
+		cfgname = o.config ? o.config : TCQ_SYSCONFDIR "/tcqd.conf";
+		rc = cfg_load_file(&c, cfgname);
+	}
+	for (int i = 0; i < c.nmsgs; i++)
+		fprintf(stderr, "%s\n", c.msgs[i]);
+	if (rc < 0) {
+		fprintf(stderr, "tcqd: %s: %d error%s, not starting\n", cfgname,
+			c.nerrors, c.nerrors == 1 ? "" : "s");
+		cfg_free(&c);
+		return 1;
+	}
+	if (o.threads) {
+		uint64_t v;
+
+		if (cfg_parse_uint(o.threads, 0, CFG_MAX_THREADS, &v, err,
+				   sizeof(err)) < 0)
+			usage_error("--threads: %s", err);
+		c.set.threads = (int)v;
+	}
+	if (o.log_level) {
+		c.log_level = log_parse_level(o.log_level);
+		if (c.log_level < 0)
+			usage_error("--log-level: '%s' is not error, warn, info or debug",
+				    o.log_level);
+	}
+	if (o.verbose)
+		c.log_level = LOG_DEBUG;
+	if (c.log_level >= 0)
+		log_set_level((enum log_level)c.log_level);
+
+	tcqd = cfg_build(&c, err, sizeof(err));
+	cfg_free(&c);
+	if (!tcqd) {
+		log_err("%s", err);
+		return 1;
+	}
+	nreactors = resolve_threads(tcqd->set.threads);
+	tcqd->set.threads = nreactors;
+
+	/* Signals go to the signalfd on reactor 0: block them everywhere
+	 * before any thread exists, so each thread inherits the mask. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+	reactors = calloc((size_t)nreactors, sizeof(*reactors));
+	threads = calloc((size_t)nreactors, sizeof(*threads));
+	if (!reactors || !threads) {
+		log_err("out of memory");
+		return 1;
+	}
+	for (int i = 0; i < nreactors; i++) {
+		reactors[i] = calloc(1, sizeof(**reactors));
+		if (!reactors[i] || reactor_init(reactors[i], i) < 0) {
+			log_err("cannot create reactor %d", i);
+			return 1;
+		}
+	}
+	for (int i = 0; i < tcqd->nportals; i++) {
+		if (portal_listen(&tcqd->portals[i], err, sizeof(err)) < 0) {
+			log_err("%s", err);
+			return 1;
+		}
+		log_info("listening on %s", tcqd->portals[i].addr_text);
+	}
+	sig_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sig_fd < 0 ||
+	    reactor_add_fd(reactors[0], &sig_rfd, sig_fd, EPOLLIN, on_signal,
+			   NULL) < 0) {
+		log_err("signalfd: %s", strerror(errno));
+		return 1;
+	}
+	if (portal_start(tcqd, reactors, nreactors) < 0)
+		return 1;
+	for (; started < nreactors; started++) {
+		rc = pthread_create(&threads[started], NULL, reactor_thread,
+				    reactors[started]);
+		if (rc) {
+			log_err("pthread_create: %s", strerror(rc));
+			return 1;
+		}
+	}
+	print_urls(tcqd);
+	log_info("tcqd ready: %d target%s, %d reactor%s", tcqd->ntargets,
+		 tcqd->ntargets == 1 ? "" : "s", nreactors,
+		 nreactors == 1 ? "" : "s");
+
+	reactor_run(reactors[0]);
+
+	for (int i = 1; i < started; i++)
+		pthread_join(threads[i], NULL);
+	if (reactor_timer_armed(&grace_timer))
+		reactor_timer_cancel(reactors[0], &grace_timer);
+	reactor_del_fd(reactors[0], &sig_rfd);
+	close(sig_fd);
+	/* Backends keep per-reactor queues: close them while reactors live. */
+	cfg_destroy_tcqd(tcqd);
+	tcqd = NULL;
+	for (int i = 0; i < nreactors; i++) {
+		reactor_fini(reactors[i]);
+		free(reactors[i]);
+	}
+	free(reactors);
+	free(threads);
+	log_info("tcqd stopped");
+	return 0;
+}

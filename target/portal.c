@@ -1,0 +1,228 @@
+/*
+ * Listening sockets. Accepting happens on reactor 0 only; accepting is
+ * cheap next to serving, and one acceptor makes the round-robin spread of
+ * connections over reactors trivial.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* accept4 */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "tcq/log.h"
+#include "target/conn.h"
+#include "target/portal.h"
+#include "target/reactor.h"
+
+#define PORTAL_BACKLOG 128
+#define PORTAL_PAUSE_MS 100		/* after EMFILE/ENFILE */
+#define PORTAL_WARN_EVERY_NS 10000000000ull
+
+struct listener {
+	struct portal *p;
+	struct reactor_fd rfd;
+	struct reactor_timer pause;	/* re-enables accept after EMFILE */
+};
+
+/* One set of listeners per process, used on reactor 0's thread only. */
+static struct listener *listeners;
+static int nlisteners;
+static struct reactor **reactors;
+static int nreactors;
+static unsigned next_reactor;
+static uint64_t last_emfile_warn_ns;
+
+/* A connection on its way to another reactor's thread. */
+struct handoff {
+	struct reactor *r;
+	int fd;
+	struct portal *p;
+	socklen_t peer_len;
+	struct sockaddr_storage peer;
+};
+
+int portal_listen(struct portal *p, char *err, size_t errlen)
+{
+	int fd, one = 1;
+	struct sockaddr_storage real;
+	socklen_t rlen = sizeof(real);
+	int family = p->addr.ss_family;
+
+	fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: socket: %s", p->addr_text,
+			 strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* A v6 portal is v6 only, so "[::]:3260" and "0.0.0.0:3260" can
+	 * be configured side by side. */
+	if (family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&p->addr, p->addr_len) < 0) {
+		snprintf(err, errlen, "%s: bind: %s", p->addr_text,
+			 strerror(errno));
+		goto fail;
+	}
+	if (listen(fd, PORTAL_BACKLOG) < 0) {
+		snprintf(err, errlen, "%s: listen: %s", p->addr_text,
+			 strerror(errno));
+		goto fail;
+	}
+	if (getsockname(fd, (struct sockaddr *)&real, &rlen) == 0 &&
+	    rlen <= sizeof(p->addr)) {
+		char text[INET6_ADDRSTRLEN + 16];
+		char *dup;
+
+		memcpy(&p->addr, &real, rlen);
+		p->addr_len = rlen;
+		portal_format_addr((struct sockaddr *)&real, text, sizeof(text));
+		if ((dup = strdup(text))) {
+			free(p->addr_text);
+			p->addr_text = dup;
+		}
+	}
+	p->listen_fd = fd;
+	return 0;
+fail:
+	close(fd);
+	return -1;
+}
+
+static void handoff_run(void *arg)
+{
+	struct handoff *h = arg;
+
+	/* conn_accept owns the socket from here, and closes it on failure. */
+	conn_accept(h->r, h->fd, h->p, (struct sockaddr *)&h->peer, h->peer_len);
+	free(h);
+}
+
+static void dispatch(struct reactor *self, int fd, struct portal *p,
+		     const struct sockaddr_storage *peer, socklen_t peer_len)
+{
+	struct reactor *r = reactors[next_reactor++ % (unsigned)nreactors];
+	struct handoff *h;
+
+	if (r == self) {
+		conn_accept(r, fd, p, (const struct sockaddr *)peer, peer_len);
+		return;
+	}
+	h = malloc(sizeof(*h));
+	if (!h) {
+		close(fd);
+		return;
+	}
+	h->r = r;
+	h->fd = fd;
+	h->p = p;
+	h->peer = *peer;
+	h->peer_len = peer_len;
+	if (reactor_post(r, handoff_run, h) < 0) {
+		log_warn("portal %s: cannot hand a connection to reactor %d",
+			 p->addr_text, r->index);
+		close(fd);
+		free(h);
+	}
+}
+
+static void pause_end(struct reactor_timer *t)
+{
+	struct listener *l = t->arg;
+
+	if (l->p->listen_fd >= 0)
+		reactor_mod_fd(reactors[0], &l->rfd, EPOLLIN);
+}
+
+static void on_accept(struct reactor *r, uint32_t events, void *arg)
+{
+	struct listener *l = arg;
+	struct portal *p = l->p;
+
+	for (;;) {
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		int one = 1;
+		int fd = accept4(p->listen_fd, (struct sockaddr *)&peer, &plen,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED ||
+			    errno == EPROTO)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM) {
+				uint64_t now = reactor_now_ns();
+
+				if (now - last_emfile_warn_ns >= PORTAL_WARN_EVERY_NS ||
+				    last_emfile_warn_ns == 0) {
+					log_warn("portal %s: accept: %s; pausing",
+						 p->addr_text, strerror(errno));
+					last_emfile_warn_ns = now;
+				}
+				/* Pending connections stay in the backlog;
+				 * try again once some descriptors are free. */
+				reactor_mod_fd(r, &l->rfd, 0);
+				reactor_timer_arm(r, &l->pause, PORTAL_PAUSE_MS);
+				return;
+			}
+			log_err("portal %s: accept: %s", p->addr_text,
+				strerror(errno));
+			return;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		dispatch(r, fd, p, &peer, plen);
+	}
+}
+
+int portal_start(struct tcqd *d, struct reactor **rs, int nrs)
+{
+	listeners = calloc((size_t)d->nportals, sizeof(*listeners));
+	if (!listeners && d->nportals)
+		return -1;
+	reactors = rs;
+	nreactors = nrs;
+	next_reactor = 0;
+	for (int i = 0; i < d->nportals; i++) {
+		struct listener *l = &listeners[i];
+
+		l->p = &d->portals[i];
+		reactor_timer_init(&l->pause, pause_end, l);
+		if (l->p->listen_fd < 0)
+			continue;
+		if (reactor_add_fd(rs[0], &l->rfd, l->p->listen_fd, EPOLLIN,
+				   on_accept, l) < 0) {
+			log_err("portal %s: cannot watch the socket",
+				l->p->addr_text);
+			return -1;
+		}
+		nlisteners = i + 1;
+	}
+	return 0;
+}
+
+void portal_stop(void)
+{
+	for (int i = 0; i < nlisteners; i++) {
+		struct listener *l = &listeners[i];
+
+		reactor_timer_cancel(reactors[0], &l->pause);
+		if (l->p->listen_fd < 0)
+			continue;
+		reactor_del_fd(reactors[0], &l->rfd);
+		close(l->p->listen_fd);
+		l->p->listen_fd = -1;
+	}
+	free(listeners);
+	listeners = NULL;
+	nlisteners = 0;
+}

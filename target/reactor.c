@@ -1,0 +1,441 @@
+/*
+ * One event loop per thread. A pass is: wait on epoll (bounded by the
+ * nearest timer, or not at all when deferred calls are pending), dispatch
+ * fd events, fire due timers, then run deferred calls. Deferred calls are
+ * last so that everything a pass produced can be batched by them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include "target/reactor.h"
+#include "tcq/log.h"
+
+#define REACTOR_MAX_EVENTS 128
+/* Deferred calls queued by deferred calls run in further rounds of the
+ * same pass, up to this many; the rest waits for the next (non-blocking)
+ * pass so a self-requeueing call cannot starve fd events. */
+#define REACTOR_DEFER_ROUNDS 16
+
+struct reactor_msg {
+	struct reactor_msg *next;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+/*
+ * The epoll batch being dispatched on this thread. reactor_del_fd clears
+ * later events of the batch that point at the deleted handler, so the
+ * owner may free a reactor_fd as soon as reactor_del_fd returns.
+ */
+static __thread struct {
+	struct reactor *r;
+	struct epoll_event *ev;
+	int next, n;
+} tls_batch;
+
+static __thread struct reactor *tls_self;
+
+uint64_t reactor_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct reactor *reactor_self(void)
+{
+	return tls_self;
+}
+
+/* ---- mailbox ----------------------------------------------------------- */
+
+static void mbox_ready(struct reactor *r, uint32_t events, void *arg)
+{
+	struct reactor_msg *m, *next;
+	uint64_t cnt;
+
+	/* Drain the counter first: a post racing with us re-arms it. */
+	if (read(r->mbox_fd, &cnt, sizeof(cnt)) < 0 && errno != EAGAIN)
+		log_warn("reactor %d: mailbox read: %s", r->index,
+			 strerror(errno));
+	pthread_mutex_lock(&r->mbox_lock);
+	m = r->mbox_head;
+	r->mbox_head = r->mbox_tail = NULL;
+	pthread_mutex_unlock(&r->mbox_lock);
+	for (; m; m = next) {
+		next = m->next;
+		m->fn(m->arg);
+		free(m);
+	}
+}
+
+static void mbox_kick(struct reactor *r)
+{
+	uint64_t one = 1;
+
+	/* EAGAIN means the counter is saturated: already signalled. */
+	while (write(r->mbox_fd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+}
+
+int reactor_post(struct reactor *r, void (*fn)(void *arg), void *arg)
+{
+	struct reactor_msg *m = malloc(sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->next = NULL;
+	m->fn = fn;
+	m->arg = arg;
+	pthread_mutex_lock(&r->mbox_lock);
+	if (r->mbox_tail)
+		r->mbox_tail->next = m;
+	else
+		r->mbox_head = m;
+	r->mbox_tail = m;
+	pthread_mutex_unlock(&r->mbox_lock);
+	mbox_kick(r);
+	return 0;
+}
+
+void reactor_stop(struct reactor *r)
+{
+	__atomic_store_n(&r->stopping, true, __ATOMIC_RELEASE);
+	mbox_kick(r);
+}
+
+/* ---- init -------------------------------------------------------------- */
+
+int reactor_init(struct reactor *r, int index)
+{
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->index = index;
+	r->epfd = -1;
+	r->mbox_fd = -1;
+	list_init(&r->deferred);
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epfd < 0)
+		return -errno;
+	r->mbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (r->mbox_fd < 0) {
+		err = -errno;
+		close(r->epfd);
+		return err;
+	}
+	pthread_mutex_init(&r->mbox_lock, NULL);
+	err = reactor_add_fd(r, &r->mbox_rfd, r->mbox_fd, EPOLLIN, mbox_ready,
+			     NULL);
+	if (err) {
+		pthread_mutex_destroy(&r->mbox_lock);
+		close(r->mbox_fd);
+		close(r->epfd);
+		return err;
+	}
+	r->now_ns = reactor_now_ns();
+	return 0;
+}
+
+void reactor_fini(struct reactor *r)
+{
+	struct reactor_msg *m, *next;
+
+	reactor_del_fd(r, &r->mbox_rfd);
+	/* Messages never delivered are dropped; their owners are gone too. */
+	for (m = r->mbox_head; m; m = next) {
+		next = m->next;
+		free(m);
+	}
+	r->mbox_head = r->mbox_tail = NULL;
+	pthread_mutex_destroy(&r->mbox_lock);
+	close(r->mbox_fd);
+	close(r->epfd);
+	r->mbox_fd = r->epfd = -1;
+	for (int i = 0; i < r->heap_len; i++)
+		r->heap[i]->heap_idx = -1;
+	free(r->heap);
+	r->heap = NULL;
+	r->heap_len = r->heap_cap = 0;
+	while (!list_empty(&r->deferred))
+		list_del(r->deferred.next);
+}
+
+/* ---- fds --------------------------------------------------------------- */
+
+int reactor_add_fd(struct reactor *r, struct reactor_fd *h, int fd,
+		   uint32_t events, reactor_fd_fn fn, void *arg)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = h };
+
+	h->fd = fd;
+	h->events = events;
+	h->fn = fn;
+	h->arg = arg;
+	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+int reactor_mod_fd(struct reactor *r, struct reactor_fd *h, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = h };
+
+	if (h->events == events)
+		return 0;
+	if (epoll_ctl(r->epfd, EPOLL_CTL_MOD, h->fd, &ev) < 0)
+		return -errno;
+	h->events = events;
+	return 0;
+}
+
+void reactor_del_fd(struct reactor *r, struct reactor_fd *h)
+{
+	if (h->fd >= 0)
+		epoll_ctl(r->epfd, EPOLL_CTL_DEL, h->fd, NULL);
+	h->fd = -1;
+	h->fn = NULL;
+	if (tls_batch.r == r) {
+		for (int i = tls_batch.next; i < tls_batch.n; i++)
+			if (tls_batch.ev[i].data.ptr == h)
+				tls_batch.ev[i].data.ptr = NULL;
+	}
+}
+
+/* ---- timers: binary min-heap on deadline_ns ---------------------------- */
+
+static void heap_set(struct reactor *r, int i, struct reactor_timer *t)
+{
+	r->heap[i] = t;
+	t->heap_idx = i;
+}
+
+static void heap_up(struct reactor *r, int i)
+{
+	struct reactor_timer *t = r->heap[i];
+
+	while (i > 0) {
+		int p = (i - 1) / 2;
+
+		if (r->heap[p]->deadline_ns <= t->deadline_ns)
+			break;
+		heap_set(r, i, r->heap[p]);
+		i = p;
+	}
+	heap_set(r, i, t);
+}
+
+static void heap_down(struct reactor *r, int i)
+{
+	struct reactor_timer *t = r->heap[i];
+
+	for (;;) {
+		int c = 2 * i + 1;
+
+		if (c >= r->heap_len)
+			break;
+		if (c + 1 < r->heap_len &&
+		    r->heap[c + 1]->deadline_ns < r->heap[c]->deadline_ns)
+			c++;
+		if (t->deadline_ns <= r->heap[c]->deadline_ns)
+			break;
+		heap_set(r, i, r->heap[c]);
+		i = c;
+	}
+	heap_set(r, i, t);
+}
+
+static void heap_remove(struct reactor *r, int i)
+{
+	struct reactor_timer *last = r->heap[--r->heap_len];
+
+	r->heap[i]->heap_idx = -1;
+	if (i == r->heap_len)
+		return;
+	heap_set(r, i, last);
+	heap_down(r, i);
+	heap_up(r, last->heap_idx);
+}
+
+void reactor_timer_init(struct reactor_timer *t,
+			void (*fn)(struct reactor_timer *t), void *arg)
+{
+	t->deadline_ns = 0;
+	t->fn = fn;
+	t->arg = arg;
+	t->heap_idx = -1;
+}
+
+void reactor_timer_arm(struct reactor *r, struct reactor_timer *t,
+		       uint64_t delay_ms)
+{
+	uint64_t deadline = reactor_now_ns() + delay_ms * 1000000ull;
+
+	if (t->heap_idx >= 0) {
+		uint64_t old = t->deadline_ns;
+
+		t->deadline_ns = deadline;
+		if (deadline < old)
+			heap_up(r, t->heap_idx);
+		else
+			heap_down(r, t->heap_idx);
+		return;
+	}
+	if (r->heap_len == r->heap_cap) {
+		int cap = r->heap_cap ? r->heap_cap * 2 : 64;
+		struct reactor_timer **h = realloc(r->heap, sizeof(*h) * cap);
+
+		if (!h) {
+			/* No slot: the timer stays disarmed; say so. */
+			log_err("reactor %d: cannot arm timer: out of memory",
+				r->index);
+			return;
+		}
+		r->heap = h;
+		r->heap_cap = cap;
+	}
+	t->deadline_ns = deadline;
+	r->heap[r->heap_len] = t;
+	t->heap_idx = r->heap_len++;
+	heap_up(r, t->heap_idx);
+}
+
+void reactor_timer_cancel(struct reactor *r, struct reactor_timer *t)
+{
+	if (t->heap_idx >= 0)
+		heap_remove(r, t->heap_idx);
+}
+
+static void run_timers(struct reactor *r)
+{
+	/* Bounded by the number armed at entry so a timer re-armed with a
+	 * zero delay fires once per pass, not forever. */
+	int budget = r->heap_len;
+
+	while (budget-- > 0 && r->heap_len > 0 &&
+	       r->heap[0]->deadline_ns <= r->now_ns) {
+		struct reactor_timer *t = r->heap[0];
+
+		heap_remove(r, 0);
+		t->fn(t);
+	}
+}
+
+/* ---- deferred calls ---------------------------------------------------- */
+
+void reactor_defer_init(struct reactor_defer *d,
+			void (*fn)(struct reactor_defer *d), void *arg)
+{
+	list_init(&d->node);
+	d->fn = fn;
+	d->arg = arg;
+}
+
+void reactor_defer(struct reactor *r, struct reactor_defer *d)
+{
+	if (!list_linked(&d->node))
+		list_add_tail(&d->node, &r->deferred);
+}
+
+void reactor_defer_cancel(struct reactor_defer *d)
+{
+	list_del(&d->node);
+}
+
+static void run_deferred(struct reactor *r)
+{
+	for (int round = 0; round < REACTOR_DEFER_ROUNDS; round++) {
+		struct list_node batch;
+
+		if (list_empty(&r->deferred))
+			return;
+		/* Take this round's calls; calls they queue land on
+		 * r->deferred for the next round. Cancelling a call still in
+		 * batch just unlinks it from batch. */
+		batch.next = r->deferred.next;
+		batch.prev = r->deferred.prev;
+		batch.next->prev = &batch;
+		batch.prev->next = &batch;
+		list_init(&r->deferred);
+		while (!list_empty(&batch)) {
+			struct reactor_defer *d =
+				list_first_entry(&batch, struct reactor_defer,
+						 node);
+
+			list_del(&d->node);
+			d->fn(d);
+		}
+	}
+}
+
+/* ---- loop -------------------------------------------------------------- */
+
+static int wait_timeout_ms(struct reactor *r)
+{
+	uint64_t now, dl;
+
+	if (!list_empty(&r->deferred) ||
+	    __atomic_load_n(&r->stopping, __ATOMIC_ACQUIRE))
+		return 0;
+	if (r->heap_len == 0)
+		return -1;
+	dl = r->heap[0]->deadline_ns;
+	now = reactor_now_ns();
+	if (dl <= now)
+		return 0;
+	/* Round up so we never wake just before the deadline and spin. */
+	dl = (dl - now + 999999) / 1000000;
+	return dl > 3600000 ? 3600000 : (int)dl;
+}
+
+static void dispatch(struct reactor *r, struct epoll_event *ev, int n)
+{
+	tls_batch.r = r;
+	tls_batch.ev = ev;
+	tls_batch.n = n;
+	for (int i = 0; i < n; i++) {
+		struct reactor_fd *h = ev[i].data.ptr;
+
+		tls_batch.next = i + 1;
+		if (!h || !h->fn)
+			continue;
+		h->fn(r, ev[i].events, h->arg);
+	}
+	tls_batch.r = NULL;
+	tls_batch.n = 0;
+}
+
+int reactor_run(struct reactor *r)
+{
+	struct epoll_event ev[REACTOR_MAX_EVENTS];
+	struct reactor *prev = tls_self;
+
+	tls_self = r;
+	r->thread = pthread_self();
+	for (;;) {
+		int n = epoll_wait(r->epfd, ev, REACTOR_MAX_EVENTS,
+				   wait_timeout_ms(r));
+
+		if (n < 0) {
+			if (errno != EINTR)
+				log_err("reactor %d: epoll_wait: %s", r->index,
+					strerror(errno));
+			n = 0;
+		}
+		r->now_ns = reactor_now_ns();
+		dispatch(r, ev, n);
+		run_timers(r);
+		run_deferred(r);
+		if (__atomic_load_n(&r->stopping, __ATOMIC_ACQUIRE))
+			break;
+	}
+	/* Cleared on the way out so the reactor can be run again. */
+	__atomic_store_n(&r->stopping, false, __ATOMIC_RELEASE);
+	tls_self = prev;
+	return 0;
+}

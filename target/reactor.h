@@ -1,0 +1,103 @@
+/*
+ * Event loop, one per thread: epoll for sockets and eventfds, a timer heap,
+ * and deferred calls that run at the end of every pass. Deferred calls are
+ * where batching happens: a pass that produced several I/Os submits them in
+ * one io_submit, a connection that queued several PDUs sends them in one
+ * writev. Everything registered on a reactor is used only by its thread;
+ * other threads talk to it with reactor_post().
+ */
+#ifndef TCQ_REACTOR_H
+#define TCQ_REACTOR_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <pthread.h>
+#include "tcq/list.h"
+
+struct reactor;
+
+typedef void (*reactor_fd_fn)(struct reactor *r, uint32_t events, void *arg);
+
+struct reactor_fd {
+	int fd;
+	uint32_t events;	/* EPOLLIN, EPOLLOUT, ... */
+	reactor_fd_fn fn;
+	void *arg;
+};
+
+struct reactor_timer {
+	uint64_t deadline_ns;	/* monotonic */
+	void (*fn)(struct reactor_timer *t);
+	void *arg;
+	int heap_idx;		/* -1 when not armed */
+};
+
+struct reactor_defer {
+	struct list_node node;
+	void (*fn)(struct reactor_defer *d);
+	void *arg;
+};
+
+struct reactor_msg;
+
+struct reactor {
+	int epfd;
+	int index;		/* 0..nreactors-1: picks per-reactor backend queues */
+	bool stopping;
+	pthread_t thread;
+	struct list_node deferred;
+	struct reactor_timer **heap;
+	int heap_len, heap_cap;
+	/* cross-thread mailbox */
+	int mbox_fd;
+	struct reactor_fd mbox_rfd;
+	pthread_mutex_t mbox_lock;
+	struct reactor_msg *mbox_head, *mbox_tail;
+	uint64_t now_ns;	/* cached at the start of each pass */
+};
+
+int reactor_init(struct reactor *r, int index);
+void reactor_fini(struct reactor *r);
+
+int reactor_add_fd(struct reactor *r, struct reactor_fd *h, int fd,
+		   uint32_t events, reactor_fd_fn fn, void *arg);
+int reactor_mod_fd(struct reactor *r, struct reactor_fd *h, uint32_t events);
+/*
+ * Removes h from r. Safe from any callback of the same pass, including h's
+ * own: events of the current epoll batch that still point at h are dropped,
+ * so h may be freed as soon as reactor_del_fd returns (h's callback must
+ * simply not touch h after freeing it). Close the fd after deleting it.
+ */
+void reactor_del_fd(struct reactor *r, struct reactor_fd *h);
+
+void reactor_timer_init(struct reactor_timer *t,
+			void (*fn)(struct reactor_timer *t), void *arg);
+void reactor_timer_arm(struct reactor *r, struct reactor_timer *t,
+		       uint64_t delay_ms);
+void reactor_timer_cancel(struct reactor *r, struct reactor_timer *t);
+static inline bool reactor_timer_armed(const struct reactor_timer *t)
+{
+	return t->heap_idx >= 0;
+}
+
+void reactor_defer_init(struct reactor_defer *d,
+			void (*fn)(struct reactor_defer *d), void *arg);
+/* Queues d to run at the end of this pass; a no-op if already queued.
+ * Calls queued by deferred calls (d itself included) run in further rounds
+ * of the same pass, up to a bound; the rest run in the next pass, which
+ * then does not block in epoll. */
+void reactor_defer(struct reactor *r, struct reactor_defer *d);
+void reactor_defer_cancel(struct reactor_defer *d);
+
+/* Runs fn(arg) on r's thread; callable from any thread. */
+int reactor_post(struct reactor *r, void (*fn)(void *arg), void *arg);
+
+/* Runs passes until reactor_stop; returns 0. A stop requested before the
+ * call makes it return after one pass; the flag is cleared on return. */
+int reactor_run(struct reactor *r);
+/* Asks r to return from reactor_run after the current pass (any thread). */
+void reactor_stop(struct reactor *r);
+
+uint64_t reactor_now_ns(void);
+/* The reactor running on the calling thread, or NULL. */
+struct reactor *reactor_self(void);
+#endif

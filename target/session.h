@@ -1,0 +1,62 @@
+/*
+ * Sessions: the registry (TSIH assignment, reinstatement of a session with
+ * the same InitiatorName + ISID), the CmdSN / ExpCmdSN / MaxCmdSN window,
+ * the command table, and the full feature phase PDUs that carry SCSI
+ * (Command, Data-Out/R2T, Data-In, Response) plus NOP, Logout and TMF.
+ */
+#ifndef TCQ_SESSION_H
+#define TCQ_SESSION_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "target/param.h"
+#include "target/target.h"
+
+struct conn;
+
+/* What a successful leading login hands to the session layer. */
+struct sess_login {
+	bool discovery;
+	struct target *target;		/* NULL for discovery */
+	char initiator_name[TCQ_NAME_MAX];
+	char initiator_alias[TCQ_NAME_MAX];
+	uint8_t isid[6];
+	uint32_t cmdsn;			/* CmdSN of the login request */
+	struct iscsi_params params;
+};
+
+/*
+ * Creates the session for a leading login (TSIH 0) and binds c to it,
+ * reinstating (closing) an older session with the same initiator name,
+ * ISID and target. Sets *tsih. Returns 0 or a login status
+ * (ISCSI_LS_OUT_OF_RESOURCES, ...).
+ */
+int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih);
+
+/* The parameters the session negotiated (conn_enter_ffp applies them). */
+struct session;
+const struct iscsi_params *sess_params(const struct session *s);
+
+/* ExpCmdSN and MaxCmdSN as the next PDU to c should carry them. */
+uint32_t sess_exp_cmdsn(const struct conn *c);
+uint32_t sess_max_cmdsn(const struct conn *c);
+
+/* The full feature phase receive path, called by conn for every PDU once
+ * its header (and AHS) are in. Returns the buffer the data segment should
+ * be read into (NULL: use the connection's scratch buffer); sets *discard
+ * when the data must be read and dropped. */
+uint8_t *sess_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
+			int *err);
+/* Called once the whole PDU (data segment included) has arrived. */
+void sess_rx_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
+		 uint32_t len);
+/* A Data-In / response PDU of cmd has left the socket. */
+void sess_cmd_sent(struct cmd *cmd);
+/* Connection c is going away (ERL 0: so is its session). */
+void sess_conn_lost(struct conn *c);
+
+/* Whether a live session has this TSIH (a login adding a connection). */
+bool sess_tsih_exists(uint16_t tsih);
+
+/* Sessions listing for tcqctl and tests. */
+unsigned sess_count(void);
+#endif

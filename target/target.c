@@ -1,0 +1,37 @@
+/* The daemon's runtime model: defaults and target lookup. */
+#include <stddef.h>
+#include <strings.h>
+#include "target/target.h"
+
+struct tcqd *tcqd;
+
+void tcq_settings_default(struct tcq_settings *s)
+{
+	s->max_recv_dsl = 262144;
+	s->max_burst = 1048576;
+	s->first_burst = 65536;
+	s->max_outstanding_r2t = 1;
+	/* InitialR2T=No lets initiators send unsolicited Data-Out. */
+	s->initial_r2t = false;
+	s->immediate_data = true;
+	s->cmd_window = 128;
+	s->nop_interval_s = 30;
+	s->nop_timeout_s = 15;
+	s->login_timeout_s = 15;
+	s->max_xfer_len = 8u << 20;
+	s->threads = 0;
+	s->header_digest_allowed = true;
+	s->data_digest_allowed = true;
+}
+
+/* iSCSI names compare after normalisation to lower case (RFC 3722), and
+ * our names are ASCII, so a case-insensitive compare is that. */
+struct target *target_find(const char *name)
+{
+	if (!tcqd || !name)
+		return NULL;
+	for (int i = 0; i < tcqd->ntargets; i++)
+		if (strcasecmp(tcqd->targets[i]->name, name) == 0)
+			return tcqd->targets[i];
+	return NULL;
+}

@@ -1,0 +1,64 @@
+/*
+ * The daemon's runtime model: portals, targets and their LUNs, built from
+ * the configuration (target/config.c) and read by login, discovery and the
+ * device server. It changes only at start-up (and, later, through tcqctl
+ * under tcqd.lock), so the data path reads it without locks.
+ */
+#ifndef TCQ_TARGET_H
+#define TCQ_TARGET_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct lun;
+
+#define TCQ_NAME_MAX 224	/* iSCSI names are at most 223 bytes */
+#define TCQ_MAX_LUNS 256
+
+struct portal {
+	char *addr_text;	/* "127.0.0.1:3260", "[::1]:3260" as configured */
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	uint16_t tpgt;		/* target portal group tag */
+	int listen_fd;
+};
+
+struct target {
+	char name[TCQ_NAME_MAX];
+	char alias[TCQ_NAME_MAX];
+	uint16_t tpgt;
+	struct lun *luns[TCQ_MAX_LUNS];	/* indexed by LUN number; NULL gaps */
+	int nluns;		/* highest LUN number + 1 */
+	/* CHAP, ACLs, limits: later issues. */
+};
+
+/* Settings that apply daemon-wide, from [global] or the command line. */
+struct tcq_settings {
+	uint32_t max_recv_dsl;		/* our MaxRecvDataSegmentLength */
+	uint32_t max_burst;		/* MaxBurstLength we accept */
+	uint32_t first_burst;		/* FirstBurstLength we accept */
+	uint32_t max_outstanding_r2t;
+	bool initial_r2t;		/* what we offer/require */
+	bool immediate_data;
+	uint32_t cmd_window;		/* MaxCmdSN - ExpCmdSN + 1 */
+	uint32_t nop_interval_s;	/* ping an idle initiator; 0: never */
+	uint32_t nop_timeout_s;		/* drop when a ping goes unanswered */
+	uint32_t login_timeout_s;
+	uint32_t max_xfer_len;		/* largest transfer one command may ask */
+	int threads;			/* reactors; 0: number of CPUs */
+	bool header_digest_allowed, data_digest_allowed;
+};
+
+struct tcqd {
+	struct tcq_settings set;
+	struct portal *portals;
+	int nportals;
+	struct target **targets;
+	int ntargets;
+};
+
+extern struct tcqd *tcqd;	/* the daemon (one per process) */
+
+struct target *target_find(const char *name);
+void tcq_settings_default(struct tcq_settings *s);
+#endif

@@ -1,0 +1,209 @@
+# shellcheck shell=bash
+# Helpers for the integration tests: each test sources this file, starts
+# its own tcqd on a free loopback port (127.0.0.1:0) with LUN files in its
+# own temp dir, and drives it with real clients. Tests therefore run in
+# parallel (make -j check) without stepping on each other.
+#
+# Exit codes follow automake: 0 pass, 1 fail, 77 skip (a required tool is
+# missing; scripts/check installs them all, so CI never skips).
+
+set -u
+set -o pipefail
+
+TEST_NAME=$(basename "$0" .sh)
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$(pwd)}"
+: "${CLIENT_TIMEOUT:=60}"
+TCQD=${TCQD:-$top_builddir/tcqd}
+BADPDU=${BADPDU:-$top_builddir/tests/integration/badpdu}
+export INITIATOR=iqn.2026-11.org.tcq:test-initiator
+export INITIATOR2=iqn.2026-11.org.tcq:test-initiator-2
+
+TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcq-$TEST_NAME.XXXXXX") || exit 99
+TCQD_PID=
+TCQD_RUNS=0
+TCQD_LOG=
+TCQD_OUT=
+
+say() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
+
+# Prints every tcqd log of this test (called on failure).
+dump_logs() {
+	local f
+	for f in "$TEST_TMP"/tcqd.*.log "$TEST_TMP"/tcqd.*.out; do
+		[ -s "$f" ] || continue
+		printf -- '----- %s -----\n' "$(basename "$f")"
+		tail -n 200 "$f"
+	done
+}
+
+fail() {
+	say "FAIL: $*"
+	dump_logs
+	LOGS_DUMPED=1
+	exit 1
+}
+
+pass() {
+	say "PASS${1:+: $*}"
+	exit 0
+}
+
+skip() {
+	say "SKIP: $*"
+	exit 77
+}
+
+ok() { say "ok: $*"; }
+
+# need_tool CMD...: skip when a client is truly unavailable.
+need_tool() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 ||
+			skip "$t not installed (scripts/check installs it)"
+	done
+}
+
+# tc CMD ARGS...: runs a client with a hard time limit so nothing hangs.
+tc() {
+	timeout -k 5 "$CLIENT_TIMEOUT" "$@"
+}
+
+# run CMD ARGS...: runs a client, shows its output, and stores it in $OUT.
+# Returns the client's status.
+OUT=
+run() {
+	local rc=0
+	say "\$ $(printf '%q ' "$@")"
+	OUT=$(tc "$@" 2>&1) || rc=$?
+	[ -n "$OUT" ] && printf '%s\n' "$OUT" | sed 's/^/    /'
+	[ "$rc" -eq 124 ] && say "(timed out after ${CLIENT_TIMEOUT}s)"
+	return "$rc"
+}
+
+# make_lun FILE SIZE: a sparse backing file.
+make_lun() {
+	truncate -s "$2" "$1" || fail "cannot create $1"
+}
+
+# start_tcqd ARGS...: starts tcqd in the background. Unless the arguments
+# say otherwise it listens on 127.0.0.1:0 and exports a 64 MiB sparse file
+# from the test's temp dir. Waits up to 10 s for the URL line and exports
+# TCQD_PID, TCQD_URL (iscsi://HOST:PORT/IQN/LUN), TCQD_HOST, TCQD_PORT,
+# TCQD_IQN and TCQD_PORTAL (HOST:PORT). Extra URL lines (several targets)
+# end up in TCQD_URLS.
+start_tcqd() {
+	local args=("$@") a has_listen=0 has_export=0 has_cfg=0 line i
+	[ -z "$TCQD_PID" ] || fail "start_tcqd: tcqd already running"
+	[ -x "$TCQD" ] || fail "tcqd not built at $TCQD"
+	for a in "$@"; do
+		case $a in
+		--listen | --listen=*) has_listen=1 ;;
+		--export | --export=*) has_export=1 ;;
+		-c | --config | --config=*) has_cfg=1 ;;
+		esac
+	done
+	if [ "$has_cfg" -eq 0 ]; then
+		[ "$has_listen" -eq 1 ] || args+=(--listen 127.0.0.1:0)
+		if [ "$has_export" -eq 0 ]; then
+			make_lun "$TEST_TMP/lun0.img" 64M
+			args+=(--export "$TEST_TMP/lun0.img" --size 64M)
+		fi
+	fi
+	TCQD_RUNS=$((TCQD_RUNS + 1))
+	TCQD_OUT=$TEST_TMP/tcqd.$TCQD_RUNS.out
+	TCQD_LOG=$TEST_TMP/tcqd.$TCQD_RUNS.log
+	: >"$TCQD_OUT"
+	say "\$ tcqd ${args[*]}"
+	"$TCQD" "${args[@]}" >"$TCQD_OUT" 2>"$TCQD_LOG" &
+	TCQD_PID=$!
+	export TCQD_PID
+	for ((i = 0; i < 100; i++)); do
+		line=$(grep -m1 '^iscsi://' "$TCQD_OUT" || true)
+		[ -n "$line" ] && break
+		if ! kill -0 "$TCQD_PID" 2>/dev/null; then
+			wait "$TCQD_PID"
+			a=$?
+			TCQD_PID=
+			fail "tcqd exited with status $a before printing its URL"
+		fi
+		sleep 0.1
+	done
+	[ -n "$line" ] || fail "tcqd printed no iscsi:// URL within 10 s"
+	parse_url "$line" || fail "cannot parse tcqd URL '$line'"
+	TCQD_URLS=$(grep '^iscsi://' "$TCQD_OUT")
+	export TCQD_URL TCQD_HOST TCQD_PORT TCQD_IQN TCQD_LUN TCQD_PORTAL TCQD_URLS
+	say "tcqd pid $TCQD_PID at $TCQD_URL"
+}
+
+# parse_url iscsi://HOST:PORT/IQN/LUN -> TCQD_URL, TCQD_HOST ... TCQD_LUN
+parse_url() {
+	local re='^iscsi://(\[[^]]+\]|[^:/]+):([0-9]+)/([^/]+)/([0-9]+)$'
+	[[ $1 =~ $re ]] || return 1
+	TCQD_URL=$1
+	TCQD_HOST=${BASH_REMATCH[1]}
+	TCQD_PORT=${BASH_REMATCH[2]}
+	TCQD_IQN=${BASH_REMATCH[3]}
+	TCQD_LUN=${BASH_REMATCH[4]}
+	TCQD_PORTAL=$TCQD_HOST:$TCQD_PORT
+}
+
+# stop_tcqd: SIGTERM by PID, waits up to 10 s, asserts exit status 0.
+stop_tcqd() {
+	local i rc
+	[ -n "$TCQD_PID" ] || fail "stop_tcqd: no tcqd running"
+	kill -0 "$TCQD_PID" 2>/dev/null || {
+		wait "$TCQD_PID"
+		rc=$?
+		TCQD_PID=
+		fail "tcqd died on its own (status $rc)"
+	}
+	kill -TERM "$TCQD_PID"
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$TCQD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$TCQD_PID" 2>/dev/null; then
+		kill -KILL "$TCQD_PID" 2>/dev/null
+		wait "$TCQD_PID" 2>/dev/null
+		TCQD_PID=
+		fail "tcqd did not exit within 10 s of SIGTERM"
+	fi
+	rc=0
+	wait "$TCQD_PID" || rc=$?
+	TCQD_PID=
+	[ "$rc" -eq 0 ] || fail "tcqd exited with status $rc after SIGTERM"
+	ok "tcqd exited cleanly on SIGTERM"
+}
+
+# tcqd_alive: fails the test if tcqd has died.
+tcqd_alive() {
+	if [ -z "$TCQD_PID" ] || ! kill -0 "$TCQD_PID" 2>/dev/null; then
+		fail "tcqd is not running any more"
+	fi
+}
+
+# Cleanup on any exit: stop a tcqd we left running, print logs on failure,
+# remove the temp dir (kept when KEEP_TMP is set).
+lib_cleanup() {
+	local rc=$?
+	trap - EXIT
+	if [ -n "$TCQD_PID" ]; then
+		kill -TERM "$TCQD_PID" 2>/dev/null
+		sleep 0.5
+		kill -KILL "$TCQD_PID" 2>/dev/null
+		wait "$TCQD_PID" 2>/dev/null
+	fi
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ -z "${LOGS_DUMPED:-}" ]; then
+		dump_logs
+	fi
+	if [ -n "${KEEP_TMP:-}" ]; then
+		say "temp dir kept: $TEST_TMP"
+	else
+		rm -rf "$TEST_TMP"
+	fi
+	exit "$rc"
+}
+trap lib_cleanup EXIT
+trap 'exit 1' INT TERM HUP

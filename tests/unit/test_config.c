@@ -1,0 +1,526 @@
+/* Unit tests for the configuration parser (target/config.c). */
+#include <check.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tcq/log.h"
+#include "target/config.h"
+
+#define T1 "iqn.2026-11.org.tcq:disk1"
+
+static const char good[] =
+	"; a comment\n"
+	"# another\n"
+	"[global]\n"
+	"listen = 127.0.0.1:3260\n"
+	"  listen = [::1]:3261   ; indented, inline comment\n"
+	"threads = 4\n"
+	"log_level = debug\n"
+	"max_recv_data_segment_length = 128K\n"
+	"max_burst_length = 2M\n"
+	"first_burst_length = 256K\n"
+	"max_outstanding_r2t = 4\n"
+	"initial_r2t = yes\n"
+	"immediate_data = no\n"
+	"cmd_window = 64\n"
+	"nop_interval = 0\n"
+	"nop_timeout = 5\n"
+	"login_timeout = 7\n"
+	"max_transfer_length = 16M\n"
+	"header_digest = deny\n"
+	"data_digest = allow\n"
+	"\n"
+	"[target " T1 "]\n"
+	"alias = first disk\n"
+	"tpgt = 3\n"
+	"\n"
+	"[lun " T1 " 0]\n"
+	"path = /tmp/x.img\n"
+	"size = 1G\n"
+	"block_size = 4096\n"
+	"read_only = yes\n"
+	"create = on\n"
+	"queue_depth = 32\n"
+	"write_cache = off\n"
+	"\n"
+	"[lun " T1 " 7]\n"
+	"backend = null\n"
+	"size = 4096K\n"
+	"[target eui.0123456789abcdef]\n"
+	"[lun eui.0123456789abcdef 0]\n"
+	"path = /dev/null\n";
+
+START_TEST(test_valid)
+{
+	struct cfg c;
+	struct cfg_target *t;
+	struct cfg_lun *l;
+
+	cfg_init(&c);
+	ck_assert_int_eq(cfg_load_string(&c, "t.conf", good), 0);
+	ck_assert_int_eq(c.nerrors, 0);
+	ck_assert_int_eq(c.nmsgs, 0);
+
+	ck_assert_int_eq(c.nlisten, 2);
+	ck_assert_str_eq(c.listen[0], "127.0.0.1:3260");
+	ck_assert_str_eq(c.listen[1], "[::1]:3261");
+	ck_assert_int_eq(c.set.threads, 4);
+	ck_assert_int_eq(c.log_level, LOG_DEBUG);
+	ck_assert_uint_eq(c.set.max_recv_dsl, 131072);
+	ck_assert_uint_eq(c.set.max_burst, 2097152);
+	ck_assert_uint_eq(c.set.first_burst, 262144);
+	ck_assert_uint_eq(c.set.max_outstanding_r2t, 4);
+	ck_assert(c.set.initial_r2t);
+	ck_assert(!c.set.immediate_data);
+	ck_assert_uint_eq(c.set.cmd_window, 64);
+	ck_assert_uint_eq(c.set.nop_interval_s, 0);
+	ck_assert_uint_eq(c.set.nop_timeout_s, 5);
+	ck_assert_uint_eq(c.set.login_timeout_s, 7);
+	ck_assert_uint_eq(c.set.max_xfer_len, 16u << 20);
+	ck_assert(!c.set.header_digest_allowed);
+	ck_assert(c.set.data_digest_allowed);
+
+	ck_assert_int_eq(c.ntargets, 2);
+	t = c.targets[0];
+	ck_assert_str_eq(t->name, T1);
+	ck_assert_str_eq(t->alias, "first disk");
+	ck_assert_uint_eq(t->tpgt, 3);
+	ck_assert_int_eq(t->line, 22);
+	l = t->luns[0];
+	ck_assert_ptr_nonnull(l);
+	ck_assert_str_eq(l->path, "/tmp/x.img");
+	ck_assert_str_eq(l->backend, "aio");
+	ck_assert_uint_eq(l->size, 1ull << 30);
+	ck_assert_uint_eq(l->block_size, 4096);
+	ck_assert(l->read_only);
+	ck_assert(l->create);
+	ck_assert_uint_eq(l->queue_depth, 32);
+	ck_assert(!l->write_cache);
+	ck_assert_int_eq(l->line, 26);
+	ck_assert_int_eq(l->size_line, 28);
+	ck_assert_ptr_null(t->luns[1]);
+	l = t->luns[7];
+	ck_assert_ptr_nonnull(l);
+	ck_assert_ptr_null(l->path);
+	ck_assert_str_eq(l->backend, "null");
+	ck_assert_uint_eq(l->size, 4u << 20);
+	ck_assert_uint_eq(l->block_size, 512);
+	ck_assert(l->write_cache);
+	ck_assert(!l->read_only);
+	ck_assert_uint_eq(l->queue_depth, CFG_DEFAULT_QUEUE_DEPTH);
+
+	t = c.targets[1];
+	ck_assert_str_eq(t->name, "eui.0123456789abcdef");
+	ck_assert_uint_eq(t->tpgt, 1);
+	ck_assert_str_eq(t->alias, "");
+	ck_assert_str_eq(t->luns[0]->path, "/dev/null");
+	ck_assert_int_eq(c.nluns, 3);
+	cfg_free(&c);
+}
+END_TEST
+
+START_TEST(test_defaults)
+{
+	struct cfg c;
+
+	cfg_init(&c);
+	ck_assert_int_eq(cfg_load_string(&c, "d.conf",
+		"[target " T1 "]\n[lun " T1 " 0]\npath=/x\n"), 0);
+	/* No listen: the default portal. */
+	ck_assert_int_eq(c.nlisten, 1);
+	ck_assert_str_eq(c.listen[0], CFG_DEFAULT_LISTEN);
+	ck_assert_int_eq(c.log_level, -1);
+	ck_assert_uint_eq(c.set.max_recv_dsl, 262144);
+	ck_assert_uint_eq(c.set.max_burst, 1048576);
+	ck_assert_uint_eq(c.set.first_burst, 65536);
+	ck_assert_uint_eq(c.set.max_outstanding_r2t, 1);
+	ck_assert(!c.set.initial_r2t);
+	ck_assert(c.set.immediate_data);
+	ck_assert_uint_eq(c.set.cmd_window, 128);
+	ck_assert_uint_eq(c.set.nop_interval_s, 30);
+	ck_assert_uint_eq(c.set.nop_timeout_s, 15);
+	ck_assert_uint_eq(c.set.login_timeout_s, 15);
+	ck_assert_uint_eq(c.set.max_xfer_len, 8u << 20);
+	ck_assert_int_eq(c.set.threads, 0);
+	ck_assert(c.set.header_digest_allowed && c.set.data_digest_allowed);
+	cfg_free(&c);
+}
+END_TEST
+
+/* Loads text and expects exactly the given messages, in order. */
+static void expect(const char *text, int nerrors, const char *m1,
+		   const char *m2)
+{
+	struct cfg c;
+	int r;
+
+	cfg_init(&c);
+	r = cfg_load_string(&c, "tcqd.conf", text);
+	ck_assert_int_eq(r, nerrors ? -1 : 0);
+	ck_assert_int_eq(c.nerrors, nerrors);
+	ck_assert_int_eq(c.nmsgs, m2 ? 2 : 1);
+	ck_assert_str_eq(c.msgs[0], m1);
+	if (m2)
+		ck_assert_str_eq(c.msgs[1], m2);
+	cfg_free(&c);
+}
+
+#define TGT "[target " T1 "]\n"
+#define LUN0 "[lun " T1 " 0]\npath = /x\n"
+
+START_TEST(test_unknown_key)
+{
+	expect(TGT "alias = a\nqueue_dept = 4\n" LUN0, 1,
+	       "tcqd.conf:3: unknown key 'queue_dept' in [target " T1 "]", NULL);
+	expect("[global]\nlisten = 127.0.0.1:1\nfoo = 1\n" TGT LUN0, 1,
+	       "tcqd.conf:3: unknown key 'foo' in [global]", NULL);
+	expect(TGT LUN0 "sise = 1G\n", 1,
+	       "tcqd.conf:4: unknown key 'sise' in [lun " T1 " 0]", NULL);
+}
+END_TEST
+
+START_TEST(test_bad_values)
+{
+	expect("[global]\ncmd_window = abc\n" TGT LUN0, 1,
+	       "tcqd.conf:2: bad value for 'cmd_window': 'abc' is not a number",
+	       NULL);
+	expect("[global]\ncmd_window = 0\n" TGT LUN0, 1,
+	       "tcqd.conf:2: bad value for 'cmd_window': '0' is out of range 1..65536",
+	       NULL);
+	expect("[global]\ncmd_window = -1\n" TGT LUN0, 1,
+	       "tcqd.conf:2: bad value for 'cmd_window': '-1' is not a number",
+	       NULL);
+	expect("[global]\nthreads = 99999999999999999999999\n" TGT LUN0, 1,
+	       "tcqd.conf:2: bad value for 'threads': "
+	       "'99999999999999999999999' is out of range 0..64", NULL);
+	expect(TGT LUN0 "read_only = maybe\n", 1,
+	       "tcqd.conf:4: bad value for 'read_only': 'maybe' is not a boolean "
+	       "(yes/no, on/off, true/false, 1/0)", NULL);
+	expect(TGT LUN0 "block_size = 1024\n", 1,
+	       "tcqd.conf:4: bad value for 'block_size': '1024' is not 512 or 4096",
+	       NULL);
+	expect(TGT LUN0 "size = 10X\n", 1,
+	       "tcqd.conf:4: bad value for 'size': '10X' is not a size "
+	       "(a number with an optional K, M, G or T suffix)", NULL);
+	expect(TGT LUN0 "queue_depth = 1025\n", 1,
+	       "tcqd.conf:4: bad value for 'queue_depth': '1025' is out of range 1..1024",
+	       NULL);
+	expect("[global]\nheader_digest = maybe\n" TGT LUN0, 1,
+	       "tcqd.conf:2: bad value for 'header_digest': 'maybe' is not allow or deny",
+	       NULL);
+	expect("[global]\nlog_level = loud\n" TGT LUN0, 1,
+	       "tcqd.conf:2: bad value for 'log_level': "
+	       "'loud' is not error, warn, info or debug", NULL);
+	expect("[global]\nlisten = 1.2.3:3260\n" TGT LUN0, 1,
+	       "tcqd.conf:2: bad value for 'listen': bad IPv4 address '1.2.3'",
+	       NULL);
+	expect("[global]\nlisten = ::1:3260\n" TGT LUN0, 1,
+	       "tcqd.conf:2: bad value for 'listen': bad address '::1:3260': "
+	       "put IPv6 addresses in brackets, [ADDR]:PORT", NULL);
+	expect("[global]\nlisten = 127.0.0.1:70000\n" TGT LUN0, 1,
+	       "tcqd.conf:2: bad value for 'listen': bad port in '127.0.0.1:70000'",
+	       NULL);
+	expect("[global]\nlisten = *:3260\nlisten = *:3260\n" TGT LUN0, 1,
+	       "tcqd.conf:3: bad value for 'listen': duplicate listen address '*:3260'",
+	       NULL);
+	expect("[global]\nmax_burst_length = 64K\nfirst_burst_length = 128K\n"
+	       TGT LUN0, 1,
+	       "tcqd.conf:3: first_burst_length 131072 exceeds max_burst_length 65536",
+	       NULL);
+	expect("[global]\nmax_recv_data_segment_length = 16M\n" TGT LUN0, 1,
+	       "tcqd.conf:2: bad value for 'max_recv_data_segment_length': "
+	       "'16M' is out of range 512..16777215", NULL);
+	expect(TGT "tpgt = 0\n" LUN0, 1,
+	       "tcqd.conf:2: bad value for 'tpgt': '0' is out of range 1..65535",
+	       NULL);
+}
+END_TEST
+
+START_TEST(test_names)
+{
+	expect("[target iqn.2026-11.org.TCQ:x]\n" TGT LUN0, 1,
+	       "tcqd.conf:1: bad iSCSI name 'iqn.2026-11.org.TCQ:x': must be lower case",
+	       NULL);
+	expect("[target iqn.2026-13.org.tcq]\n" TGT LUN0, 1,
+	       "tcqd.conf:1: bad iSCSI name 'iqn.2026-13.org.tcq': "
+	       "expected iqn.YYYY-MM.reversed.domain[:identifier]", NULL);
+	expect("[target eui.0123]\n" TGT LUN0, 1,
+	       "tcqd.conf:1: bad iSCSI name 'eui.0123': expected eui. and 16 hex digits",
+	       NULL);
+	expect("[target foo.bar]\n" TGT LUN0, 1,
+	       "tcqd.conf:1: bad iSCSI name 'foo.bar': must start with iqn., eui. or naa.",
+	       NULL);
+	expect("[target iqn.2026-11.org.tcq:a_b]\n" TGT LUN0, 1,
+	       "tcqd.conf:1: bad iSCSI name 'iqn.2026-11.org.tcq:a_b': "
+	       "only a-z, 0-9, '-', '.' and ':' are allowed", NULL);
+	/* Keys of a rejected section are not reported again. */
+	expect("[target bad]\nalias = x\nnonsense = 1\n" TGT LUN0, 1,
+	       "tcqd.conf:1: bad iSCSI name 'bad': must start with iqn., eui. or naa.",
+	       NULL);
+}
+END_TEST
+
+START_TEST(test_name_check)
+{
+	char err[300];
+	static const char *const ok[] = {
+		"iqn.2001-04.com.example",
+		"iqn.2001-04.com.example:storage:diskarrays-sn-a8675309",
+		"iqn.2001-04.com.example:storage.tape1.sys1.xyz",
+		"eui.02004567a425678d",
+		"naa.52004567ba64678d",
+		"naa.62004567ba64678d0123456789abcdef",
+	};
+	static const char *const bad[] = {
+		"", "iqn.", "iqn.2001-04", "iqn.2001-04.", "iqn.2001-04..com",
+		"iqn.2001-4.com.example", "iqn.2001-04.com.example:",
+		"iqn.01-04.com", "eui.02004567A425678D", "eui.02004567a425678",
+		"naa.52004567ba64678d00", "naa.zz004567ba64678d", "iqn.2001-04.com ex",
+	};
+	char longname[300];
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		ck_assert_msg(cfg_check_name(ok[i], err, sizeof(err)) == 0,
+			      "%s: %s", ok[i], err);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(cfg_check_name(bad[i], err, sizeof(err)) < 0,
+			      "'%s' accepted", bad[i]);
+	memset(longname, 'a', sizeof(longname));
+	memcpy(longname, "iqn.2001-04.com.example:", 24);
+	longname[223] = 0;
+	ck_assert_int_eq(cfg_check_name(longname, err, sizeof(err)), 0);
+	longname[223] = 'a';
+	longname[224] = 0;
+	ck_assert_int_lt(cfg_check_name(longname, err, sizeof(err)), 0);
+}
+END_TEST
+
+START_TEST(test_sections)
+{
+	expect(TGT LUN0 TGT, 1,
+	       "tcqd.conf:4: duplicate target '" T1 "' (first defined at line 1)",
+	       NULL);
+	expect(TGT LUN0 "[lun " T1 " 0]\n", 1,
+	       "tcqd.conf:4: duplicate LUN 0 of target '" T1 "' (first defined at line 2)",
+	       NULL);
+	expect(TGT LUN0 "[lun " T1 " 256]\n", 1,
+	       "tcqd.conf:4: bad LUN number: '256' is out of range 0..255", NULL);
+	expect(TGT LUN0 "[lun " T1 "]\n", 1,
+	       "tcqd.conf:4: bad section header: expected [lun TARGET-NAME N]", NULL);
+	/* The LUN comes before any target: reported at its own line. */
+	expect("[lun iqn.2026-11.org.tcq:other 0]\npath = /x\n" TGT LUN0, 1,
+	       "tcqd.conf:1: LUN 0: unknown target 'iqn.2026-11.org.tcq:other' "
+	       "(no [target iqn.2026-11.org.tcq:other] section)", NULL);
+	expect(TGT LUN0 "[disk]\nx = 1\n", 1,
+	       "tcqd.conf:4: unknown section [disk] (expected global, target or lun)",
+	       NULL);
+	expect("x = 1\n" TGT LUN0, 1,
+	       "tcqd.conf:1: key 'x' outside any section", NULL);
+	expect(TGT "alias = a\nalias = b\n" LUN0, 1,
+	       "tcqd.conf:3: duplicate key 'alias' in [target " T1 "]", NULL);
+	/* [global] may recur; its keys still may not. */
+	expect("[global]\nthreads = 1\n" TGT LUN0 "[global]\nthreads = 2\n", 1,
+	       "tcqd.conf:7: duplicate key 'threads' in [global]", NULL);
+}
+END_TEST
+
+START_TEST(test_syntax)
+{
+	expect(TGT LUN0 "[lun " T1 " 1\n", 1,
+	       "tcqd.conf:4: syntax error: missing ']'", NULL);
+	expect(TGT LUN0 "just words\n", 1,
+	       "tcqd.conf:4: syntax error: expected key = value", NULL);
+	expect(TGT LUN0 "[lun " T1 " 1] junk\npath=/x\n", 1,
+	       "tcqd.conf:4: syntax error: text after ']'", NULL);
+	{
+		char text[600];
+
+		snprintf(text, sizeof(text), TGT LUN0 "alias = %0300d\n", 1);
+		expect(text, 1, "tcqd.conf:4: line too long (at most 197 characters)",
+		       NULL);
+	}
+	/* CRLF line endings and a UTF-8 BOM are fine. */
+	expect("\xef\xbb\xbf[target " T1 "]\r\n[lun " T1 " 0]\r\npath = /x\r\n"
+	       "bogus = 1\r\n", 1,
+	       "tcqd.conf:4: unknown key 'bogus' in [lun " T1 " 0]", NULL);
+}
+END_TEST
+
+START_TEST(test_lun_checks)
+{
+	expect(TGT "[lun " T1 " 0]\npath = /x\nsize = 1000\n", 1,
+	       "tcqd.conf:4: size 1000 is not a multiple of block_size 512", NULL);
+	/* Checked at the end of the section, whatever the key order. */
+	expect(TGT "[lun " T1 " 0]\nsize = 6K\npath = /x\nblock_size = 4096\n", 1,
+	       "tcqd.conf:3: size 6144 is not a multiple of block_size 4096", NULL);
+	expect(TGT "[lun " T1 " 0]\npath = /x\ncreate = yes\n", 1,
+	       "tcqd.conf:2: create = yes needs a size", NULL);
+	expect(TGT "[lun " T1 " 0]\nsize = 1M\n", 1,
+	       "tcqd.conf:2: [lun " T1 " 0] has no path", NULL);
+	expect(TGT "[lun " T1 " 0]\npath =\n", 2,
+	       "tcqd.conf:2: [lun " T1 " 0] has no path",
+	       "tcqd.conf:3: bad value for 'path': empty value");
+}
+END_TEST
+
+START_TEST(test_warnings)
+{
+	expect(TGT "[lun " T1 " 1]\npath = /x\n", 0,
+	       "tcqd.conf:1: warning: target '" T1 "' has no LUN 0; "
+	       "some initiators look for it first", NULL);
+	expect(TGT, 0, "tcqd.conf:1: warning: target '" T1 "' has no LUNs", NULL);
+	expect("[global]\n", 0, "tcqd.conf: warning: no targets configured", NULL);
+}
+END_TEST
+
+START_TEST(test_several_errors_sorted)
+{
+	struct cfg c;
+
+	cfg_init(&c);
+	ck_assert_int_eq(cfg_load_string(&c, "x.conf",
+		"[lun iqn.2026-11.org.tcq:none 0]\npath=/x\n"
+		"[global]\ncmd_window = x\nthreads = y\n"), -1);
+	ck_assert_int_eq(c.nerrors, 3);
+	ck_assert_int_eq(c.nmsgs, 4);	/* plus "no targets" */
+	ck_assert_str_eq(c.msgs[0], "x.conf: warning: no targets configured");
+	ck_assert(strncmp(c.msgs[1], "x.conf:1: LUN 0: unknown target", 31) == 0);
+	ck_assert(strncmp(c.msgs[2], "x.conf:4: bad value for 'cmd_window'", 36) == 0);
+	ck_assert(strncmp(c.msgs[3], "x.conf:5: bad value for 'threads'", 33) == 0);
+	cfg_free(&c);
+}
+END_TEST
+
+START_TEST(test_file)
+{
+	char path[] = "/tmp/tcq-test-config-XXXXXX";
+	int fd = mkstemp(path);
+	struct cfg c;
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(good, f);
+	fputs("nonsense\n", f);
+	fclose(f);
+	cfg_init(&c);
+	ck_assert_int_eq(cfg_load_file(&c, path), -1);
+	ck_assert_int_eq(c.nmsgs, 1);
+	ck_assert(strstr(c.msgs[0], ":41: syntax error: expected key = value"));
+	ck_assert_int_eq(c.ntargets, 2);
+	cfg_free(&c);
+	unlink(path);
+
+	cfg_init(&c);
+	ck_assert_int_eq(cfg_load_file(&c, path), -1);
+	ck_assert_int_eq(c.nerrors, 1);
+	ck_assert(strstr(c.msgs[0], ": cannot open: No such file or directory"));
+	cfg_free(&c);
+}
+END_TEST
+
+START_TEST(test_value_parsers)
+{
+	char err[300];
+	uint64_t v;
+	bool b;
+
+	ck_assert_int_eq(cfg_parse_size("0", &v, err, sizeof(err)), 0);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(cfg_parse_size("512", &v, err, sizeof(err)), 0);
+	ck_assert_uint_eq(v, 512);
+	ck_assert_int_eq(cfg_parse_size("3k", &v, err, sizeof(err)), 0);
+	ck_assert_uint_eq(v, 3072);
+	ck_assert_int_eq(cfg_parse_size("2GiB", &v, err, sizeof(err)), 0);
+	ck_assert_uint_eq(v, 2ull << 30);
+	ck_assert_int_eq(cfg_parse_size("5TB", &v, err, sizeof(err)), 0);
+	ck_assert_uint_eq(v, 5ull << 40);
+	ck_assert_int_lt(cfg_parse_size("", &v, err, sizeof(err)), 0);
+	ck_assert_int_lt(cfg_parse_size("1.5G", &v, err, sizeof(err)), 0);
+	ck_assert_int_lt(cfg_parse_size("G", &v, err, sizeof(err)), 0);
+	ck_assert_int_lt(cfg_parse_size("1 G", &v, err, sizeof(err)), 0);
+	ck_assert_int_lt(cfg_parse_size("1GG", &v, err, sizeof(err)), 0);
+	ck_assert_int_lt(cfg_parse_size("16777216T", &v, err, sizeof(err)), 0);
+	ck_assert_str_eq(err, "'16777216T' is too large");
+	ck_assert_int_eq(cfg_parse_size("16777215T", &v, err, sizeof(err)), 0);
+	ck_assert_uint_eq(v, 16777215ull << 40);
+
+	ck_assert_int_eq(cfg_parse_uint("18446744073709551615", 0, UINT64_MAX,
+					&v, err, sizeof(err)), 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_lt(cfg_parse_uint("18446744073709551616", 0, UINT64_MAX,
+					&v, err, sizeof(err)), 0);
+	ck_assert_int_lt(cfg_parse_uint("+1", 0, 10, &v, err, sizeof(err)), 0);
+	ck_assert_int_lt(cfg_parse_uint("", 0, 10, &v, err, sizeof(err)), 0);
+
+	ck_assert_int_eq(cfg_parse_bool("YES", &b, err, sizeof(err)), 0);
+	ck_assert(b);
+	ck_assert_int_eq(cfg_parse_bool("off", &b, err, sizeof(err)), 0);
+	ck_assert(!b);
+	ck_assert_int_eq(cfg_parse_bool("0", &b, err, sizeof(err)), 0);
+	ck_assert(!b);
+	ck_assert_int_lt(cfg_parse_bool("y", &b, err, sizeof(err)), 0);
+}
+END_TEST
+
+START_TEST(test_by_hand)
+{
+	struct cfg c;
+	char err[300];
+	struct cfg_lun *l;
+
+	cfg_init(&c);
+	ck_assert_ptr_nonnull(cfg_add_target(&c, T1, err, sizeof(err)));
+	ck_assert_ptr_null(cfg_add_target(&c, T1, err, sizeof(err)));
+	ck_assert_str_eq(err, "duplicate target '" T1 "'");
+	l = cfg_add_lun(&c, T1, 0, err, sizeof(err));
+	ck_assert_ptr_nonnull(l);
+	ck_assert_ptr_null(cfg_add_lun(&c, T1, 256, err, sizeof(err)));
+	ck_assert_str_eq(err, "bad LUN number 256: must be 0..255");
+	ck_assert_int_eq(cfg_add_listen(&c, "127.0.0.1:0", err, sizeof(err)), 0);
+	/* Port 0 twice is fine: each gets its own port. */
+	ck_assert_int_eq(cfg_add_listen(&c, "127.0.0.1:0", err, sizeof(err)), 0);
+	ck_assert_int_eq(cfg_finish(&c, "command line"), 0);
+	ck_assert_int_eq(c.nmsgs, 0);
+	ck_assert_ptr_eq(c.targets[0]->luns[0], l);
+	ck_assert_int_eq(c.nlisten, 2);
+	cfg_free(&c);
+}
+END_TEST
+
+static Suite *config_suite(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_test(tc, test_valid);
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_unknown_key);
+	tcase_add_test(tc, test_bad_values);
+	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_name_check);
+	tcase_add_test(tc, test_sections);
+	tcase_add_test(tc, test_syntax);
+	tcase_add_test(tc, test_lun_checks);
+	tcase_add_test(tc, test_warnings);
+	tcase_add_test(tc, test_several_errors_sorted);
+	tcase_add_test(tc, test_file);
+	tcase_add_test(tc, test_value_parsers);
+	tcase_add_test(tc, test_by_hand);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(config_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

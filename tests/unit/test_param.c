@@ -1,0 +1,505 @@
+/* Text splitting and the key negotiation engine, driven without a socket. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "target/negotiate.h"
+#include "target/param.h"
+
+static struct tcq_settings set;
+static struct neg n;
+static struct kvbuf rsp;
+
+static void setup(void)
+{
+	memset(&set, 0, sizeof(set));
+	set.max_recv_dsl = 262144;
+	set.max_burst = 1048576;
+	set.first_burst = 65536;
+	set.max_outstanding_r2t = 1;
+	set.initial_r2t = true;
+	set.immediate_data = true;
+	set.header_digest_allowed = true;
+	set.data_digest_allowed = true;
+	neg_init(&n, &set, NULL, true);
+	kvbuf_init(&rsp);
+}
+
+static void teardown(void)
+{
+	kvbuf_free(&rsp);
+}
+
+/* Builds "k=v\0k=v\0" from a '|' separated string. */
+static size_t mktext(char *out, const char *spec)
+{
+	size_t l = strlen(spec);
+
+	memcpy(out, spec, l + 1);
+	for (size_t i = 0; i < l; i++)
+		if (out[i] == '|')
+			out[i] = '\0';
+	return l + 1;
+}
+
+static int run(enum neg_stage st, const char *spec)
+{
+	char text[4096];
+	size_t len = mktext(text, spec);
+
+	return neg_process(&n, st, text, len, &rsp);
+}
+
+/* The value the response gives key, or NULL when absent. */
+static const char *rsp_get(const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (size_t off = 0; off < rsp.len;) {
+		const char *p = rsp.data + off;
+
+		if (!strncmp(p, key, kl) && p[kl] == '=')
+			return p + kl + 1;
+		off += strlen(p) + 1;
+	}
+	return NULL;
+}
+
+#define ck_rsp(key, val) do { \
+	const char *v_ = rsp_get(key); \
+	ck_assert_msg(v_ != NULL, "no %s in response", key); \
+	ck_assert_str_eq(v_, val); \
+} while (0)
+
+/* ---- param_split / kvbuf ------------------------------------------------ */
+
+struct collect {
+	int n;
+	char keys[8][64];
+	char vals[8][64];
+};
+
+static int collect_fn(void *arg, const char *key, const char *value)
+{
+	struct collect *c = arg;
+
+	if (c->n < 8) {
+		snprintf(c->keys[c->n], 64, "%s", key);
+		snprintf(c->vals[c->n], 64, "%s", value);
+	}
+	c->n++;
+	return 0;
+}
+
+START_TEST(split_ok)
+{
+	static const char t[] = "A=1\0Bee=two\0Empty=\0";
+	struct collect c = { 0 };
+	const char *why;
+
+	ck_assert_int_eq(param_split(t, sizeof(t) - 1, collect_fn, &c, &why), 0);
+	ck_assert_int_eq(c.n, 3);
+	ck_assert_str_eq(c.keys[1], "Bee");
+	ck_assert_str_eq(c.vals[1], "two");
+	ck_assert_str_eq(c.keys[2], "Empty");
+	ck_assert_str_eq(c.vals[2], "");
+}
+END_TEST
+
+START_TEST(split_malformed)
+{
+	struct collect c = { 0 };
+	const char *why = NULL;
+	char big[9000];
+	char longkey[80];
+
+	/* no '=' */
+	ck_assert_int_eq(param_split("Novalue\0", 8, collect_fn, &c, &why), -1);
+	ck_assert_ptr_nonnull(why);
+	/* missing NUL at the end */
+	ck_assert_int_eq(param_split("A=1\0B=2", 7, collect_fn, &c, &why), -1);
+	/* empty key */
+	ck_assert_int_eq(param_split("=x\0", 3, collect_fn, &c, &why), -1);
+	/* key of 64 bytes */
+	memset(longkey, 'K', 64);
+	memcpy(longkey + 64, "=1", 3);
+	ck_assert_int_eq(param_split(longkey, 67, collect_fn, &c, &why), -1);
+	/* value over 8192 */
+	memcpy(big, "K=", 2);
+	memset(big + 2, 'v', 8193);
+	big[8195] = '\0';
+	ck_assert_int_eq(param_split(big, 8196, collect_fn, &c, &why), -1);
+	/* bad characters */
+	ck_assert_int_eq(param_split("K y=1\0", 6, collect_fn, &c, &why), -1);
+	ck_assert_int_eq(param_split("K=\x01\0", 4, collect_fn, &c, &why), -1);
+	ck_assert_int_eq(c.n, 0);
+	/* a key of exactly 63 bytes is fine */
+	longkey[63] = '=';
+	longkey[64] = '1';
+	longkey[65] = '\0';
+	ck_assert_int_eq(param_split(longkey, 66, collect_fn, &c, &why), 0);
+	ck_assert_int_eq(c.n, 1);
+}
+END_TEST
+
+START_TEST(kvbuf_build)
+{
+	struct kvbuf b;
+
+	kvbuf_init(&b);
+	ck_assert_int_eq(kvbuf_add(&b, "A", "x"), 0);
+	ck_assert_int_eq(kvbuf_addf(&b, "N", "%u", 512u), 0);
+	ck_assert_uint_eq(b.len, 4 + 6);
+	ck_assert_mem_eq(b.data, "A=x\0N=512\0", 10);
+	for (int i = 0; i < 1000; i++)
+		ck_assert_int_eq(kvbuf_add(&b, "Key", "Value"), 0);
+	ck_assert_uint_eq(b.len, 10 + 1000 * 10);
+	kvbuf_reset(&b);
+	ck_assert_uint_eq(b.len, 0);
+	kvbuf_free(&b);
+}
+END_TEST
+
+START_TEST(defaults)
+{
+	struct iscsi_params p;
+
+	param_defaults(&p);
+	ck_assert_uint_eq(p.max_recv_dsl, 8192);
+	ck_assert_uint_eq(p.max_send_dsl, 8192);
+	ck_assert_uint_eq(p.max_burst, 262144);
+	ck_assert_uint_eq(p.first_burst, 65536);
+	ck_assert(p.initial_r2t && p.immediate_data);
+	ck_assert_uint_eq(p.default_time2wait, 2);
+	ck_assert_uint_eq(p.default_time2retain, 20);
+	ck_assert_uint_eq(p.max_outstanding_r2t, 1);
+	ck_assert(!p.header_digest && !p.data_digest);
+}
+END_TEST
+
+/* ---- key rules ----------------------------------------------------------- */
+
+START_TEST(digest_lists)
+{
+	ck_assert_int_eq(run(NEG_OPERATIONAL,
+			     "HeaderDigest=CRC32C,None|DataDigest=None,CRC32C"),
+			 NEG_OK);
+	ck_rsp("HeaderDigest", "CRC32C");
+	ck_rsp("DataDigest", "None");
+	ck_assert(n.p.header_digest);
+	ck_assert(!n.p.data_digest);
+	/* Digests disallowed by the settings: None wins. */
+	set.header_digest_allowed = false;
+	neg_init(&n, &set, NULL, true);
+	kvbuf_reset(&rsp);
+	ck_assert_int_eq(run(NEG_OPERATIONAL, "HeaderDigest=CRC32C,None"), NEG_OK);
+	ck_rsp("HeaderDigest", "None");
+	ck_assert(!n.p.header_digest);
+	/* Nothing we support. */
+	neg_init(&n, &set, NULL, true);
+	kvbuf_reset(&rsp);
+	ck_assert_int_eq(run(NEG_OPERATIONAL, "DataDigest=MD5,SHA1"), NEG_OK);
+	ck_rsp("DataDigest", "Reject");
+}
+END_TEST
+
+START_TEST(numeric_min_max)
+{
+	ck_assert_int_eq(run(NEG_OPERATIONAL,
+			     "MaxBurstLength=2097152|FirstBurstLength=0x8000|"
+			     "MaxOutstandingR2T=8|DefaultTime2Wait=0|"
+			     "DefaultTime2Retain=60|ErrorRecoveryLevel=2|"
+			     "MaxConnections=4"), NEG_OK);
+	ck_rsp("MaxBurstLength", "1048576");	/* min with ours */
+	ck_rsp("FirstBurstLength", "32768");	/* hex offer, smaller */
+	ck_rsp("MaxOutstandingR2T", "1");
+	ck_rsp("DefaultTime2Wait", "2");	/* max */
+	ck_rsp("DefaultTime2Retain", "20");	/* min */
+	ck_rsp("ErrorRecoveryLevel", "0");
+	ck_rsp("MaxConnections", "1");
+	ck_assert_uint_eq(n.p.max_burst, 1048576);
+	ck_assert_uint_eq(n.p.first_burst, 32768);
+	ck_assert_uint_eq(n.p.default_time2wait, 2);
+	ck_assert_uint_eq(n.p.erl, 0);
+}
+END_TEST
+
+START_TEST(booleans)
+{
+	set.initial_r2t = false;
+	set.immediate_data = true;
+	neg_init(&n, &set, NULL, true);
+	ck_assert_int_eq(run(NEG_OPERATIONAL,
+			     "InitialR2T=No|ImmediateData=No|"
+			     "DataPDUInOrder=No|DataSequenceInOrder=Yes"),
+			 NEG_OK);
+	ck_rsp("InitialR2T", "No");		/* OR(No, No) */
+	ck_rsp("ImmediateData", "No");		/* AND(No, Yes) */
+	ck_rsp("DataPDUInOrder", "Yes");	/* OR(No, Yes) */
+	ck_rsp("DataSequenceInOrder", "Yes");
+	ck_assert(!n.p.initial_r2t);
+	ck_assert(!n.p.immediate_data);
+	ck_assert(n.p.data_pdu_in_order);
+	/* InitialR2T=No against our Yes gives Yes. */
+	set.initial_r2t = true;
+	neg_init(&n, &set, NULL, true);
+	kvbuf_reset(&rsp);
+	ck_assert_int_eq(run(NEG_OPERATIONAL, "InitialR2T=No|ImmediateData=Yes"),
+			 NEG_OK);
+	ck_rsp("InitialR2T", "Yes");
+	ck_rsp("ImmediateData", "Yes");
+}
+END_TEST
+
+START_TEST(bad_values)
+{
+	ck_assert_int_eq(run(NEG_OPERATIONAL,
+			     "MaxBurstLength=lots|FirstBurstLength=511|"
+			     "ImmediateData=maybe|MaxOutstandingR2T=0|"
+			     "DefaultTime2Wait=3601|ErrorRecoveryLevel=3|"
+			     "MaxRecvDataSegmentLength=16777216|"
+			     "MaxConnections=-1|DefaultTime2Retain=0x"),
+			 NEG_OK);
+	ck_rsp("MaxBurstLength", "Reject");
+	ck_rsp("FirstBurstLength", "Reject");
+	ck_rsp("ImmediateData", "Reject");
+	ck_rsp("MaxOutstandingR2T", "Reject");
+	ck_rsp("DefaultTime2Wait", "Reject");
+	ck_rsp("ErrorRecoveryLevel", "Reject");
+	ck_rsp("MaxRecvDataSegmentLength", "Reject");
+	ck_rsp("MaxConnections", "Reject");
+	ck_rsp("DefaultTime2Retain", "Reject");
+	/* Rejected values leave the defaults. */
+	ck_assert_uint_eq(n.p.max_burst, 262144);
+	ck_assert_uint_eq(n.p.max_send_dsl, 8192);
+}
+END_TEST
+
+START_TEST(declarative)
+{
+	ck_assert_int_eq(run(NEG_SECURITY,
+			     "InitiatorName=iqn.2024-01.test:init|"
+			     "InitiatorAlias=box|SessionType=Normal|"
+			     "TargetName=iqn.2024-01.test:tgt"), NEG_OK);
+	/* Declarations get no answer. */
+	ck_assert_uint_eq(rsp.len, 0);
+	ck_assert(n.have_initiator_name && n.have_target_name);
+	ck_assert_str_eq(n.initiator_name, "iqn.2024-01.test:init");
+	ck_assert_str_eq(n.target_name, "iqn.2024-01.test:tgt");
+	ck_assert_str_eq(n.initiator_alias, "box");
+	ck_assert_int_eq(n.session_type, NEG_SESS_NORMAL);
+	ck_assert_int_eq(run(NEG_OPERATIONAL, "MaxRecvDataSegmentLength=0x10000"),
+			 NEG_OK);
+	ck_assert_uint_eq(n.p.max_send_dsl, 65536);
+	ck_assert_ptr_null(rsp_get("MaxRecvDataSegmentLength"));
+}
+END_TEST
+
+START_TEST(not_understood_irrelevant)
+{
+	ck_assert_int_eq(run(NEG_OPERATIONAL,
+			     "X-com.example.foo=1|X#bar=2|NoSuchKey=3|"
+			     "SendTargets=All|TargetAlias=t|"
+			     "TaskReporting=FastAbort,RFC3720|"
+			     "iSCSIProtocolLevel=2"), NEG_OK);
+	ck_rsp("X-com.example.foo", "NotUnderstood");
+	ck_rsp("X#bar", "NotUnderstood");
+	ck_rsp("NoSuchKey", "NotUnderstood");
+	ck_rsp("SendTargets", "Irrelevant");	/* not in login */
+	ck_rsp("TargetAlias", "Irrelevant");	/* target-only key */
+	ck_rsp("TaskReporting", "RFC3720");
+	ck_rsp("iSCSIProtocolLevel", "1");
+	/* Discovery: session-wide data keys are irrelevant. */
+	neg_init(&n, &set, NULL, true);
+	kvbuf_reset(&rsp);
+	ck_assert_int_eq(run(NEG_OPERATIONAL,
+			     "MaxBurstLength=4096|SessionType=Discovery|"
+			     "InitialR2T=No|HeaderDigest=None"), NEG_OK);
+	ck_rsp("MaxBurstLength", "Irrelevant");
+	ck_rsp("InitialR2T", "Irrelevant");
+	ck_rsp("HeaderDigest", "None");
+}
+END_TEST
+
+START_TEST(obsolete_markers)
+{
+	ck_assert_int_eq(run(NEG_OPERATIONAL,
+			     "IFMarker=No|OFMarker=Yes|IFMarkInt=2048~8192|"
+			     "OFMarkInt=1"), NEG_OK);
+	ck_rsp("IFMarker", "Reject");
+	ck_rsp("OFMarker", "Reject");
+	ck_rsp("IFMarkInt", "Reject");
+	ck_rsp("OFMarkInt", "Reject");
+}
+END_TEST
+
+START_TEST(duplicates)
+{
+	ck_assert_int_eq(run(NEG_OPERATIONAL, "MaxBurstLength=4096|MaxBurstLength=8192"),
+			 NEG_ERR_PROTOCOL);
+	ck_assert_ptr_nonnull(n.why);
+	/* Across PDUs of one negotiation too. */
+	neg_init(&n, &set, NULL, true);
+	ck_assert_int_eq(run(NEG_SECURITY, "InitiatorName=iqn.a:b"), NEG_OK);
+	ck_assert_int_eq(run(NEG_OPERATIONAL, "InitiatorName=iqn.a:b"),
+			 NEG_ERR_PROTOCOL);
+	/* Unknown keys are not tracked. */
+	neg_init(&n, &set, NULL, true);
+	ck_assert_int_eq(run(NEG_OPERATIONAL, "X-a=1|X-a=2"), NEG_OK);
+	/* Malformed text is a protocol error. */
+	ck_assert_int_eq(run(NEG_OPERATIONAL, "garbage"), NEG_ERR_PROTOCOL);
+}
+END_TEST
+
+START_TEST(stage_rules)
+{
+	/* AuthMethod in the operational stage. */
+	ck_assert_int_eq(run(NEG_OPERATIONAL, "AuthMethod=None"),
+			 NEG_ERR_PROTOCOL);
+	neg_init(&n, &set, NULL, true);
+	ck_assert_int_eq(run(NEG_SECURITY, "AuthMethod=CHAP,None"), NEG_OK);
+	ck_rsp("AuthMethod", "None");
+	ck_assert_str_eq(n.auth_method, "None");
+	neg_init(&n, &set, NULL, true);
+	kvbuf_reset(&rsp);
+	ck_assert_int_eq(run(NEG_SECURITY, "AuthMethod=CHAP"), NEG_OK);
+	ck_rsp("AuthMethod", "Reject");
+	ck_assert(n.auth_rejected);
+	/* Leading-only keys on a non-leading connection. */
+	neg_init(&n, &set, NULL, false);
+	kvbuf_reset(&rsp);
+	ck_assert_int_eq(run(NEG_OPERATIONAL, "MaxBurstLength=4096|HeaderDigest=None"),
+			 NEG_OK);
+	ck_rsp("MaxBurstLength", "Reject");
+	ck_rsp("HeaderDigest", "None");
+	/* In the full feature phase only ALL/FFP keys. */
+	neg_init(&n, &set, NULL, true);
+	kvbuf_reset(&rsp);
+	ck_assert_int_eq(run(NEG_FFP, "MaxBurstLength=4096|HeaderDigest=None|"
+			     "MaxRecvDataSegmentLength=4096|SendTargets=All"),
+			 NEG_OK);
+	ck_rsp("MaxBurstLength", "Reject");
+	ck_rsp("HeaderDigest", "Reject");
+	ck_assert_ptr_null(rsp_get("MaxRecvDataSegmentLength"));
+	ck_assert(n.mrdsl_changed);
+	ck_assert_uint_eq(n.p.max_send_dsl, 4096);
+	ck_assert(n.send_targets);
+	ck_assert_str_eq(n.send_targets_val, "All");
+}
+END_TEST
+
+START_TEST(long_values)
+{
+	char spec[600];
+
+	memcpy(spec, "InitiatorAlias=", 15);
+	memset(spec + 15, 'a', 256);
+	spec[15 + 256] = '\0';
+	ck_assert_int_eq(run(NEG_OPERATIONAL, spec), NEG_OK);
+	ck_rsp("InitiatorAlias", "Reject");
+	/* Names longer than 223 bytes are rejected too. */
+	neg_init(&n, &set, NULL, true);
+	kvbuf_reset(&rsp);
+	memcpy(spec, "InitiatorName=", 14);
+	memset(spec + 14, 'n', 224);
+	spec[14 + 224] = '\0';
+	ck_assert_int_eq(run(NEG_SECURITY, spec), NEG_OK);
+	ck_rsp("InitiatorName", "Reject");
+	ck_assert(!n.have_initiator_name);
+}
+END_TEST
+
+START_TEST(target_offers)
+{
+	/* Ours differ from the defaults: MaxBurst 1 MiB, ImmediateData No,
+	 * MaxOutstandingR2T 4. The initiator offered only MaxBurstLength. */
+	set.immediate_data = false;
+	set.max_outstanding_r2t = 4;
+	neg_init(&n, &set, NULL, true);
+	ck_assert_int_eq(run(NEG_OPERATIONAL, "MaxBurstLength=524288"), NEG_OK);
+	ck_assert_int_eq(neg_add_offers(&n, NEG_OPERATIONAL, &rsp), NEG_OK);
+	ck_rsp("MaxBurstLength", "524288");
+	ck_rsp("MaxRecvDataSegmentLength", "262144");	/* always declared */
+	ck_rsp("ImmediateData", "No");
+	ck_rsp("MaxOutstandingR2T", "4");
+	ck_assert_ptr_null(rsp_get("FirstBurstLength"));	/* = default */
+	ck_assert_ptr_null(rsp_get("InitialR2T"));
+	ck_assert(neg_pending(&n));
+	/* The initiator answers; then nothing is pending. */
+	kvbuf_reset(&rsp);
+	ck_assert_int_eq(run(NEG_OPERATIONAL, "ImmediateData=No|MaxOutstandingR2T=2"),
+			 NEG_OK);
+	ck_assert_uint_eq(rsp.len, 0);	/* answers are not answered */
+	ck_assert(!neg_pending(&n));
+	ck_assert(!n.p.immediate_data);
+	ck_assert_uint_eq(n.p.max_outstanding_r2t, 2);
+	/* The declaration is made once. */
+	ck_assert_int_eq(neg_add_offers(&n, NEG_OPERATIONAL, &rsp), NEG_OK);
+	ck_assert_ptr_null(rsp_get("MaxRecvDataSegmentLength"));
+}
+END_TEST
+
+START_TEST(first_burst_clamp)
+{
+	struct iscsi_params out;
+
+	ck_assert_int_eq(run(NEG_OPERATIONAL,
+			     "MaxBurstLength=4096|FirstBurstLength=65536"),
+			 NEG_OK);
+	neg_result(&n, &out);
+	ck_assert_uint_eq(out.max_burst, 4096);
+	ck_assert_uint_le(out.first_burst, out.max_burst);
+}
+END_TEST
+
+START_TEST(numbers)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(neg_parse_num("0", &v), 0);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(neg_parse_num("8192", &v), 0);
+	ck_assert_uint_eq(v, 8192);
+	ck_assert_int_eq(neg_parse_num("0x2000", &v), 0);
+	ck_assert_uint_eq(v, 8192);
+	ck_assert_int_eq(neg_parse_num("0XfF", &v), 0);
+	ck_assert_uint_eq(v, 255);
+	ck_assert_int_eq(neg_parse_num("", &v), -1);
+	ck_assert_int_eq(neg_parse_num("12a", &v), -1);
+	ck_assert_int_eq(neg_parse_num("+1", &v), -1);
+	ck_assert_int_eq(neg_parse_num("99999999999999999999999", &v), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("param");
+	TCase *tc = tcase_create("negotiation");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, split_ok);
+	tcase_add_test(tc, split_malformed);
+	tcase_add_test(tc, kvbuf_build);
+	tcase_add_test(tc, defaults);
+	tcase_add_test(tc, digest_lists);
+	tcase_add_test(tc, numeric_min_max);
+	tcase_add_test(tc, booleans);
+	tcase_add_test(tc, bad_values);
+	tcase_add_test(tc, declarative);
+	tcase_add_test(tc, not_understood_irrelevant);
+	tcase_add_test(tc, obsolete_markers);
+	tcase_add_test(tc, duplicates);
+	tcase_add_test(tc, stage_rules);
+	tcase_add_test(tc, long_values);
+	tcase_add_test(tc, target_offers);
+	tcase_add_test(tc, first_burst_clamp);
+	tcase_add_test(tc, numbers);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,301 @@
+/* Unit tests for the reactor: timers, deferred calls, posts, fd removal. */
+#include <check.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include "target/reactor.h"
+
+static struct reactor R;
+
+static void setup(void)
+{
+	ck_assert_int_eq(reactor_init(&R, 3), 0);
+}
+
+static void teardown(void)
+{
+	reactor_fini(&R);
+}
+
+/* Guards every test against hanging: stops the loop and flags it. */
+static int timed_out;
+static void watchdog_cb(struct reactor_timer *t)
+{
+	timed_out = 1;
+	reactor_stop(&R);
+}
+
+static void run_guarded(void)
+{
+	struct reactor_timer wd;
+
+	timed_out = 0;
+	reactor_timer_init(&wd, watchdog_cb, NULL);
+	reactor_timer_arm(&R, &wd, 5000);
+	reactor_run(&R);
+	reactor_timer_cancel(&R, &wd);
+	ck_assert_int_eq(timed_out, 0);
+}
+
+/* ---- timers ---- */
+
+static int fired[8], nfired;
+static void rec_timer(struct reactor_timer *t)
+{
+	fired[nfired++] = (int)(long)t->arg;
+	if ((long)t->arg == 99)
+		reactor_stop(&R);
+}
+
+START_TEST(timers_in_order)
+{
+	struct reactor_timer t[5];
+	uint64_t start = reactor_now_ns();
+
+	nfired = 0;
+	reactor_timer_init(&t[0], rec_timer, (void *)30L);
+	reactor_timer_init(&t[1], rec_timer, (void *)10L);
+	reactor_timer_init(&t[2], rec_timer, (void *)20L);
+	reactor_timer_init(&t[3], rec_timer, (void *)99L);
+	reactor_timer_init(&t[4], rec_timer, (void *)15L);
+	reactor_timer_arm(&R, &t[0], 30);
+	reactor_timer_arm(&R, &t[1], 10);
+	reactor_timer_arm(&R, &t[2], 20);
+	reactor_timer_arm(&R, &t[3], 40);
+	reactor_timer_arm(&R, &t[4], 15);
+	ck_assert(reactor_timer_armed(&t[4]));
+	reactor_timer_cancel(&R, &t[4]);
+	ck_assert(!reactor_timer_armed(&t[4]));
+	/* re-arming moves a timer: 20 becomes 5 */
+	reactor_timer_arm(&R, &t[2], 5);
+	run_guarded();
+	ck_assert_int_eq(nfired, 4);
+	ck_assert_int_eq(fired[0], 20);
+	ck_assert_int_eq(fired[1], 10);
+	ck_assert_int_eq(fired[2], 30);
+	ck_assert_int_eq(fired[3], 99);
+	ck_assert_uint_ge(reactor_now_ns() - start, 40 * 1000000ull);
+	for (int i = 0; i < 5; i++)
+		ck_assert(!reactor_timer_armed(&t[i]));
+}
+END_TEST
+
+/* ---- deferred calls ---- */
+
+static int runs_a, runs_b, runs_self;
+static struct reactor_defer da, db, dself, dcancel;
+
+static void defer_a(struct reactor_defer *d) { runs_a++; }
+static void defer_b(struct reactor_defer *d)
+{
+	runs_b++;
+	/* a call queued by a deferred call runs in the same pass */
+	reactor_defer(&R, &da);
+}
+static void defer_cancelled(struct reactor_defer *d) { ck_abort(); }
+static void defer_self(struct reactor_defer *d)
+{
+	if (++runs_self < 1000)
+		reactor_defer(&R, d);
+	else
+		reactor_stop(&R);
+}
+
+START_TEST(deferred_batching)
+{
+	runs_a = runs_b = runs_self = 0;
+	reactor_defer_init(&da, defer_a, NULL);
+	reactor_defer_init(&db, defer_b, NULL);
+	reactor_defer_init(&dself, defer_self, NULL);
+	reactor_defer_init(&dcancel, defer_cancelled, NULL);
+	reactor_defer(&R, &da);
+	reactor_defer(&R, &da);		/* already queued: no-op */
+	reactor_defer(&R, &db);
+	reactor_defer(&R, &dcancel);
+	reactor_defer_cancel(&dcancel);
+	reactor_stop(&R);		/* one pass only */
+	run_guarded();
+	ck_assert_int_eq(runs_a, 2);	/* once queued, once by defer_b */
+	ck_assert_int_eq(runs_b, 1);
+
+	/* A call that keeps requeueing itself finishes over several passes
+	 * without starving the loop. */
+	reactor_defer(&R, &dself);
+	run_guarded();
+	ck_assert_int_eq(runs_self, 1000);
+	ck_assert(!list_linked(&dself.node));
+}
+END_TEST
+
+/* ---- cross-thread posts ---- */
+
+#define NPOSTS 2000
+static int post_count, post_wrong_thread;
+
+static void post_fn(void *arg)
+{
+	if (reactor_self() != &R)
+		post_wrong_thread++;
+	post_count++;
+	if ((long)arg == NPOSTS - 1)
+		reactor_stop(&R);
+}
+
+static void *poster(void *arg)
+{
+	for (long i = 0; i < NPOSTS; i++)
+		ck_assert_int_eq(reactor_post(&R, post_fn, (void *)i), 0);
+	return NULL;
+}
+
+static void *stopper(void *arg)
+{
+	usleep(20000);
+	reactor_stop(&R);
+	return NULL;
+}
+
+START_TEST(post_from_thread)
+{
+	pthread_t th;
+
+	post_count = post_wrong_thread = 0;
+	ck_assert_ptr_null(reactor_self());
+	pthread_create(&th, NULL, poster, NULL);
+	run_guarded();
+	pthread_join(th, NULL);
+	ck_assert_int_eq(post_count, NPOSTS);
+	ck_assert_int_eq(post_wrong_thread, 0);
+	ck_assert_ptr_null(reactor_self());
+
+	/* reactor_stop from another thread wakes a blocked loop */
+	pthread_create(&th, NULL, stopper, NULL);
+	run_guarded();
+	pthread_join(th, NULL);
+}
+END_TEST
+
+/* ---- deleting fds from callbacks ---- */
+
+struct evh {
+	struct reactor_fd rfd;
+	int fd;
+	int *calls;
+	struct evh **peer;	/* the other handler, freed by whoever runs */
+};
+
+static struct evh *h1, *h2;
+static int calls;
+
+static void evh_free(struct evh *h)
+{
+	reactor_del_fd(&R, &h->rfd);
+	close(h->fd);
+	free(h);
+}
+
+static void evh_cb(struct reactor *r, uint32_t events, void *arg)
+{
+	struct evh *h = arg;
+
+	calls++;
+	ck_assert(events & EPOLLIN);
+	/* Free the peer first (its event may be later in this batch), then
+	 * ourselves, from inside our own callback. */
+	if (*h->peer) {
+		evh_free(*h->peer);
+		*h->peer = NULL;
+	}
+	if (h == h1)
+		h1 = NULL;
+	else
+		h2 = NULL;
+	evh_free(h);
+	reactor_stop(r);
+}
+
+static struct evh *evh_new(struct evh **peer)
+{
+	struct evh *h = calloc(1, sizeof(*h));
+	uint64_t one = 1;
+
+	h->fd = eventfd(0, EFD_NONBLOCK);
+	h->peer = peer;
+	ck_assert_int_ge(h->fd, 0);
+	ck_assert_int_eq(write(h->fd, &one, 8), 8);	/* readable now */
+	ck_assert_int_eq(reactor_add_fd(&R, &h->rfd, h->fd, EPOLLIN, evh_cb, h),
+			 0);
+	return h;
+}
+
+START_TEST(del_fd_in_callback)
+{
+	calls = 0;
+	h1 = evh_new(&h2);
+	h2 = evh_new(&h1);
+	run_guarded();
+	/* Both were ready in the same batch; only one callback may run. */
+	ck_assert_int_eq(calls, 1);
+	ck_assert_ptr_null(h1);
+	ck_assert_ptr_null(h2);
+}
+END_TEST
+
+static int mod_calls;
+static void mod_cb(struct reactor *r, uint32_t events, void *arg)
+{
+	struct reactor_fd *h = arg;
+
+	mod_calls++;
+	ck_assert(events & EPOLLOUT);
+	ck_assert_int_eq(reactor_mod_fd(r, h, EPOLLIN), 0);
+	reactor_stop(r);
+}
+
+START_TEST(mod_fd)
+{
+	struct reactor_fd h;
+	int fd = eventfd(0, EFD_NONBLOCK);
+
+	mod_calls = 0;
+	/* not readable yet; only EPOLLOUT fires, then we switch it off */
+	ck_assert_int_eq(reactor_add_fd(&R, &h, fd, EPOLLIN, mod_cb, &h), 0);
+	ck_assert_int_eq(reactor_mod_fd(&R, &h, EPOLLOUT), 0);
+	ck_assert_uint_eq(h.events, EPOLLOUT);
+	run_guarded();
+	ck_assert_int_eq(mod_calls, 1);
+	ck_assert_uint_eq(h.events, EPOLLIN);
+	reactor_del_fd(&R, &h);
+	ck_assert_int_eq(h.fd, -1);
+	close(fd);
+}
+END_TEST
+
+static Suite *reactor_suite(void)
+{
+	Suite *s = suite_create("reactor");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, timers_in_order);
+	tcase_add_test(tc, deferred_batching);
+	tcase_add_test(tc, post_from_thread);
+	tcase_add_test(tc, del_fd_in_callback);
+	tcase_add_test(tc, mod_fd);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(reactor_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,433 @@
+/*
+ * Task set ordering against a reference model: every sequence of up to 5
+ * tasks (SIMPLE, ORDERED, HEAD OF QUEUE) and every order of completion (for
+ * up to 4 tasks also every interleaving of arrivals and completions). Plus
+ * Data-Out holds, barrier policies, QAM=0 overlap, ACA and aborts.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tcq/scsi_proto.h"
+#include "scsi/lun.h"
+#include "scsi/taskset.h"
+
+#define MAXT 8
+
+static struct tcq_task tasks[MAXT];
+static int started[MAXT], done_calls[MAXT];
+static struct lun fake_lun;
+
+static unsigned sync_mask;	/* tasks that complete inside exec */
+
+static void exec_cb(struct tcq_task *t)
+{
+	started[t->tag]++;
+	if (sync_mask & (1u << t->tag)) {
+		t->status = SAM_STAT_GOOD;
+		taskset_complete(t);	/* like an emulated command */
+	}
+}
+
+static void done_cb(struct tcq_task *t)
+{
+	done_calls[t->tag]++;
+}
+
+static struct taskset *fresh(void)
+{
+	sync_mask = 0;
+	memset(tasks, 0, sizeof(tasks));
+	memset(started, 0, sizeof(started));
+	memset(done_calls, 0, sizeof(done_calls));
+	return taskset_new(&fake_lun, NULL, NULL, exec_cb);
+}
+
+static struct tcq_task *mk(int i, uint8_t attr)
+{
+	struct tcq_task *t = &tasks[i];
+
+	t->tag = (uint32_t)i;
+	t->attr = attr;
+	t->done = done_cb;
+	t->status = SAM_STAT_GOOD;
+	t->req.opcode = SOP_TEST_UNIT_READY;
+	return t;
+}
+
+static void finish(struct tcq_task *t, uint8_t status)
+{
+	t->status = status;
+	taskset_complete(t);
+}
+
+/* ---- reference model ------------------------------------------------- */
+
+static const uint8_t attr_of[3] = {
+	TASK_ATTR_SIMPLE, TASK_ATTR_ORDERED, TASK_ATTR_HEAD_OF_QUEUE
+};
+
+/* SAM-5: may task i (arrived, not done) be enabled? */
+static bool model_enabled(const uint8_t *attr, const bool *dn, int i)
+{
+	if (attr[i] == TASK_ATTR_HEAD_OF_QUEUE)
+		return true;
+	for (int j = 0; j < i; j++) {
+		if (dn[j])
+			continue;
+		if (attr[i] == TASK_ATTR_ORDERED || attr[j] != TASK_ATTR_SIMPLE)
+			return false;
+	}
+	return true;
+}
+
+/* Events: -1 = next task arrives, k >= 0 = task k completes. */
+static int npaths;
+
+/* Replays a path on a fresh task set, comparing after every event; returns
+ * in *run which tasks are running at the end. */
+static void replay(const uint8_t *attr, int n, const int *ev, int nev,
+		   bool *run, int *arrived_out)
+{
+	struct taskset *ts = fresh();
+	bool dn[MAXT] = { false };
+	int arrived = 0;
+
+	ck_assert_ptr_nonnull(ts);
+	for (int e = 0; e < nev; e++) {
+		if (ev[e] < 0) {
+			bool w = taskset_arrive(ts, mk(arrived, attr[arrived]));
+			ck_assert(!w);
+			arrived++;
+		} else {
+			ck_assert_int_eq(started[ev[e]], 1);
+			finish(&tasks[ev[e]], SAM_STAT_GOOD);
+			dn[ev[e]] = true;
+			ck_assert_int_eq(done_calls[ev[e]], 1);
+		}
+		for (int i = 0; i < arrived; i++) {
+			if (dn[i])
+				continue;
+			bool want = model_enabled(attr, dn, i);
+			ck_assert_msg(started[i] == (want ? 1 : 0),
+				      "task %d started %d, model %d (n=%d)",
+				      i, started[i], want, n);
+			ck_assert_int_eq(done_calls[i], 0);
+		}
+		unsigned left = 0;
+		for (int i = 0; i < arrived; i++)
+			left += !dn[i];
+		ck_assert_uint_eq(taskset_count(ts), left);
+	}
+	for (int i = 0; i < n; i++)
+		run[i] = i < arrived && !dn[i] && started[i];
+	*arrived_out = arrived;
+	taskset_destroy(ts);
+}
+
+static void explore(const uint8_t *attr, int n, int *ev, int nev,
+		    bool interleave)
+{
+	bool run[MAXT];
+	int arrived;
+
+	replay(attr, n, ev, nev, run, &arrived);
+	bool any = false;
+	if (arrived < n) {
+		ev[nev] = -1;
+		explore(attr, n, ev, nev + 1, interleave);
+		any = true;
+		if (!interleave)
+			return;	/* all arrivals first */
+	}
+	for (int i = 0; i < n; i++) {
+		if (!run[i])
+			continue;
+		ev[nev] = i;
+		explore(attr, n, ev, nev + 1, interleave);
+		any = true;
+	}
+	if (!any) {
+		/* Leaf: everything arrived and finished; nothing stuck. */
+		ck_assert_int_eq(arrived, n);
+		npaths++;
+	}
+}
+
+static void all_sequences(int n, bool interleave)
+{
+	int combos = 1;
+	uint8_t attr[MAXT];
+	int ev[2 * MAXT];
+
+	for (int i = 0; i < n; i++)
+		combos *= 3;
+	for (int c = 0; c < combos; c++) {
+		int x = c;
+		for (int i = 0; i < n; i++, x /= 3)
+			attr[i] = attr_of[x % 3];
+		explore(attr, n, ev, 0, interleave);
+	}
+}
+
+START_TEST(model_all_orders)
+{
+	memset(&fake_lun, 0, sizeof(fake_lun));
+	npaths = 0;
+	for (int n = 1; n <= 4; n++)
+		all_sequences(n, true);
+	all_sequences(5, false);
+	ck_assert_int_gt(npaths, 3 * 3 * 3 * 3 * 3);
+}
+END_TEST
+
+/* ---- targeted cases ---------------------------------------------------- */
+
+static struct tcq_task *mk_write(int i, uint8_t attr, uint64_t lba,
+				 uint32_t blocks, bool ready)
+{
+	struct tcq_task *t = mk(i, attr);
+
+	t->req.opcode = SOP_WRITE_10;
+	t->req.lba = lba;
+	t->req.blocks = blocks;
+	t->req.data_out_len = blocks * 512;
+	t->data_ready = ready;
+	return t;
+}
+
+static struct tcq_task *mk_read(int i, uint8_t attr, uint64_t lba,
+				uint32_t blocks)
+{
+	struct tcq_task *t = mk(i, attr);
+
+	t->req.opcode = SOP_READ_10;
+	t->req.lba = lba;
+	t->req.blocks = blocks;
+	t->req.data_in_len = blocks * 512;
+	return t;
+}
+
+START_TEST(ordered_write_waiting_for_data_holds_newer)
+{
+	memset(&fake_lun, 0, sizeof(fake_lun));
+	struct taskset *ts = fresh();
+
+	ck_assert(taskset_arrive(ts, mk_write(0, TASK_ATTR_ORDERED, 0, 1,
+					      false)));
+	ck_assert(!taskset_arrive(ts, mk(1, TASK_ATTR_SIMPLE)));
+	ck_assert_int_eq(started[0], 0);
+	ck_assert_int_eq(started[1], 0);
+	ck_assert_int_eq(tasks[0].state, TASK_WAIT_DATA);
+	ck_assert_int_eq(tasks[1].state, TASK_DORMANT);
+	taskset_data_ready(&tasks[0]);
+	ck_assert_int_eq(started[0], 1);
+	ck_assert_int_eq(started[1], 0);
+	finish(&tasks[0], SAM_STAT_GOOD);
+	ck_assert_int_eq(started[1], 1);
+	finish(&tasks[1], SAM_STAT_GOOD);
+	ck_assert_uint_eq(taskset_count(ts), 0);
+	taskset_destroy(ts);
+}
+END_TEST
+
+START_TEST(newer_ordered_waits_for_write_receiving_data)
+{
+	memset(&fake_lun, 0, sizeof(fake_lun));
+	struct taskset *ts = fresh();
+
+	ck_assert(taskset_arrive(ts, mk_write(0, TASK_ATTR_SIMPLE, 0, 8,
+					      false)));
+	ck_assert(!taskset_arrive(ts, mk(1, TASK_ATTR_ORDERED)));
+	ck_assert(!taskset_arrive(ts, mk(2, TASK_ATTR_HEAD_OF_QUEUE)));
+	ck_assert_int_eq(started[1], 0);
+	ck_assert_int_eq(started[2], 1);	/* HEAD OF QUEUE: at once */
+	finish(&tasks[2], SAM_STAT_GOOD);
+	ck_assert_int_eq(started[1], 0);
+	taskset_data_ready(&tasks[0]);
+	ck_assert_int_eq(started[0], 1);
+	ck_assert_int_eq(started[1], 0);
+	finish(&tasks[0], SAM_STAT_GOOD);
+	ck_assert_int_eq(started[1], 1);
+	finish(&tasks[1], SAM_STAT_GOOD);
+	taskset_destroy(ts);
+}
+END_TEST
+
+START_TEST(barrier_ignore_and_flush)
+{
+	memset(&fake_lun, 0, sizeof(fake_lun));
+	fake_lun.qam = 1;
+	fake_lun.barrier = BARRIER_IGNORE;
+	struct taskset *ts = fresh();
+
+	taskset_arrive(ts, mk(0, TASK_ATTR_SIMPLE));
+	taskset_arrive(ts, mk(1, TASK_ATTR_ORDERED));
+	taskset_arrive(ts, mk(2, TASK_ATTR_SIMPLE));
+	ck_assert_int_eq(started[0] + started[1] + started[2], 3);
+	for (int i = 0; i < 3; i++)
+		finish(&tasks[i], SAM_STAT_GOOD);
+	taskset_destroy(ts);
+
+	fake_lun.barrier = BARRIER_FLUSH;
+	ts = fresh();
+	taskset_arrive(ts, mk_write(0, TASK_ATTR_SIMPLE, 0, 1, true));
+	taskset_arrive(ts, mk_write(1, TASK_ATTR_ORDERED, 8, 1, true));
+	ck_assert_int_eq(started[1], 0);
+	ck_assert(!tasks[0].barrier_flush);
+	finish(&tasks[0], SAM_STAT_GOOD);
+	ck_assert_int_eq(started[1], 1);
+	ck_assert(tasks[1].barrier_flush);
+	finish(&tasks[1], SAM_STAT_GOOD);
+	taskset_destroy(ts);
+}
+END_TEST
+
+START_TEST(qam0_overlap)
+{
+	memset(&fake_lun, 0, sizeof(fake_lun));
+	struct taskset *ts = fresh();
+
+	taskset_arrive(ts, mk_write(0, TASK_ATTR_SIMPLE, 0, 8, true));
+	taskset_arrive(ts, mk_read(1, TASK_ATTR_SIMPLE, 4, 1));
+	taskset_arrive(ts, mk_read(2, TASK_ATTR_SIMPLE, 100, 1));
+	taskset_arrive(ts, mk_read(3, TASK_ATTR_SIMPLE, 8, 1));
+	ck_assert_int_eq(started[0], 1);
+	ck_assert_int_eq(started[1], 0);	/* reads what 0 writes */
+	ck_assert_int_eq(started[2], 1);
+	ck_assert_int_eq(started[3], 1);	/* adjacent, no overlap */
+	finish(&tasks[0], SAM_STAT_GOOD);
+	ck_assert_int_eq(started[1], 1);
+	for (int i = 1; i < 4; i++)
+		finish(&tasks[i], SAM_STAT_GOOD);
+	taskset_destroy(ts);
+
+	/* QAM=1 (unrestricted): no wait. */
+	fake_lun.qam = 1;
+	ts = fresh();
+	taskset_arrive(ts, mk_write(0, TASK_ATTR_SIMPLE, 0, 8, true));
+	taskset_arrive(ts, mk_read(1, TASK_ATTR_SIMPLE, 4, 1));
+	ck_assert_int_eq(started[1], 1);
+	finish(&tasks[1], SAM_STAT_GOOD);
+	finish(&tasks[0], SAM_STAT_GOOD);
+	taskset_destroy(ts);
+}
+END_TEST
+
+START_TEST(aca)
+{
+	memset(&fake_lun, 0, sizeof(fake_lun));
+	struct taskset *ts = fresh();
+	struct tcq_task *t;
+
+	/* ACA attribute with no ACA condition. */
+	taskset_arrive(ts, mk(0, TASK_ATTR_ACA));
+	ck_assert_int_eq(done_calls[0], 1);
+	ck_assert_int_eq(tasks[0].status, SAM_STAT_CHECK_CONDITION);
+	ck_assert_int_eq(tasks[0].sense[12], 0x49);
+
+	t = mk(1, TASK_ATTR_ORDERED);
+	t->req.control = CDB_CONTROL_NACA;
+	taskset_arrive(ts, t);
+	taskset_arrive(ts, mk(2, TASK_ATTR_SIMPLE));
+	ck_assert_int_eq(started[2], 0);
+	finish(t, SAM_STAT_CHECK_CONDITION);	/* establishes ACA */
+	ck_assert(ts->aca);
+	ck_assert_int_eq(started[2], 0);	/* blocked during ACA */
+	taskset_arrive(ts, mk(3, TASK_ATTR_SIMPLE));
+	ck_assert_int_eq(done_calls[3], 1);
+	ck_assert_int_eq(tasks[3].status, SAM_STAT_ACA_ACTIVE);
+	taskset_arrive(ts, mk(4, TASK_ATTR_ACA));
+	ck_assert_int_eq(started[4], 1);
+	taskset_arrive(ts, mk(5, TASK_ATTR_ACA));	/* one ACA task only */
+	ck_assert_int_eq(tasks[5].status, SAM_STAT_ACA_ACTIVE);
+	finish(&tasks[4], SAM_STAT_GOOD);
+	ck_assert_int_eq(started[2], 0);
+	taskset_clear_aca(ts);
+	ck_assert_int_eq(started[2], 1);
+	finish(&tasks[2], SAM_STAT_GOOD);
+	/* NACA=0 CHECK CONDITION does not establish ACA. */
+	taskset_arrive(ts, mk(6, TASK_ATTR_SIMPLE));
+	finish(&tasks[6], SAM_STAT_CHECK_CONDITION);
+	ck_assert(!ts->aca);
+	ck_assert_uint_eq(taskset_count(ts), 0);
+	taskset_destroy(ts);
+}
+END_TEST
+
+START_TEST(abort_all)
+{
+	memset(&fake_lun, 0, sizeof(fake_lun));
+	struct taskset *ts = fresh();
+
+	taskset_arrive(ts, mk(0, TASK_ATTR_SIMPLE));
+	taskset_arrive(ts, mk(1, TASK_ATTR_ORDERED));
+	taskset_arrive(ts, mk_write(2, TASK_ATTR_HEAD_OF_QUEUE, 0, 1, false));
+	taskset_abort_all(ts, true);
+	ck_assert(tasks[0].aborted);
+	ck_assert_int_eq(done_calls[0], 0);	/* running: later */
+	ck_assert_int_eq(done_calls[1], 1);
+	ck_assert_int_eq(tasks[1].status, SAM_STAT_TASK_ABORTED);
+	ck_assert_int_eq(done_calls[2], 1);
+	ck_assert_int_eq(started[1], 0);
+	ck_assert_uint_eq(taskset_count(ts), 1);
+	finish(&tasks[0], SAM_STAT_GOOD);
+	ck_assert_int_eq(done_calls[0], 1);
+	ck_assert_uint_eq(taskset_count(ts), 0);
+	taskset_destroy(ts);
+}
+END_TEST
+
+START_TEST(sync_completion_inside_exec)
+{
+	memset(&fake_lun, 0, sizeof(fake_lun));
+	struct taskset *ts = fresh();
+
+	sync_mask = (1u << 1) | (1u << 2) | (1u << 4);
+	taskset_arrive(ts, mk(0, TASK_ATTR_ORDERED));
+	taskset_arrive(ts, mk(1, TASK_ATTR_SIMPLE));
+	taskset_arrive(ts, mk(2, TASK_ATTR_ORDERED));
+	taskset_arrive(ts, mk(3, TASK_ATTR_SIMPLE));
+	taskset_arrive(ts, mk(4, TASK_ATTR_SIMPLE));
+	ck_assert_int_eq(started[1] + started[2] + started[3], 0);
+	finish(&tasks[0], SAM_STAT_GOOD);
+	/* 1 runs and ends at once, then 2 (ORDERED) does, then 3 and 4. */
+	for (int i = 1; i <= 4; i++)
+		ck_assert_int_eq(started[i], 1);
+	ck_assert_int_eq(done_calls[1], 1);
+	ck_assert_int_eq(done_calls[2], 1);
+	ck_assert_int_eq(done_calls[3], 0);
+	ck_assert_int_eq(done_calls[4], 1);
+	ck_assert_uint_eq(taskset_count(ts), 1);
+	finish(&tasks[3], SAM_STAT_GOOD);
+	ck_assert_uint_eq(taskset_count(ts), 0);
+	taskset_destroy(ts);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("taskset");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, model_all_orders);
+	tcase_add_test(tc, ordered_write_waiting_for_data_holds_newer);
+	tcase_add_test(tc, newer_ordered_waits_for_write_receiving_data);
+	tcase_add_test(tc, barrier_ignore_and_flush);
+	tcase_add_test(tc, qam0_overlap);
+	tcase_add_test(tc, aca);
+	tcase_add_test(tc, abort_all);
+	tcase_add_test(tc, sync_completion_inside_exec);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
