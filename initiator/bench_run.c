@@ -72,6 +72,7 @@ struct run_point {
 static struct bench_verify *run_verify;
 static uint64_t run_verify_first, run_verify_nblocks;
 static _Atomic unsigned run_verify_reported;
+static bool run_tty;		/* a progress line may be on stderr */
 
 static uint64_t now_ns(void)
 {
@@ -114,7 +115,8 @@ static void verify_report(void *ctx, uint64_t lba, const char *why)
 		w->err.first_lba = lba;
 	}
 	if (atomic_fetch_add(&run_verify_reported, 1) < VERIFY_REPORT_MAX)
-		fprintf(stderr, "\nverify: LBA %" PRIu64 ": %s\n", lba, why);
+		fprintf(stderr, "%sverify: LBA %" PRIu64 ": %s\n",
+			run_tty ? "\r\033[K" : "", lba, why);
 }
 
 /* Accounts a finished I/O: latency, bytes, errors, verification. */
@@ -272,8 +274,8 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 				s->stalled = true;
 				continue;
 			}
-			fprintf(stderr, "\ntcq-bench: submit failed: %s\n",
-				strerror(-rc));
+			fprintf(stderr, "%stcq-bench: submit failed: %s\n",
+				run_tty ? "\r\033[K" : "", strerror(-rc));
 			w->err.transport++;
 			s->dead = true;
 			continue;
@@ -337,7 +339,8 @@ static void *run_worker_main(void *arg)
 			if (pfd[i].fd >= 0 && pfd[i].revents &&
 			    pt->ops->service(s->e, pfd[i].revents) < 0) {
 				if (!s->dead) {
-					fprintf(stderr, "\ntcq-bench: session lost\n");
+					fprintf(stderr, "%stcq-bench: session lost\n",
+						run_tty ? "\r\033[K" : "");
 					w->err.transport++;
 				}
 				s->dead = true;
@@ -355,7 +358,8 @@ static void *run_worker_main(void *arg)
 							w->sess[i]->inflight;
 						w->sess[i]->dead = true;
 					}
-				fprintf(stderr, "\ntcq-bench: I/O did not complete within 30 s\n");
+				fprintf(stderr, "%stcq-bench: I/O did not complete within 30 s\n",
+					run_tty ? "\r\033[K" : "");
 				break;
 			}
 		}
@@ -458,6 +462,7 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 
 	memset(out, 0, sizeof(*out));
 	memset(&pt, 0, sizeof(pt));
+	run_tty = tty;
 	pt.o = o;
 	pt.ops = o->engine;
 	pt.rw = rw;

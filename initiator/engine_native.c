@@ -223,7 +223,7 @@ static struct engine *native_open(const char *target,
 	e->exp_cmdsn = res.exp_cmdsn;
 	e->max_cmdsn = res.max_cmdsn;
 	e->lun_raw = pdu_lun_encode(e->url.lun);
-	log_info("native: logged in to %s (TSIH %u): HeaderDigest=%s DataDigest=%s MaxRecvDSL=%u/%u FirstBurst=%u MaxBurst=%u ImmediateData=%s InitialR2T=%s MaxOutstandingR2T=%u",
+	log_debug("native: logged in to %s (TSIH %u): HeaderDigest=%s DataDigest=%s MaxRecvDSL=%u/%u FirstBurst=%u MaxBurst=%u ImmediateData=%s InitialR2T=%s MaxOutstandingR2T=%u",
 		 e->url.target, res.tsih,
 		 e->p.header_digest ? "CRC32C" : "None",
 		 e->p.data_digest ? "CRC32C" : "None",
@@ -291,6 +291,7 @@ static int native_submit(struct engine *e, struct bench_io *io)
 {
 	uint8_t cdb[16];
 	uint64_t bytes = (uint64_t)io->blocks * e->block_size;
+	int rc;
 
 	if (!io->blocks || bytes > UINT32_MAX)
 		return -EINVAL;
@@ -306,8 +307,13 @@ static int native_submit(struct engine *e, struct bench_io *io)
 		put_be64(cdb + 2, io->lba);
 		put_be32(cdb + 10, io->blocks);
 	}
-	return native_sess_submit_cdb(e, io, cdb, (uint32_t)bytes, !io->write,
-				      io->write);
+	rc = native_sess_submit_cdb(e, io, cdb, (uint32_t)bytes, !io->write,
+				    io->write);
+	/* An idle session sends at once (saves a poll round at depth 1);
+	 * otherwise PDUs wait for service() and leave in one batch. */
+	if (!rc && e->inflight == 1 && !e->in_service)
+		native_sess_tx(e);
+	return rc;
 }
 
 static int native_get_fd(struct engine *e)
@@ -326,9 +332,11 @@ static int native_service(struct engine *e, short revents)
 {
 	if (e->failed)
 		return e->failed;
+	e->in_service = true;
 	if (revents & (POLLIN | POLLERR | POLLHUP))
 		native_sess_rx(e);
 	native_sess_tx(e);
+	e->in_service = false;
 	return e->failed;
 }
 

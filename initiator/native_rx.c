@@ -256,6 +256,7 @@ static void on_nop_in(struct engine *e, const uint8_t *bhs,
 	if (n.ttt == ISCSI_RSVD_TAG)
 		return;
 	/* The target pings: answer with its TTT and echo its data. */
+	log_debug("native: NOP-In ping TTT 0x%08x, %u data bytes", n.ttt, dlen);
 	if (dlen) {
 		copy = malloc(dlen);
 		if (!copy)

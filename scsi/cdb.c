@@ -289,9 +289,11 @@ int cdb_decode(const uint8_t *cdb, uint16_t len, uint32_t block_size,
 		req->sa = cdb[1] & 0x1f;
 		if (req->sa != MI_REPORT_SUPPORTED_OPCODES)
 			return bad_field(err, 1, 4);
+		if (rsvd(cdb, 1, 0xe0, err) || rsvd(cdb, 2, 0x78, err) ||
+		    rsvd_bytes(cdb, 10, 10, err))
+			return -1;
 		req->flags = cdb[2] & 0x87;	/* RCTD, REPORTING OPTIONS */
 		req->page = cdb[3];		/* requested opcode */
-		req->sa = cdb[1] & 0x1f;
 		req->lba = get_be16(cdb + 4);	/* requested service action */
 		req->alloc_len = req->data_in_len = get_be32(cdb + 6);
 		return 0;

@@ -10,6 +10,7 @@
 #include "target/target.h"
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
 #include "scsi/taskset.h"
@@ -534,76 +535,30 @@ void spc_mode_select(struct tcq_task *t)
 
 /* ---- REPORT SUPPORTED OPERATION CODES --------------------------------- */
 
-struct opinfo {
-	uint8_t op;
-	uint16_t sa;
-	bool has_sa;
-	uint8_t len;
-};
-
-static const struct opinfo supported_ops[] = {
-	{ SOP_TEST_UNIT_READY, 0, false, 6 },
-	{ SOP_REQUEST_SENSE, 0, false, 6 },
-	{ SOP_READ_6, 0, false, 6 },
-	{ SOP_WRITE_6, 0, false, 6 },
-	{ SOP_INQUIRY, 0, false, 6 },
-	{ SOP_MODE_SELECT_6, 0, false, 6 },
-	{ SOP_MODE_SENSE_6, 0, false, 6 },
-	{ SOP_START_STOP_UNIT, 0, false, 6 },
-	{ SOP_PREVENT_ALLOW, 0, false, 6 },
-	{ SOP_READ_CAPACITY_10, 0, false, 10 },
-	{ SOP_READ_10, 0, false, 10 },
-	{ SOP_WRITE_10, 0, false, 10 },
-	{ SOP_VERIFY_10, 0, false, 10 },
-	{ SOP_PRE_FETCH_10, 0, false, 10 },
-	{ SOP_SYNC_CACHE_10, 0, false, 10 },
-	{ SOP_MODE_SELECT_10, 0, false, 10 },
-	{ SOP_MODE_SENSE_10, 0, false, 10 },
-	{ SOP_READ_16, 0, false, 16 },
-	{ SOP_WRITE_16, 0, false, 16 },
-	{ SOP_VERIFY_16, 0, false, 16 },
-	{ SOP_PRE_FETCH_16, 0, false, 16 },
-	{ SOP_SYNC_CACHE_16, 0, false, 16 },
-	{ SOP_SERVICE_ACTION_IN_16, SAI_READ_CAPACITY_16, true, 16 },
-	{ SOP_REPORT_LUNS, 0, false, 12 },
-	{ SOP_MAINTENANCE_IN, MI_REPORT_SUPPORTED_OPCODES, true, 12 },
-	{ SOP_READ_12, 0, false, 12 },
-	{ SOP_WRITE_12, 0, false, 12 },
-	{ SOP_VERIFY_12, 0, false, 12 },
-	{ SOP_UNMAP, 0, false, 10 },
-};
-
+/* Everything comes from the one table in scsi/opcodes.c. */
 void spc_report_supported_opcodes(struct tcq_task *t)
 {
-	uint8_t buf[1024];
-	bool rctd = t->req.flags & 0x80;
-	uint8_t opt = t->req.flags & 0x07;
-	uint32_t n = 4;
+	uint8_t buf[OPC_REPORT_MAX];
+	const struct lun *l = t->lun;
+	unsigned feat = l && l->bdev && l->bdev->thin ? OPC_FEAT_THIN : 0;
+	bool rctd = t->req.flags & RSOC_RCTD;
+	unsigned opt = t->req.flags & RSOC_OPT_MASK;
+	struct sense_info si;
+	int n;
 
-	if (opt != 0) {	/* only "all commands" for now */
-		sense_invalid_cdb(t, 2, 2);
+	if (opt == RSOC_ALL)
+		n = (int)opc_encode_all(buf, sizeof(buf), rctd, feat);
+	else
+		n = opc_encode_one(buf, sizeof(buf), opt, t->req.page,
+				   (uint16_t)t->req.lba, rctd, feat, &si);
+	if (n < 0) {
+		sense_set_si(t, &si);
 		end(t);
 		return;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(supported_ops); i++) {
-		const struct opinfo *o = &supported_ops[i];
-		if (o->op == SOP_UNMAP && !(t->lun->bdev && t->lun->bdev->thin))
-			continue;
-		uint8_t *d = buf + n;
-		memset(d, 0, 8);
-		d[0] = o->op;
-		put_be16(d + 2, o->sa);
-		d[5] = (uint8_t)((o->has_sa ? 0x01 : 0) | (rctd ? 0x02 : 0));
-		put_be16(d + 6, o->len);
-		n += 8;
-		if (rctd) {	/* command timeouts descriptor: unspecified */
-			memset(buf + n, 0, 12);
-			put_be16(buf + n, 0x0a);
-			n += 12;
-		}
-	}
-	put_be32(buf, n - 4);
-	if (spc_data_in(t, buf, n) == 0)
+	/* Cut to the allocation length (spc_data_in); the length fields
+	 * still give the full size. */
+	if (spc_data_in(t, buf, MIN((uint32_t)n, sizeof(buf))) == 0)
 		t->status = SAM_STAT_GOOD;
 	end(t);
 }

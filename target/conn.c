@@ -37,6 +37,7 @@ enum { RX_HDR, RX_DATA, RX_TRAILER };
 #define TX_IOV_MAX 64
 
 /* Per-reactor list of live connections, for shutdown. */
+static __thread struct list_node live_head;
 static __thread struct list_node *live_conns;
 static __thread bool shutting_down;
 static __thread unsigned live_count;
@@ -49,9 +50,7 @@ static void conn_maybe_free(struct conn *c);
 static void conn_live_list_init(void)
 {
 	if (!live_conns) {
-		live_conns = malloc(sizeof(*live_conns));
-		if (!live_conns)
-			abort();
+		live_conns = &live_head;
 		list_init(live_conns);
 	}
 }

@@ -128,10 +128,9 @@ static void login_fail(struct conn *c, int status, const char *why)
 
 /* Final response: bind the session, then switch the connection to FFP. */
 static int login_finish(struct conn *c, struct login_state *l,
-			struct pdu_login_rsp *r, struct iscsi_params *np)
+			struct pdu_login_rsp *r)
 {
 	struct sess_login sl;
-	struct iscsi_params login_params = c->params;
 	uint16_t tsih = 0;
 	int rc;
 
@@ -147,9 +146,8 @@ static int login_finish(struct conn *c, struct login_state *l,
 	rc = sess_create(c, &sl, &tsih);
 	if (rc)
 		return rc;
-	/* The final response still travels with the login framing. */
-	*np = sl.params;
-	c->params = login_params;
+	/* The final response still travels with the login framing:
+	 * conn_enter_ffp switches to the negotiated one after it. */
 	r->tsih = tsih;
 	r->expcmdsn = sess_exp_cmdsn(c);
 	r->maxcmdsn = sess_max_cmdsn(c);
@@ -164,7 +162,6 @@ static void login_send_chunk(struct conn *c, struct login_state *l)
 	bool more = remain > chunk;
 	bool transit = !more && l->rsp_transit;
 	bool final = transit && l->rsp_nsg == ISCSI_STAGE_FULL_FEATURE;
-	struct iscsi_params np;
 	struct pdu_login_rsp r;
 	uint8_t bhs[ISCSI_BHS_LEN];
 
@@ -175,7 +172,7 @@ static void login_send_chunk(struct conn *c, struct login_state *l)
 	r.nsg = transit ? l->rsp_nsg : 0;
 	r.data_len = (uint32_t)chunk;
 	if (final) {
-		int rc = login_finish(c, l, &r, &np);
+		int rc = login_finish(c, l, &r);
 
 		if (rc) {
 			login_fail(c, rc, "session creation failed");
@@ -191,7 +188,6 @@ static void login_send_chunk(struct conn *c, struct login_state *l)
 	if (transit)
 		l->stage = l->rsp_nsg;
 	if (final) {
-		c->params = np;
 		conn_enter_ffp(c);
 		if (reactor_timer_armed(&c->login_timer))
 			reactor_timer_cancel(c->r, &c->login_timer);

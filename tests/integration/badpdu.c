@@ -342,6 +342,62 @@ static void sess_close(struct sess *s)
 }
 
 /*
+ * Keys the target offered that we did not send need an answer before it
+ * lets the login finish; accepting its value is always valid for the
+ * keys a target may offer. Declarative keys need none. Builds the answer
+ * into out (which may alias sent) and returns its length.
+ */
+static size_t answer_offers(char *out, size_t cap, const char *sent,
+			    size_t sent_len, const struct rxpdu *r)
+{
+	static const char *const declarative[] = {
+		"TargetPortalGroupTag", "MaxRecvDataSegmentLength",
+		"TargetAlias", "TargetAddress", "TargetName",
+	};
+	char ans[1024];
+	size_t alen = 0, i;
+	uint32_t off = 0;
+
+	while (r->data && off < r->len) {
+		const char *pair = (const char *)r->data + off;
+		size_t plen = strnlen(pair, r->len - off);
+		const char *eq = memchr(pair, '=', plen);
+		char key[64];
+		bool skip = false;
+
+		off += (uint32_t)plen + 1;
+		if (!eq || (size_t)(eq - pair) >= sizeof(key))
+			continue;
+		memcpy(key, pair, (size_t)(eq - pair));
+		key[eq - pair] = 0;
+		for (i = 0; i < sizeof(declarative) / sizeof(declarative[0]); i++)
+			skip |= !strcmp(key, declarative[i]);
+		if (skip || kv_find((const uint8_t *)sent, (uint32_t)sent_len,
+				    key))
+			continue;
+		alen = kv_add(ans, alen, sizeof(ans), key, eq + 1);
+	}
+	if (alen > cap)
+		alen = 0;
+	memcpy(out, ans, alen);
+	return alen;
+}
+
+/* Says why a login round did not finish (diagnostics only). */
+static void show_login_rsp(const struct pdu_login_rsp *lr,
+			   const struct rxpdu *r)
+{
+	char text[512];
+	uint32_t i, n = r->len < sizeof(text) - 1 ? r->len : sizeof(text) - 1;
+
+	for (i = 0; i < n; i++)
+		text[i] = r->data[i] ? (char)r->data[i] : ' ';
+	text[n] = 0;
+	note("login response T=%d C=%d CSG=%u NSG=%u: %s", lr->transit,
+	     lr->cont, lr->csg, lr->nsg, text);
+}
+
+/*
  * Logs in straight to the full feature phase: one operational-stage
  * request with T=1 NSG=3 (repeated without keys if the target wants
  * another round). Returns 0 when the session is up.
@@ -375,6 +431,14 @@ static int sess_login(struct sess *s)
 	klen = kv_add(keys, klen, sizeof(keys), "InitialR2T", "Yes");
 	klen = kv_add(keys, klen, sizeof(keys), "ImmediateData", "Yes");
 	klen = kv_add(keys, klen, sizeof(keys), "ErrorRecoveryLevel", "0");
+	klen = kv_add(keys, klen, sizeof(keys), "MaxBurstLength", "262144");
+	klen = kv_add(keys, klen, sizeof(keys), "FirstBurstLength", "65536");
+	klen = kv_add(keys, klen, sizeof(keys), "MaxConnections", "1");
+	klen = kv_add(keys, klen, sizeof(keys), "MaxOutstandingR2T", "1");
+	klen = kv_add(keys, klen, sizeof(keys), "DefaultTime2Wait", "2");
+	klen = kv_add(keys, klen, sizeof(keys), "DefaultTime2Retain", "0");
+	klen = kv_add(keys, klen, sizeof(keys), "DataPDUInOrder", "Yes");
+	klen = kv_add(keys, klen, sizeof(keys), "DataSequenceInOrder", "Yes");
 
 	lq.transit = true;
 	lq.csg = ISCSI_STAGE_OPERATIONAL;
@@ -425,6 +489,11 @@ static int sess_login(struct sess *s)
 			if (v)
 				s->peer_mrdsl = (uint32_t)strtoul(v, NULL, 10);
 		}
+		/* Next round answers what the target offered on its own. */
+		klen = answer_offers(keys, sizeof(keys), keys, klen, &r);
+		if (!lr.transit || lr.nsg != ISCSI_STAGE_FULL_FEATURE ||
+		    lr.cont)
+			show_login_rsp(&lr, &r);
 		rx_free(&r);
 		if (lr.transit && lr.nsg == ISCSI_STAGE_FULL_FEATURE &&
 		    !lr.cont) {
@@ -432,8 +501,6 @@ static int sess_login(struct sess *s)
 			s->cmdsn = s->exp_cmdsn;
 			return 0;
 		}
-		/* Another round: same ISID/ITT, keys already answered. */
-		klen = 0;
 	}
 	note("login did not reach the full feature phase");
 fail:
@@ -509,6 +576,10 @@ static int tur(struct sess *s)
 		struct rxpdu r;
 		int status;
 
+		/* Whether a rejected PDU used up its CmdSN is the target's
+		 * call; follow the ExpCmdSN it reports. */
+		if (sn_gt(s->exp_cmdsn, s->cmdsn))
+			s->cmdsn = s->exp_cmdsn;
 		if (send_cdb(s, itt, s->cmdsn++, cdb, sizeof(cdb)) < 0)
 			return -1;
 		for (;;) {
@@ -694,10 +765,10 @@ static void test_unknown_opcode(struct sess *s)
 	      "(c) Reject carries the rejected header (%u bytes)", r.len);
 	CHECK(get_be32(r.bhs + BHS_ITT) == ISCSI_RSVD_TAG,
 	      "(c) Reject ITT is 0xffffffff");
+	note("(c) sent CmdSN %u; Reject says ExpCmdSN %u MaxCmdSN %u",
+	     s->cmdsn, get_be32(r.bhs + BHS_EXPCMDSN),
+	     get_be32(r.bhs + BHS_MAXCMDSN));
 	rx_free(&r);
-	/* The rejected PDU took no CmdSN unless the target says so. */
-	if (sn_gt(s->exp_cmdsn, s->cmdsn))
-		s->cmdsn = s->exp_cmdsn;
 
 	itt = s->itt++;
 	if (send_nop_ping(s, itt, ping, sizeof(ping) - 1, sizeof(ping) - 1) < 0) {

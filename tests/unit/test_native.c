@@ -1,0 +1,652 @@
+/* Unit tests for the native initiator's pure parts: URL parsing, the
+ * judging of the target's key answers, CHAP responses and encodings. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* memmem */
+#endif
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/evp.h>
+#include "initiator/native.h"
+#include "tcq/pdu.h"
+
+/* ---- URL ---------------------------------------------------------------- */
+
+START_TEST(url_plain)
+{
+	struct native_url u;
+	char err[128];
+
+	ck_assert_int_eq(native_url_parse("iscsi://127.0.0.1:3262/iqn.2026-11.org.tcq:x/3",
+					  &u, err, sizeof(err)), 0);
+	ck_assert_str_eq(u.host, "127.0.0.1");
+	ck_assert_uint_eq(u.port, 3262);
+	ck_assert_str_eq(u.target, "iqn.2026-11.org.tcq:x");
+	ck_assert_uint_eq(u.lun, 3);
+	ck_assert_str_eq(u.user, "");
+}
+END_TEST
+
+START_TEST(url_default_port_and_creds)
+{
+	struct native_url u;
+	char err[128];
+
+	ck_assert_int_eq(native_url_parse("iscsi://alice%s3cr@t@localhost/iqn.a:b/0",
+					  &u, err, sizeof(err)), 0);
+	ck_assert_str_eq(u.user, "alice");
+	ck_assert_str_eq(u.secret, "s3cr@t");
+	ck_assert_str_eq(u.host, "localhost");
+	ck_assert_uint_eq(u.port, 3260);
+	ck_assert_uint_eq(u.lun, 0);
+}
+END_TEST
+
+START_TEST(url_ipv6)
+{
+	struct native_url u;
+	char err[128];
+
+	ck_assert_int_eq(native_url_parse("iscsi://[::1]:3300/iqn.x:y/12",
+					  &u, err, sizeof(err)), 0);
+	ck_assert_str_eq(u.host, "::1");
+	ck_assert_uint_eq(u.port, 3300);
+	ck_assert_uint_eq(u.lun, 12);
+	ck_assert_int_eq(native_url_parse("iscsi://[::1]/iqn.x:y/1",
+					  &u, err, sizeof(err)), 0);
+	ck_assert_uint_eq(u.port, 3260);
+}
+END_TEST
+
+START_TEST(url_bad)
+{
+	static const char *const bad[] = {
+		"http://127.0.0.1/iqn.x/1",
+		"iscsi://127.0.0.1",
+		"iscsi://127.0.0.1/iqn.x",
+		"iscsi://127.0.0.1/iqn.x/",
+		"iscsi://127.0.0.1/iqn.x/abc",
+		"iscsi://127.0.0.1/iqn.x/99999",
+		"iscsi://127.0.0.1:0/iqn.x/1",
+		"iscsi://127.0.0.1:70000/iqn.x/1",
+		"iscsi://127.0.0.1:/iqn.x/1",
+		"iscsi://127.0.0.1:12a/iqn.x/1",
+		"iscsi://[::1/iqn.x/1",
+		"iscsi://[::1]x/iqn.x/1",
+		"iscsi:///iqn.x/1",
+		"iscsi://h//1",
+		"iscsi://user@h/iqn.x/1",
+		"iscsi://%pw@h/iqn.x/1",
+		"iscsi://h/a/b/1",
+		NULL,
+	};
+	struct native_url u;
+	char err[128];
+
+	for (int i = 0; bad[i]; i++) {
+		err[0] = '\0';
+		ck_assert_msg(native_url_parse(bad[i], &u, err, sizeof(err)) == -1,
+			      "accepted %s", bad[i]);
+		ck_assert_msg(err[0], "no error text for %s", bad[i]);
+	}
+	ck_assert_int_eq(native_url_parse(NULL, &u, err, sizeof(err)), -1);
+}
+END_TEST
+
+/* ---- key answers ---------------------------------------------------------- */
+
+static void neg_setup(struct native_neg *n, bool digests)
+{
+	struct native_offer o;
+
+	native_offer_defaults(&o);
+	o.header_digest = o.data_digest = digests;
+	native_neg_init(n, &o);
+}
+
+START_TEST(keys_offer_text)
+{
+	struct native_offer o;
+	struct kvbuf b;
+
+	native_offer_defaults(&o);
+	o.header_digest = true;
+	kvbuf_init(&b);
+	ck_assert_int_eq(native_offer_add(&o, &b), 0);
+	ck_assert_ptr_nonnull(memmem(b.data, b.len, "HeaderDigest=CRC32C,None\0", 25));
+	ck_assert_ptr_nonnull(memmem(b.data, b.len, "DataDigest=None\0", 16));
+	ck_assert_ptr_nonnull(memmem(b.data, b.len, "MaxRecvDataSegmentLength=262144\0", 32));
+	ck_assert_ptr_nonnull(memmem(b.data, b.len, "InitialR2T=No\0", 14));
+	ck_assert_ptr_nonnull(memmem(b.data, b.len, "ImmediateData=Yes\0", 18));
+	ck_assert_ptr_nonnull(memmem(b.data, b.len, "MaxConnections=1\0", 17));
+	ck_assert_ptr_nonnull(memmem(b.data, b.len, "ErrorRecoveryLevel=0\0", 21));
+	kvbuf_free(&b);
+}
+END_TEST
+
+START_TEST(keys_declarative_and_min)
+{
+	struct native_neg n;
+
+	neg_setup(&n, true);
+	ck_assert_int_eq(native_neg_answer(&n, "MaxRecvDataSegmentLength", "65536"), 0);
+	ck_assert_uint_eq(n.p.max_send_dsl, 65536);
+	ck_assert_uint_eq(n.p.max_recv_dsl, 262144);	/* ours is unchanged */
+	ck_assert_int_eq(native_neg_answer(&n, "MaxBurstLength", "0x40000"), 0);
+	ck_assert_uint_eq(n.p.max_burst, 262144);
+	ck_assert_int_eq(native_neg_answer(&n, "FirstBurstLength", "524288"), 0);
+	ck_assert_int_eq(native_neg_answer(&n, "MaxOutstandingR2T", "2"), 0);
+	ck_assert_uint_eq(n.p.max_outstanding_r2t, 2);
+	ck_assert_int_eq(native_neg_answer(&n, "DefaultTime2Wait", "2"), 0);
+	ck_assert_uint_eq(n.p.default_time2wait, 2);
+	ck_assert_int_eq(native_neg_answer(&n, "DefaultTime2Retain", "0"), 0);
+	ck_assert_uint_eq(n.p.default_time2retain, 0);
+	ck_assert_int_eq(native_neg_answer(&n, "ErrorRecoveryLevel", "0"), 0);
+	native_neg_finish(&n);
+	/* FirstBurstLength never exceeds MaxBurstLength. */
+	ck_assert_uint_eq(n.p.first_burst, 262144);
+	native_neg_free(&n);
+}
+END_TEST
+
+START_TEST(keys_min_violations)
+{
+	struct native_neg n;
+
+	neg_setup(&n, false);
+	ck_assert_int_eq(native_neg_answer(&n, "MaxOutstandingR2T", "5"), -1);
+	ck_assert_ptr_nonnull(strstr(n.err, "MaxOutstandingR2T"));
+	ck_assert_int_eq(native_neg_answer(&n, "MaxConnections", "2"), -1);
+	ck_assert_int_eq(native_neg_answer(&n, "ErrorRecoveryLevel", "1"), -1);
+	ck_assert_int_eq(native_neg_answer(&n, "DefaultTime2Retain", "20"), -1);
+	ck_assert_int_eq(native_neg_answer(&n, "MaxRecvDataSegmentLength", "511"), -1);
+	ck_assert_int_eq(native_neg_answer(&n, "MaxRecvDataSegmentLength", "16777216"), -1);
+	ck_assert_int_eq(native_neg_answer(&n, "MaxBurstLength", "lots"), -1);
+	ck_assert_int_eq(native_neg_answer(&n, "MaxBurstLength", ""), -1);
+	native_neg_free(&n);
+}
+END_TEST
+
+START_TEST(keys_max_rule)
+{
+	struct native_neg n;
+	struct native_offer o;
+
+	native_offer_defaults(&o);
+	o.default_time2wait = 5;
+	native_neg_init(&n, &o);
+	ck_assert_int_eq(native_neg_answer(&n, "DefaultTime2Wait", "4"), -1);
+	ck_assert_int_eq(native_neg_answer(&n, "DefaultTime2Wait", "7"), 0);
+	ck_assert_uint_eq(n.p.default_time2wait, 7);
+	native_neg_free(&n);
+}
+END_TEST
+
+START_TEST(keys_boolean)
+{
+	struct native_neg n;
+
+	neg_setup(&n, false);
+	/* InitialR2T: OR, we offered No, the target decides. */
+	ck_assert_int_eq(native_neg_answer(&n, "InitialR2T", "Yes"), 0);
+	ck_assert(n.p.initial_r2t);
+	ck_assert_int_eq(native_neg_answer(&n, "InitialR2T", "No"), 0);
+	ck_assert(!n.p.initial_r2t);
+	/* ImmediateData: AND, we offered Yes, the target decides. */
+	ck_assert_int_eq(native_neg_answer(&n, "ImmediateData", "No"), 0);
+	ck_assert(!n.p.immediate_data);
+	/* DataPDUInOrder: OR with our Yes must stay Yes. */
+	ck_assert_int_eq(native_neg_answer(&n, "DataPDUInOrder", "No"), -1);
+	ck_assert_int_eq(native_neg_answer(&n, "DataSequenceInOrder", "Yes"), 0);
+	ck_assert_int_eq(native_neg_answer(&n, "ImmediateData", "maybe"), -1);
+	native_neg_free(&n);
+}
+END_TEST
+
+START_TEST(keys_digest)
+{
+	struct native_neg n;
+
+	neg_setup(&n, true);
+	ck_assert_int_eq(native_neg_answer(&n, "HeaderDigest", "CRC32C"), 0);
+	ck_assert(n.p.header_digest);
+	ck_assert_int_eq(native_neg_answer(&n, "DataDigest", "None"), 0);
+	ck_assert(!n.p.data_digest);
+	ck_assert_int_eq(native_neg_answer(&n, "DataDigest", "MD5"), -1);
+	native_neg_free(&n);
+
+	/* CRC32C when we only offered None is a violation. */
+	neg_setup(&n, false);
+	ck_assert_int_eq(native_neg_answer(&n, "HeaderDigest", "CRC32C"), -1);
+	ck_assert_int_eq(native_neg_answer(&n, "HeaderDigest", "None"), 0);
+	native_neg_free(&n);
+}
+END_TEST
+
+START_TEST(keys_notunderstood_reject_irrelevant)
+{
+	struct native_neg n;
+
+	neg_setup(&n, true);
+	/* The RFC default stays: InitialR2T=Yes, MaxRecvDSL 8192, ... */
+	ck_assert_int_eq(native_neg_answer(&n, "InitialR2T", "NotUnderstood"), 0);
+	ck_assert(n.p.initial_r2t);
+	ck_assert_int_eq(native_neg_answer(&n, "HeaderDigest", "Reject"), 0);
+	ck_assert(!n.p.header_digest);
+	ck_assert_int_eq(native_neg_answer(&n, "FirstBurstLength", "Irrelevant"), 0);
+	ck_assert_uint_eq(n.p.first_burst, 65536);
+	ck_assert_int_eq(native_neg_answer(&n, "MaxBurstLength", "Reject"), 0);
+	ck_assert_uint_eq(n.p.max_burst, 262144);
+	ck_assert_uint_eq(n.p.max_send_dsl, 8192);
+	/* Informational declarations need no answer. */
+	ck_assert_int_eq(native_neg_answer(&n, "TargetPortalGroupTag", "1"), 0);
+	ck_assert_int_eq(n.reply.len, 0);
+	/* A key the target proposes that we do not know: NotUnderstood. */
+	ck_assert_int_eq(native_neg_answer(&n, "X-com.example.Foo", "bar"), 0);
+	ck_assert_int_eq(n.reply.len, strlen("X-com.example.Foo=NotUnderstood") + 1);
+	ck_assert_str_eq(n.reply.data, "X-com.example.Foo=NotUnderstood");
+	native_neg_free(&n);
+}
+END_TEST
+
+/* ---- CHAP ------------------------------------------------------------------ */
+
+START_TEST(chap_md5_vector)
+{
+	static const uint8_t chal[] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab,
+					0xcd, 0xef, 0xfe, 0xdc, 0xba, 0x98 };
+	const char *secret = "secret-of-12";
+	uint8_t buf[1 + 12 + sizeof(chal)], want[16], got[32];
+
+	/* Independent computation: MD5(id || secret || challenge). */
+	buf[0] = 0x2a;
+	memcpy(buf + 1, secret, 12);
+	memcpy(buf + 13, chal, sizeof(chal));
+	ck_assert_int_eq(EVP_Digest(buf, sizeof(buf), want, NULL, EVP_md5(), NULL), 1);
+	ck_assert_int_eq(native_chap_response(NATIVE_CHAP_MD5, 0x2a, secret,
+					      chal, sizeof(chal), got), 16);
+	ck_assert_mem_eq(got, want, 16);
+	/* A different id gives a different answer. */
+	native_chap_response(NATIVE_CHAP_MD5, 0x2b, secret, chal, sizeof(chal), got);
+	ck_assert(memcmp(got, want, 16) != 0);
+}
+END_TEST
+
+START_TEST(chap_md5_known_answer)
+{
+	/* MD5 of the 3 bytes 0x00 'a' 'b'... checked against a fixed digest:
+	 * MD5("\x00" "ab" "c") == MD5("\0abc"). */
+	static const uint8_t chal[] = { 'c' };
+	uint8_t got[16], want[16];
+	const unsigned char msg[] = { 0x00, 'a', 'b', 'c' };
+
+	ck_assert_int_eq(EVP_Digest(msg, sizeof(msg), want, NULL, EVP_md5(), NULL), 1);
+	ck_assert_int_eq(native_chap_response(NATIVE_CHAP_MD5, 0, "ab", chal, 1, got), 16);
+	ck_assert_mem_eq(got, want, 16);
+}
+END_TEST
+
+START_TEST(chap_sha256_vector)
+{
+	uint8_t chal[48], buf[1 + 20 + 48], want[32], got[32];
+	const char *secret = "0123456789abcdefghij";
+
+	for (int i = 0; i < 48; i++)
+		chal[i] = (uint8_t)(i * 37 + 5);
+	buf[0] = 200;
+	memcpy(buf + 1, secret, 20);
+	memcpy(buf + 21, chal, 48);
+	ck_assert_int_eq(EVP_Digest(buf, sizeof(buf), want, NULL, EVP_sha256(), NULL), 1);
+	ck_assert_int_eq(native_chap_response(NATIVE_CHAP_SHA256, 200, secret,
+					      chal, sizeof(chal), got), 32);
+	ck_assert_mem_eq(got, want, 32);
+	ck_assert_int_eq(EVP_Digest(buf, sizeof(buf), want, NULL, EVP_sha1(), NULL), 1);
+	ck_assert_int_eq(native_chap_response(NATIVE_CHAP_SHA1, 200, secret,
+					      chal, sizeof(chal), got), 20);
+	ck_assert_mem_eq(got, want, 20);
+	ck_assert_int_eq(EVP_Digest(buf, sizeof(buf), want, NULL, EVP_sha3_256(), NULL), 1);
+	ck_assert_int_eq(native_chap_response(NATIVE_CHAP_SHA3_256, 200, secret,
+					      chal, sizeof(chal), got), 32);
+	ck_assert_mem_eq(got, want, 32);
+	ck_assert_int_eq(native_chap_response(9, 0, secret, chal, 4, got), -1);
+}
+END_TEST
+
+START_TEST(chap_algs_list)
+{
+	int algs[NATIVE_CHAP_MAX_ALGS];
+
+	ck_assert_int_eq(native_chap_parse_algs("SHA3-256,SHA-256,SHA-1,MD5", algs, 4), 4);
+	ck_assert_int_eq(algs[0], 8);
+	ck_assert_int_eq(algs[1], 7);
+	ck_assert_int_eq(algs[2], 6);
+	ck_assert_int_eq(algs[3], 5);
+	ck_assert_int_eq(native_chap_parse_algs("md5", algs, 4), 1);
+	ck_assert_int_eq(algs[0], 5);
+	ck_assert_int_eq(native_chap_parse_algs("MD5,MD5,7", algs, 4), 2);
+	ck_assert_int_eq(algs[1], 7);
+	ck_assert_int_eq(native_chap_parse_algs("MD4", algs, 4), -1);
+	ck_assert_int_eq(native_chap_parse_algs("MD5,,SHA-1", algs, 4), -1);
+}
+END_TEST
+
+START_TEST(chap_binary_values)
+{
+	uint8_t out[16];
+	char hex[2 + 2 * 4 + 1];
+	static const uint8_t v[] = { 0xde, 0xad, 0x00, 0x0f };
+
+	ck_assert_int_eq(native_binary_decode("0xdeAD000f", out, sizeof(out)), 4);
+	ck_assert_mem_eq(out, v, 4);
+	ck_assert_int_eq(native_binary_decode("0XF", out, sizeof(out)), 1);
+	ck_assert_uint_eq(out[0], 0x0f);
+	/* base64 "3q0ADw==" is de ad 00 0f */
+	ck_assert_int_eq(native_binary_decode("0b3q0ADw==", out, sizeof(out)), 4);
+	ck_assert_mem_eq(out, v, 4);
+	ck_assert_int_eq(native_binary_decode("0BAAEC", out, sizeof(out)), 3);
+	ck_assert_int_eq(native_binary_decode("0x", out, sizeof(out)), -1);
+	ck_assert_int_eq(native_binary_decode("0xzz", out, sizeof(out)), -1);
+	ck_assert_int_eq(native_binary_decode("deadbeef", out, sizeof(out)), -1);
+	ck_assert_int_eq(native_binary_decode("0b3q0AD", out, sizeof(out)), -1);
+	ck_assert_int_eq(native_binary_decode("0b3q=ADw==", out, sizeof(out)), -1);
+	ck_assert_int_eq(native_binary_decode("0x0102030405", out, 4), -1);
+	native_hex_encode(v, 4, hex);
+	ck_assert_str_eq(hex, "0xdead000f");
+}
+END_TEST
+
+START_TEST(parse_num)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(native_parse_num("8192", 512, 16777215, &v), 0);
+	ck_assert_uint_eq(v, 8192);
+	ck_assert_int_eq(native_parse_num("0x2000", 0, 1u << 24, &v), 0);
+	ck_assert_uint_eq(v, 8192);
+	ck_assert_int_eq(native_parse_num("-1", 0, 10, &v), -1);
+	ck_assert_int_eq(native_parse_num("11", 0, 10, &v), -1);
+	ck_assert_int_eq(native_parse_num("99999999999999999999999", 0, UINT64_MAX, &v), -1);
+	ck_assert_int_eq(native_parse_num("1 ", 0, 10, &v), -1);
+}
+END_TEST
+
+START_TEST(login_status_text)
+{
+	ck_assert_str_eq(native_login_status_str(0x0201), "authentication failed");
+	ck_assert_str_eq(native_login_status_str(0x0203), "target not found");
+	ck_assert_str_eq(native_login_status_str(0x0301), "service unavailable");
+	ck_assert_str_eq(native_login_status_str(0x0277), "initiator error");
+}
+END_TEST
+
+
+/* ---- login against a scripted fake target (socketpair) ------------------- */
+
+struct fake {
+	int fd;
+	int mode;		/* 0: CHAP SHA-256 mutual + continuation, 1: not found */
+	int failures;		/* checks that failed inside the target thread */
+};
+
+static int fake_read(int fd, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Reads one Login Request; its text (NUL-terminated) into text. */
+static int fake_recv(struct fake *f, struct pdu_login_req *r, char *text)
+{
+	uint8_t bhs[ISCSI_BHS_LEN], pad[4];
+
+	if (fake_read(f->fd, bhs, sizeof(bhs)))
+		return -1;
+	pdu_decode_login_req(bhs, r);
+	if (r->data_len > 8192 || fake_read(f->fd, text, r->data_len) ||
+	    fake_read(f->fd, pad, pdu_pad(r->data_len)))
+		return -1;
+	text[r->data_len] = '\0';
+	return 0;
+}
+
+static void fake_send(struct fake *f, const struct pdu_login_req *q,
+		      bool transit, bool cont, uint8_t nsg, uint16_t status,
+		      uint16_t tsih, const char *text, size_t len)
+{
+	struct pdu_login_rsp r;
+	uint8_t bhs[ISCSI_BHS_LEN];
+	static const uint8_t zero[4];
+
+	memset(&r, 0, sizeof(r));
+	r.transit = transit;
+	r.cont = cont;
+	r.csg = q->csg;
+	r.nsg = transit ? nsg : 0;
+	r.data_len = (uint32_t)len;
+	memcpy(r.isid, q->isid, 6);
+	r.tsih = tsih;
+	r.itt = q->itt;
+	r.statsn = 100;
+	r.expcmdsn = q->cmdsn;
+	r.maxcmdsn = q->cmdsn + 31;
+	r.status_class = (uint8_t)(status >> 8);
+	r.status_detail = (uint8_t)status;
+	pdu_encode_login_rsp(bhs, &r);
+	if (write(f->fd, bhs, sizeof(bhs)) < 0 ||
+	    (len && write(f->fd, text, len) < 0) ||
+	    write(f->fd, zero, pdu_pad((uint32_t)len)) < 0)
+		f->failures++;
+}
+
+/* Value of key in a NUL-separated text of len bytes. */
+static const char *kv_get(const char *text, size_t len, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (size_t off = 0; off < len; off += strlen(text + off) + 1)
+		if (!strncmp(text + off, key, kl) && text[off + kl] == '=')
+			return text + off + kl + 1;
+	return NULL;
+}
+
+#define FAKE_CHECK(f, cond) do { if (!(cond)) { (f)->failures++; \
+	fprintf(stderr, "fake target: %s failed\n", #cond); return NULL; } } while (0)
+
+static void *fake_target(void *arg)
+{
+	struct fake *f = arg;
+	struct pdu_login_req q;
+	char text[8193], out[512], hex[2 + 64 + 1];
+	uint8_t chal[32], buf[1 + 64 + 32], want[32], got[32];
+	const char *v;
+	int n;
+
+	FAKE_CHECK(f, !fake_recv(f, &q, text));
+	if (f->mode == 1) {
+		fake_send(f, &q, false, false, 0, 0x0203, 0, NULL, 0);
+		return NULL;
+	}
+	/* Security stage: AuthMethod, then CHAP_A. */
+	FAKE_CHECK(f, q.csg == 0 && !q.transit && q.tsih == 0);
+	FAKE_CHECK(f, (v = kv_get(text, q.data_len, "AuthMethod")) && !strcmp(v, "CHAP,None"));
+	FAKE_CHECK(f, (v = kv_get(text, q.data_len, "TargetName")) && !strcmp(v, "iqn.t:fake"));
+	n = snprintf(out, sizeof(out), "AuthMethod=CHAP") + 1;
+	fake_send(f, &q, false, false, 0, 0, 0, out, (size_t)n);
+	FAKE_CHECK(f, !fake_recv(f, &q, text));
+	FAKE_CHECK(f, (v = kv_get(text, q.data_len, "CHAP_A")) && !strcmp(v, "7,5"));
+	for (int i = 0; i < 32; i++)
+		chal[i] = (uint8_t)(0xa0 + i);
+	native_hex_encode(chal, 32, hex);
+	n = snprintf(out, sizeof(out), "CHAP_A=7%cCHAP_I=9%cCHAP_C=%s", 0, 0, hex) + 1;
+	fake_send(f, &q, false, false, 0, 0, 0, out, (size_t)n);
+	/* CHAP_R = SHA-256(9 || "initsecret" || chal), computed here alone. */
+	FAKE_CHECK(f, !fake_recv(f, &q, text));
+	FAKE_CHECK(f, q.transit && q.nsg == 1);
+	FAKE_CHECK(f, (v = kv_get(text, q.data_len, "CHAP_N")) && !strcmp(v, "alice"));
+	buf[0] = 9;
+	memcpy(buf + 1, "initsecret", 10);
+	memcpy(buf + 11, chal, 32);
+	EVP_Digest(buf, 43, want, NULL, EVP_sha256(), NULL);
+	FAKE_CHECK(f, (v = kv_get(text, q.data_len, "CHAP_R")) &&
+		   native_binary_decode(v, got, sizeof(got)) == 32 &&
+		   !memcmp(got, want, 32));
+	/* Mutual: answer the initiator's challenge with the target secret. */
+	{
+		uint8_t ichal[64];
+		int il;
+		unsigned id;
+
+		FAKE_CHECK(f, (v = kv_get(text, q.data_len, "CHAP_I")) && sscanf(v, "%u", &id) == 1);
+		FAKE_CHECK(f, (v = kv_get(text, q.data_len, "CHAP_C")) &&
+			   (il = native_binary_decode(v, ichal, sizeof(ichal))) > 0);
+		buf[0] = (uint8_t)id;
+		memcpy(buf + 1, "tgtsecret", 9);
+		memcpy(buf + 10, ichal, (size_t)il);
+		EVP_Digest(buf, 10 + (size_t)il, want, NULL, EVP_sha256(), NULL);
+		native_hex_encode(want, 32, hex);
+	}
+	n = snprintf(out, sizeof(out), "CHAP_N=tgt%cCHAP_R=%s", 0, hex) + 1;
+	fake_send(f, &q, true, false, 1, 0, 0, out, (size_t)n);
+	/* Operational stage: the answer comes in two PDUs (C bit). */
+	FAKE_CHECK(f, !fake_recv(f, &q, text));
+	FAKE_CHECK(f, q.csg == 1 && q.transit && q.nsg == 3);
+	FAKE_CHECK(f, (v = kv_get(text, q.data_len, "HeaderDigest")) && !strcmp(v, "CRC32C,None"));
+	FAKE_CHECK(f, !kv_get(text, q.data_len, "InitiatorName"));
+	n = snprintf(out, sizeof(out), "HeaderDigest=CRC32C%cMaxRecvData", 0);
+	fake_send(f, &q, false, true, 0, 0, 0, out, (size_t)n);
+	FAKE_CHECK(f, !fake_recv(f, &q, text));
+	FAKE_CHECK(f, q.data_len == 0 && !q.transit);
+	n = snprintf(out, sizeof(out), "SegmentLength=65536%cInitialR2T=Yes%cMaxBurstLength=131072%cX-vendor=1",
+		     0, 0, 0) + 1;
+	fake_send(f, &q, false, false, 0, 0, 0, out, (size_t)n);
+	/* Target kept T=0 and proposed X-vendor: we answer NotUnderstood. */
+	FAKE_CHECK(f, !fake_recv(f, &q, text));
+	FAKE_CHECK(f, (v = kv_get(text, q.data_len, "X-vendor")) && !strcmp(v, "NotUnderstood"));
+	fake_send(f, &q, true, false, 3, 0, 7, NULL, 0);
+	return NULL;
+}
+
+static int run_fake_login(int mode, struct native_login_result *res,
+			  char *err, size_t errlen, int *failures)
+{
+	struct native_login_cfg cfg;
+	struct fake f;
+	pthread_t th;
+	int sv[2], rc;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	f.fd = sv[1];
+	f.mode = mode;
+	f.failures = 0;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.initiator_name = "iqn.i:test";
+	cfg.target_name = "iqn.t:fake";
+	cfg.chap_user = "alice";
+	cfg.chap_secret = "initsecret";
+	cfg.mutual_user = "tgt";
+	cfg.mutual_secret = "tgtsecret";
+	cfg.chap_algs[0] = NATIVE_CHAP_SHA256;
+	cfg.chap_algs[1] = NATIVE_CHAP_MD5;
+	cfg.n_chap_algs = 2;
+	native_offer_defaults(&cfg.offer);
+	cfg.offer.header_digest = true;
+	cfg.timeout_ms = 5000;
+	ck_assert_int_eq(pthread_create(&th, NULL, fake_target, &f), 0);
+	rc = native_login(sv[0], &cfg, res, err, errlen);
+	close(sv[0]);
+	pthread_join(th, NULL);
+	close(sv[1]);
+	*failures = f.failures;
+	return rc;
+}
+
+START_TEST(login_chap_mutual_continuation)
+{
+	struct native_login_result res;
+	char err[256] = "";
+	int failures;
+
+	ck_assert_msg(run_fake_login(0, &res, err, sizeof(err), &failures) == 0,
+		      "login failed: %s", err);
+	ck_assert_int_eq(failures, 0);
+	ck_assert_uint_eq(res.tsih, 7);
+	ck_assert(res.p.header_digest);
+	ck_assert(!res.p.data_digest);
+	ck_assert_uint_eq(res.p.max_send_dsl, 65536);
+	ck_assert_uint_eq(res.p.max_burst, 131072);
+	ck_assert(res.p.initial_r2t);
+	ck_assert_uint_eq(res.exp_statsn, 101);
+	ck_assert_uint_eq(res.max_cmdsn, res.cmdsn + 31);
+}
+END_TEST
+
+START_TEST(login_status_error)
+{
+	struct native_login_result res;
+	char err[256] = "";
+	int failures;
+
+	ck_assert_int_eq(run_fake_login(1, &res, err, sizeof(err), &failures), -1);
+	ck_assert_int_eq(failures, 0);
+	ck_assert_msg(strstr(err, "target not found") != NULL, "error: %s", err);
+}
+END_TEST
+
+static Suite *native_suite(void)
+{
+	Suite *s = suite_create("native");
+	TCase *t = tcase_create("url");
+
+	tcase_add_test(t, url_plain);
+	tcase_add_test(t, url_default_port_and_creds);
+	tcase_add_test(t, url_ipv6);
+	tcase_add_test(t, url_bad);
+	suite_add_tcase(s, t);
+	t = tcase_create("keys");
+	tcase_add_test(t, keys_offer_text);
+	tcase_add_test(t, keys_declarative_and_min);
+	tcase_add_test(t, keys_min_violations);
+	tcase_add_test(t, keys_max_rule);
+	tcase_add_test(t, keys_boolean);
+	tcase_add_test(t, keys_digest);
+	tcase_add_test(t, keys_notunderstood_reject_irrelevant);
+	tcase_add_test(t, parse_num);
+	tcase_add_test(t, login_status_text);
+	suite_add_tcase(s, t);
+	t = tcase_create("chap");
+	tcase_add_test(t, chap_md5_vector);
+	tcase_add_test(t, chap_md5_known_answer);
+	tcase_add_test(t, chap_sha256_vector);
+	tcase_add_test(t, chap_algs_list);
+	tcase_add_test(t, chap_binary_values);
+	suite_add_tcase(s, t);
+	t = tcase_create("login");
+	tcase_add_test(t, login_chap_mutual_continuation);
+	tcase_add_test(t, login_status_error);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(native_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,410 @@
+/* The supported-commands table, its agreement with the CDB decoder, and
+ * the REPORT SUPPORTED OPERATION CODES encodings (SPC-4 6.35). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tcq/byteorder.h"
+#include "tcq/scsi_proto.h"
+#include "scsi/cdb.h"
+#include "scsi/lun.h"
+#include "scsi/opcodes.h"
+#include "scsi/sense.h"
+#include "scsi/spc.h"
+
+static uint8_t buf[OPC_REPORT_MAX + 64];
+static struct sense_info err;
+
+static void expect_invalid_option(void)
+{
+	ck_assert_int_eq(err.key, SK_ILLEGAL_REQUEST);
+	ck_assert_int_eq(err.asc, ASC_INVALID_FIELD_IN_CDB);
+	ck_assert(err.sksv);
+	ck_assert(err.cd);
+	ck_assert_int_eq(err.field, 2);
+	ck_assert_int_eq(err.bit, 2);
+}
+
+START_TEST(lookups)
+{
+	const struct opc_entry *e = opc_find(SOP_READ_10, 0, 0);
+
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(e->cdb_len, 10);
+	ck_assert_uint_eq(e->usage[1], 0x18);	/* DPO FUA, no RDPROTECT */
+	/* Service action ignored for opcodes without them. */
+	ck_assert_ptr_eq(opc_find(SOP_READ_10, 7, 0), e);
+
+	e = opc_find(SOP_SERVICE_ACTION_IN_16, SAI_READ_CAPACITY_16, 0);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(e->sa, SAI_READ_CAPACITY_16);
+	ck_assert_uint_eq(e->usage[1], SAI_READ_CAPACITY_16);
+	ck_assert_uint_eq(e->usage[14], 0x01);	/* PMI */
+	ck_assert_ptr_null(opc_find(SOP_SERVICE_ACTION_IN_16, 0x11, 0));
+	ck_assert_ptr_null(opc_find(SOP_SERVICE_ACTION_IN_16, 0x110, 0));
+	ck_assert_ptr_nonnull(opc_find(SOP_MAINTENANCE_IN,
+				       MI_REPORT_SUPPORTED_OPCODES, 0));
+	ck_assert_ptr_null(opc_find(SOP_MAINTENANCE_IN,
+				    MI_REPORT_TARGET_PORT_GROUPS, 0));
+
+	ck_assert(opc_has_sa(SOP_SERVICE_ACTION_IN_16, 0));
+	ck_assert(opc_has_sa(SOP_MAINTENANCE_IN, 0));
+	ck_assert(!opc_has_sa(SOP_READ_16, 0));
+	ck_assert(!opc_has_sa(SOP_PERSISTENT_RESERVE_IN, 0));
+
+	/* Not implemented at all. */
+	ck_assert_ptr_null(opc_find(SOP_PERSISTENT_RESERVE_IN, 0, 0));
+	ck_assert_ptr_null(opc_find(SOP_WRITE_SAME_16, 0, OPC_FEAT_THIN));
+	ck_assert_ptr_null(opc_find(SOP_COMPARE_AND_WRITE, 0, 0));
+	/* UNMAP exists only over a thin backend. */
+	ck_assert_ptr_null(opc_find(SOP_UNMAP, 0, 0));
+	ck_assert_ptr_nonnull(opc_find(SOP_UNMAP, 0, OPC_FEAT_THIN));
+}
+END_TEST
+
+/* Every entry is well formed: opcode and SA in place, CONTROL last,
+ * nothing past the CDB, one entry per (opcode, service action). */
+START_TEST(table_shape)
+{
+	unsigned n;
+	const struct opc_entry *tab = opc_table(&n);
+
+	ck_assert_uint_gt(n, 20);
+	for (unsigned i = 0; i < n; i++) {
+		const struct opc_entry *e = &tab[i];
+
+		ck_assert_uint_eq(e->usage[0], e->op);
+		ck_assert_uint_eq(e->cdb_len, cdb_group_len(e->op));
+		ck_assert_uint_eq(e->usage[e->cdb_len - 1], CDB_CONTROL_NACA);
+		for (unsigned b = e->cdb_len; b < OPC_CDB_MAX; b++)
+			ck_assert_uint_eq(e->usage[b], 0);
+		if (e->flags & OPC_F_SA)
+			ck_assert_uint_eq(e->usage[1], e->sa);
+		ck_assert_uint_gt(e->recommended_to, 0);
+		ck_assert_uint_ge(e->recommended_to, e->nominal_to);
+		for (unsigned j = 0; j < i; j++)
+			ck_assert(!(tab[j].op == e->op && tab[j].sa == e->sa));
+	}
+}
+END_TEST
+
+/* The table lists exactly what cdb_decode accepts: each opcode (and each
+ * service action 0..31) in a CDB of zeros. */
+START_TEST(table_matches_decoder)
+{
+	uint8_t cdb[16];
+	struct cdb_req req;
+	struct sense_info si;
+
+	for (unsigned op = 0; op < 256; op++) {
+		bool sa = opc_has_sa((uint8_t)op, OPC_FEAT_THIN);
+
+		for (unsigned s = 0; s < (sa ? 32u : 1u); s++) {
+			memset(cdb, 0, sizeof(cdb));
+			cdb[0] = (uint8_t)op;
+			cdb[1] = (uint8_t)s;
+			int rc = cdb_decode(cdb, sizeof(cdb), 512, &req, &si);
+			bool listed = opc_find((uint8_t)op, (uint16_t)s,
+					       OPC_FEAT_THIN) != NULL;
+
+			ck_assert_msg((rc == 0) == listed,
+				      "opcode %02x sa %02x: decoder %d, table %d",
+				      op, s, rc, listed);
+			if (!sa && !listed)
+				ck_assert_uint_eq(si.asc,
+					ASC_INVALID_COMMAND_OPERATION_CODE);
+		}
+	}
+}
+END_TEST
+
+/* Finds the descriptor for op/sa in all_commands data; NULL if absent. */
+static const uint8_t *find_desc(const uint8_t *p, uint32_t len, uint8_t op,
+				uint16_t sa)
+{
+	uint32_t off = 4;
+
+	while (off + OPC_DESC_LEN <= len) {
+		const uint8_t *d = p + off;
+
+		if (d[0] == op && get_be16(d + 2) == sa)
+			return d;
+		off += OPC_DESC_LEN + ((d[5] & 0x02) ? OPC_TIMEOUTS_LEN : 0);
+	}
+	return NULL;
+}
+
+START_TEST(encode_all)
+{
+	unsigned n, present = 0;
+	const struct opc_entry *tab = opc_table(&n);
+
+	for (unsigned i = 0; i < n; i++)
+		present += !(tab[i].flags & OPC_F_THIN);
+
+	uint32_t len = opc_encode_all(buf, sizeof(buf), false, 0);
+	ck_assert_uint_eq(len, 4 + present * OPC_DESC_LEN);
+	ck_assert_uint_eq(get_be32(buf), len - 4);
+	const uint8_t *d = find_desc(buf, len, SOP_SERVICE_ACTION_IN_16,
+				     SAI_READ_CAPACITY_16);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_uint_eq(d[5], 0x01);		/* SERVACTV, no CTDP */
+	ck_assert_uint_eq(get_be16(d + 6), 16);
+	d = find_desc(buf, len, SOP_READ_10, 0);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_uint_eq(d[5], 0x00);
+	ck_assert_uint_eq(get_be16(d + 6), 10);
+	ck_assert_ptr_null(find_desc(buf, len, SOP_UNMAP, 0));
+
+	/* RCTD: every descriptor carries a 0Ah-long timeouts descriptor. */
+	len = opc_encode_all(buf, sizeof(buf), true, OPC_FEAT_THIN);
+	ck_assert_uint_eq(len, 4 + n * (OPC_DESC_LEN + OPC_TIMEOUTS_LEN));
+	ck_assert_uint_eq(get_be32(buf), len - 4);
+	for (uint32_t off = 4; off < len;
+	     off += OPC_DESC_LEN + OPC_TIMEOUTS_LEN) {
+		ck_assert_uint_eq(buf[off + 5] & 0x02, 0x02);
+		ck_assert_uint_eq(get_be16(buf + off + 8), 0x0a);
+		ck_assert_uint_gt(get_be32(buf + off + 16), 0);
+	}
+	ck_assert_ptr_nonnull(find_desc(buf, len, SOP_UNMAP, 0));
+	d = find_desc(buf, len, SOP_SYNC_CACHE_16, 0);
+	ck_assert_ptr_nonnull(d);
+	const struct opc_entry *e = opc_find(SOP_SYNC_CACHE_16, 0, 0);
+	ck_assert_uint_eq(get_be32(d + 12), e->nominal_to);
+	ck_assert_uint_eq(get_be32(d + 16), e->recommended_to);
+
+	/* A short buffer gets a prefix; the returned length stays full. */
+	memset(buf, 0xee, sizeof(buf));
+	ck_assert_uint_eq(opc_encode_all(buf, 10, false, 0),
+			  4 + present * OPC_DESC_LEN);
+	ck_assert_uint_eq(get_be32(buf), present * OPC_DESC_LEN);
+	ck_assert_uint_eq(buf[9], 0);
+	ck_assert_uint_eq(buf[10], 0xee);
+}
+END_TEST
+
+START_TEST(encode_one)
+{
+	int n;
+
+	/* 001b on an opcode without service actions. */
+	n = opc_encode_one(buf, sizeof(buf), RSOC_OP, SOP_READ_10, 0, false, 0,
+			   &err);
+	ck_assert_int_eq(n, 4 + 10);
+	ck_assert_uint_eq(buf[1], RSOC_SUPPORT_STD);
+	ck_assert_uint_eq(get_be16(buf + 2), 10);
+	static const uint8_t r10[10] = { 0x28, 0x18, 0xff, 0xff, 0xff, 0xff,
+					 0x00, 0xff, 0xff, 0x04 };
+	ck_assert_mem_eq(buf + 4, r10, sizeof(r10));
+	/* ... and the requested service action is ignored. */
+	ck_assert_int_eq(opc_encode_one(buf, sizeof(buf), RSOC_OP, SOP_WRITE_16,
+					0x55, false, 0, &err), 4 + 16);
+	ck_assert_uint_eq(buf[5], 0x18);
+	/* 001b on an opcode with service actions is an error. */
+	ck_assert_int_eq(opc_encode_one(buf, sizeof(buf), RSOC_OP,
+					SOP_SERVICE_ACTION_IN_16, 0x10, false,
+					0, &err), -1);
+	expect_invalid_option();
+
+	/* 010b needs an opcode with service actions. */
+	n = opc_encode_one(buf, sizeof(buf), RSOC_OP_SA, SOP_MAINTENANCE_IN,
+			   MI_REPORT_SUPPORTED_OPCODES, false, 0, &err);
+	ck_assert_int_eq(n, 4 + 12);
+	ck_assert_uint_eq(buf[1], RSOC_SUPPORT_STD);
+	ck_assert_uint_eq(buf[4], SOP_MAINTENANCE_IN);
+	ck_assert_uint_eq(buf[5], MI_REPORT_SUPPORTED_OPCODES);
+	ck_assert_uint_eq(buf[6], 0x87);
+	ck_assert_int_eq(opc_encode_one(buf, sizeof(buf), RSOC_OP_SA,
+					SOP_READ_10, 0, false, 0, &err), -1);
+	expect_invalid_option();
+	/* Unknown service action of a known opcode: not supported. */
+	memset(buf, 0xee, sizeof(buf));
+	n = opc_encode_one(buf, sizeof(buf), RSOC_OP_SA,
+			   SOP_SERVICE_ACTION_IN_16, 0x11, true, 0, &err);
+	ck_assert_int_eq(n, 4);
+	ck_assert_uint_eq(buf[1], RSOC_SUPPORT_NONE);
+	ck_assert_uint_eq(get_be16(buf + 2), 0);
+	ck_assert_uint_eq(buf[4], 0xee);
+
+	/* 011b: SA used only where the opcode has them. */
+	ck_assert_int_eq(opc_encode_one(buf, sizeof(buf), RSOC_OP_ANY,
+					SOP_READ_12, 9, false, 0, &err),
+			 4 + 12);
+	ck_assert_uint_eq(buf[1], RSOC_SUPPORT_STD);
+	ck_assert_int_eq(opc_encode_one(buf, sizeof(buf), RSOC_OP_ANY,
+					SOP_SERVICE_ACTION_IN_16,
+					SAI_GET_LBA_STATUS, false, 0, &err),
+			 4 + 16);
+	ck_assert_uint_eq(buf[5], SAI_GET_LBA_STATUS);
+	ck_assert_int_eq(opc_encode_one(buf, sizeof(buf), RSOC_OP_ANY,
+					SOP_SERVICE_ACTION_IN_16, 0, false, 0,
+					&err), 4);
+	ck_assert_uint_eq(buf[1], RSOC_SUPPORT_NONE);
+
+	/* Opcodes not implemented: not supported, with every option. */
+	for (unsigned opt = RSOC_OP; opt <= RSOC_OP_ANY; opt++) {
+		ck_assert_int_eq(opc_encode_one(buf, sizeof(buf), opt,
+						SOP_PERSISTENT_RESERVE_IN, 0,
+						false, 0, &err), 4);
+		ck_assert_uint_eq(buf[1], RSOC_SUPPORT_NONE);
+		ck_assert_int_eq(opc_encode_one(buf, sizeof(buf), opt,
+						SOP_UNMAP, 0, false, 0, &err),
+				 4);
+		ck_assert_uint_eq(buf[1], RSOC_SUPPORT_NONE);
+	}
+	ck_assert_int_eq(opc_encode_one(buf, sizeof(buf), RSOC_OP, SOP_UNMAP,
+					0, false, OPC_FEAT_THIN, &err), 14);
+
+	/* 000b and the reserved options are not one_command requests. */
+	for (unsigned opt = 0; opt < 8; opt++) {
+		if (opt >= RSOC_OP && opt <= RSOC_OP_ANY)
+			continue;
+		ck_assert_int_eq(opc_encode_one(buf, sizeof(buf), opt,
+						SOP_READ_10, 0, false, 0,
+						&err), -1);
+		expect_invalid_option();
+	}
+}
+END_TEST
+
+START_TEST(encode_one_rctd)
+{
+	const struct opc_entry *e = opc_find(SOP_SYNC_CACHE_10, 0, 0);
+	int n = opc_encode_one(buf, sizeof(buf), RSOC_OP, SOP_SYNC_CACHE_10, 0,
+			       true, 0, &err);
+
+	ck_assert_int_eq(n, 4 + 10 + OPC_TIMEOUTS_LEN);
+	ck_assert_uint_eq(buf[1], 0x80 | RSOC_SUPPORT_STD);	/* CTDP */
+	ck_assert_uint_eq(buf[5], 0x02);	/* IMMED */
+	ck_assert_uint_eq(get_be16(buf + 14), 0x0a);
+	ck_assert_uint_eq(get_be32(buf + 18), e->nominal_to);
+	ck_assert_uint_eq(get_be32(buf + 22), e->recommended_to);
+
+	memset(buf, 0xee, sizeof(buf));
+	n = opc_encode_one(buf, 6, RSOC_OP, SOP_SYNC_CACHE_10, 0, true, 0,
+			   &err);
+	ck_assert_int_eq(n, 4 + 10 + OPC_TIMEOUTS_LEN);
+	ck_assert_uint_eq(buf[4], SOP_SYNC_CACHE_10);
+	ck_assert_uint_eq(buf[5], 0x02);
+	ck_assert_uint_eq(buf[6], 0xee);
+}
+END_TEST
+
+/* Through the device server: CDB decode, sense, allocation length. */
+static int done_calls;
+static void task_done(struct tcq_task *t)
+{
+	done_calls++;
+}
+
+static struct tcq_task *run_rsoc(uint8_t byte2, uint8_t op, uint16_t sa,
+				 uint32_t alloc, uint32_t exp_len)
+{
+	static struct lun l;
+	static struct tcq_task t;
+	static uint8_t data[2048];
+	struct sense_info si;
+
+	memset(&l, 0, sizeof(l));
+	l.block_size = 512;
+	memset(&t, 0, sizeof(t));
+	memset(data, 0xee, sizeof(data));
+	t.lun = &l;
+	t.cdb[0] = SOP_MAINTENANCE_IN;
+	t.cdb[1] = MI_REPORT_SUPPORTED_OPCODES;
+	t.cdb[2] = byte2;
+	t.cdb[3] = op;
+	put_be16(t.cdb + 4, sa);
+	put_be32(t.cdb + 6, alloc);
+	t.cdb_len = 16;
+	t.exp_len = exp_len;
+	t.dir_in = true;
+	t.buf = data;
+	t.buf_len = sizeof(data);
+	t.done = task_done;
+	done_calls = 0;
+	if (cdb_decode(t.cdb, t.cdb_len, 512, &t.req, &si)) {
+		sense_set_si(&t, &si);
+		return &t;
+	}
+	spc_report_supported_opcodes(&t);
+	ck_assert_int_eq(done_calls, 1);
+	return &t;
+}
+
+START_TEST(device_server)
+{
+	struct tcq_task *t = run_rsoc(0, 0, 0, 4096, 4096);
+	uint8_t *p = t->buf;
+
+	ck_assert_uint_eq(t->status, SAM_STAT_GOOD);
+	ck_assert_uint_eq(t->data_in_len, get_be32(p) + 4);
+	ck_assert_uint_eq(t->req.data_in_len, t->data_in_len);
+
+	/* Allocation length cuts the data, not the length field. */
+	t = run_rsoc(0x80, 0, 0, 30, 4096);
+	p = t->buf;
+	ck_assert_uint_eq(t->status, SAM_STAT_GOOD);
+	ck_assert_uint_eq(t->data_in_len, 30);
+	ck_assert_uint_gt(get_be32(p), 26);
+	ck_assert_uint_eq(p[9] & 0x02, 0x02);	/* CTDP */
+	ck_assert_uint_eq(p[30], 0xee);
+
+	t = run_rsoc(0, 0, 0, 0, 0);
+	ck_assert_uint_eq(t->status, SAM_STAT_GOOD);
+	ck_assert_uint_eq(t->data_in_len, 0);
+
+	t = run_rsoc(RSOC_OP, SOP_READ_16, 0, 512, 512);
+	p = t->buf;
+	ck_assert_uint_eq(t->status, SAM_STAT_GOOD);
+	ck_assert_uint_eq(t->data_in_len, 20);
+	ck_assert_uint_eq(p[1], RSOC_SUPPORT_STD);
+	ck_assert_uint_eq(p[5], 0x18);
+
+	/* No thin backend here: UNMAP is not supported. */
+	t = run_rsoc(RSOC_OP_ANY, SOP_UNMAP, 0, 512, 512);
+	ck_assert_uint_eq(t->status, SAM_STAT_GOOD);
+	ck_assert_uint_eq(t->data_in_len, 4);
+	ck_assert_uint_eq(((uint8_t *)t->buf)[1], RSOC_SUPPORT_NONE);
+
+	t = run_rsoc(RSOC_OP, SOP_MAINTENANCE_IN, 0, 512, 512);
+	ck_assert_uint_eq(t->status, SAM_STAT_CHECK_CONDITION);
+	ck_assert_uint_eq(t->sense[2] & 0x0f, SK_ILLEGAL_REQUEST);
+	ck_assert_uint_eq(t->sense[12], 0x24);
+	ck_assert_uint_eq(t->data_in_len, 0);
+
+	t = run_rsoc(5, SOP_READ_10, 0, 512, 512);
+	ck_assert_uint_eq(t->status, SAM_STAT_CHECK_CONDITION);
+	ck_assert_uint_eq(t->sense[12], 0x24);
+
+	/* Reserved bits of byte 2 are checked by the decoder. */
+	t = run_rsoc(0x08, 0, 0, 512, 512);
+	ck_assert_uint_eq(t->status, SAM_STAT_CHECK_CONDITION);
+	ck_assert_uint_eq(t->sense[12], 0x24);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("opcodes");
+	TCase *tc = tcase_create("rsoc");
+
+	tcase_add_test(tc, lookups);
+	tcase_add_test(tc, table_shape);
+	tcase_add_test(tc, table_matches_decoder);
+	tcase_add_test(tc, encode_all);
+	tcase_add_test(tc, encode_one);
+	tcase_add_test(tc, encode_one_rctd);
+	tcase_add_test(tc, device_server);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
