@@ -77,13 +77,13 @@ static int connect_to(const struct native_url *u, char *err, size_t errlen)
 	return fd;
 }
 
-/* Runs the engine until io completes (open only: capacity probe). */
-static int wait_io(struct engine *e, struct bench_io *io, volatile bool *done)
+/* Runs the engine until the probe completes (open only). */
+static int wait_sync(struct engine *e)
 {
 	struct timespec t0, t1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!*done) {
+	while (!e->sync_done) {
 		struct pollfd pfd = { .fd = e->fd,
 			.events = (short)(POLLIN | (native_sess_want_tx(e) ? POLLOUT : 0)) };
 		int rc = poll(&pfd, 1, 100);
@@ -96,37 +96,40 @@ static int wait_io(struct engine *e, struct bench_io *io, volatile bool *done)
 		if (t1.tv_sec - t0.tv_sec > NATIVE_TIMEOUT_MS / 1000)
 			return -ETIMEDOUT;
 	}
-	return *done ? 0 : e->failed;
+	return e->sync_done ? 0 : e->failed;
 }
 
-static void sync_done(struct bench_io *io)
+static void sync_complete(struct bench_io *io)
 {
-	*(volatile bool *)io->ctx = true;
+	((struct engine *)io->ctx)->sync_done = true;
 }
 
-/* Sends one CDB and waits; returns the SCSI status or -errno. */
-static int sync_cmd(struct engine *e, const uint8_t *cdb, void *buf,
-		    uint32_t len, struct bench_io *io)
+/* Sends one CDB reading len bytes into e->sync_buf and waits; returns the
+ * SCSI status or -errno. */
+static int sync_cmd(struct engine *e, const uint8_t *cdb, uint32_t len)
 {
-	volatile bool done = false;
+	struct bench_io *io = &e->sync_io;
 	int rc;
 
 	memset(io, 0, sizeof(*io));
-	io->buf = buf;
+	memset(e->sync_buf, 0, sizeof(e->sync_buf));
+	io->buf = e->sync_buf;
 	io->attr = BENCH_ATTR_SIMPLE;
-	io->done = sync_done;
-	io->ctx = (void *)&done;
+	io->done = sync_complete;
+	io->ctx = e;
+	e->sync_done = false;
 	rc = native_sess_submit_cdb(e, io, cdb, len, len != 0, false);
 	if (rc)
 		return rc;
-	rc = wait_io(e, io, &done);
+	rc = wait_sync(e);
 	return rc ? rc : io->status;
 }
 
 static int read_capacity(struct engine *e, char *err, size_t errlen)
 {
-	uint8_t cdb[16], buf[32];
-	struct bench_io io;
+	const struct bench_io *io = &e->sync_io;
+	const uint8_t *buf = e->sync_buf;
+	uint8_t cdb[16];
 	int st = -EIO;
 
 	/* A fresh I_T nexus may first see a unit attention: retry. */
@@ -134,19 +137,18 @@ static int read_capacity(struct engine *e, char *err, size_t errlen)
 		memset(cdb, 0, sizeof(cdb));
 		cdb[0] = 0x9e;		/* SERVICE ACTION IN(16) */
 		cdb[1] = 0x10;		/* READ CAPACITY(16) */
-		put_be32(cdb + 10, sizeof(buf));
-		memset(buf, 0, sizeof(buf));
-		st = sync_cmd(e, cdb, buf, sizeof(buf), &io);
+		put_be32(cdb + 10, sizeof(e->sync_buf));
+		st = sync_cmd(e, cdb, sizeof(e->sync_buf));
 		if (st == 0) {
 			e->nblocks = get_be64(buf) + 1;
 			e->block_size = get_be32(buf + 8);
 			break;
 		}
-		if (st < 0 || io.sense_key == 0x05) {
+		if (st > 0 && io->sense_key == 0x05) {
 			/* Not supported: READ CAPACITY(10). */
 			memset(cdb, 0, sizeof(cdb));
 			cdb[0] = 0x25;
-			st = sync_cmd(e, cdb, buf, 8, &io);
+			st = sync_cmd(e, cdb, 8);
 			if (st == 0) {
 				e->nblocks = (uint64_t)get_be32(buf) + 1;
 				e->block_size = get_be32(buf + 4);
@@ -156,13 +158,14 @@ static int read_capacity(struct engine *e, char *err, size_t errlen)
 		if (st < 0)
 			break;
 	}
-	if (st != 0) {
-		snprintf(err, errlen, "READ CAPACITY failed: %s",
-			 st < 0 ? strerror(-st) : "CHECK CONDITION");
-		if (st > 0)
-			snprintf(err, errlen,
-				 "READ CAPACITY failed: status 0x%02x sense %x/%02x/%02x",
-				 st, io.sense_key, io.asc, io.ascq);
+	if (st < 0) {
+		snprintf(err, errlen, "READ CAPACITY failed: %s", strerror(-st));
+		return -1;
+	}
+	if (st > 0) {
+		snprintf(err, errlen,
+			 "READ CAPACITY failed: status 0x%02x sense %x/%02x/%02x",
+			 st, io->sense_key, io->asc, io->ascq);
 		return -1;
 	}
 	if (e->block_size < 512 || e->block_size > 65536 ||

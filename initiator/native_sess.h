@@ -94,6 +94,12 @@ struct engine {
 	uint8_t trailer[3 + ISCSI_DIGEST_LEN];
 	uint32_t t_len, t_got;
 	bool warned_residual;
+
+	/* open(): the capacity probe, kept here so a late completion (on
+	 * close after a timeout) never touches a dead stack frame */
+	struct bench_io sync_io;
+	uint8_t sync_buf[32];
+	bool sync_done;
 };
 
 /* Allocates slots, rings and buffers after login. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tcq/bufpool.h"
+#include "tcq/log.h"
 #include "tcq/scsi_proto.h"
 #include "backend/bdev.h"
 #include "scsi/cdb.h"
@@ -234,4 +235,10 @@ void lun_task_release(struct tcq_task *t)
 		t->buf_len = 0;
 	}
 	t->buf_owned = false;
+}
+
+void lun_reset(struct lun *l, void *nexus)
+{
+	log_info("LUN %llu: logical unit reset", (unsigned long long)l->id);
+	(void)nexus;
 }

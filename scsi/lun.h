@@ -55,6 +55,13 @@ struct lun *lun_create(struct target *tgt, uint64_t id, struct bdev *b,
 void lun_destroy(struct lun *l);
 
 /*
+ * LOGICAL UNIT RESET side effects on LUN-wide state, after the caller
+ * aborted the tasks of nexus (the session that asked): unit attentions
+ * for every I_T nexus, SPC-2 reservation released (SAM-5 6.3.3).
+ */
+void lun_reset(struct lun *l, void *nexus);
+
+/*
  * Task entry points (see the header comment). Tasks addressed to a missing
  * LUN (t->lun == NULL) are answered by lun_task_arrive too: REPORT LUNS,
  * INQUIRY (PQ 3) and REQUEST SENSE work, anything else gets ILLEGAL

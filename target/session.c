@@ -23,87 +23,7 @@
 #include "target/conn.h"
 #include "target/login.h"
 #include "target/session.h"
-
-#define ITT_HASH 256
-#define MAX_R2T 16
-
-struct r2t {
-	uint32_t ttt, offset, len, got, datasn;
-	bool active;
-};
-
-struct cmd {
-	struct tcq_task task;	/* first: the device server's view */
-	struct session *sess;
-	struct conn *conn;
-	struct cmd *hnext;	/* ITT hash chain */
-	struct list_node pend_node;	/* waiting for its CmdSN */
-	uint32_t itt, cmdsn;
-	uint32_t edtl;
-	uint8_t bhs[ISCSI_BHS_LEN];
-	bool immediate;
-	bool in_hash;
-	bool dispatched;	/* handed to the device server */
-	bool wants_data;	/* the device server waits for Data-Out */
-	bool task_done;		/* done() called */
-	bool rsp_queued;	/* final PDU queued */
-	bool rsp_sent;		/* final PDU left (or connection gone) */
-	bool failed_early;	/* answered without executing */
-	uint16_t data_error;	/* ASC/ASCQ of a Data-Out sequence error */
-	/* write data */
-	uint8_t *wbuf;		/* transport-owned Data-Out buffer */
-	uint32_t wbuf_len;
-	uint32_t got;		/* bytes of data received */
-	uint32_t unsol_got;	/* immediate + unsolicited Data-Out bytes */
-	uint32_t unsol_max;	/* what may come without R2T */
-	uint32_t unsol_datasn;
-	bool unsol_done;
-	uint32_t r2t_next;	/* next offset to solicit */
-	uint32_t r2tsn;
-	uint32_t r2t_active;
-	struct r2t r2t[MAX_R2T];
-	/* data in */
-	uint32_t datasn;
-};
-
-/* A non-SCSI PDU that arrived ahead of its CmdSN. */
-struct pend_pdu {
-	struct list_node node;
-	uint32_t cmdsn;
-	uint32_t len;
-	uint8_t bhs[ISCSI_BHS_LEN];
-	uint8_t data[];
-};
-
-struct session {
-	struct list_node reg_node;	/* registry */
-	struct list_node all_node;	/* every session until freed */
-	struct reactor *r;
-	struct conn *conn;
-	struct target *target;
-	bool discovery;
-	bool dead;
-	char iname[TCQ_NAME_MAX];
-	uint8_t isid[6];
-	uint16_t tsih;
-	uint64_t gen;			/* registry identity for posts */
-	struct iscsi_params params;
-	uint32_t exp_cmdsn, max_cmdsn;
-	uint32_t window;
-	uint32_t active;		/* commands not yet finished */
-	struct list_node pending;	/* struct cmd, CmdSN order */
-	struct list_node pending_pdus;	/* struct pend_pdu, CmdSN order */
-	struct cmd *itt[ITT_HASH];
-	struct taskset *ts[TCQ_MAX_LUNS];
-	struct cmd **pool;
-	unsigned pool_len, pool_cap;
-	unsigned live_cmds;
-	uint32_t next_ttt;
-	struct reactor_defer free_defer;	/* frees a dead, idle session */
-	/* a Logout waiting for active commands to finish */
-	bool logout_waiting;
-	uint8_t logout_bhs[ISCSI_BHS_LEN];
-};
+#include "target/session_priv.h"
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct list_node registry = LIST_HEAD_INIT(registry);
@@ -115,7 +35,6 @@ static unsigned nsessions;
 static void sess_dispatch(struct session *s, struct cmd *cmd);
 static void sess_run_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
 			 uint32_t len);
-static void cmd_finish_check(struct cmd *cmd);
 static void sess_run_pending(struct session *s, struct conn *c);
 static void sess_hold(struct session *s, struct cmd *cmd);
 static void sess_free_if_idle(struct session *s);
@@ -178,6 +97,9 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 	s->discovery = sl->discovery;
 	snprintf(s->iname, sizeof(s->iname), "%s", sl->initiator_name);
 	memcpy(s->isid, sl->isid, 6);
+	snprintf(s->iport, sizeof(s->iport),
+		 "%s,i,0x%02x%02x%02x%02x%02x%02x", s->iname, s->isid[0],
+		 s->isid[1], s->isid[2], s->isid[3], s->isid[4], s->isid[5]);
 	s->params = sl->params;
 	s->exp_cmdsn = sl->cmdsn;
 	s->window = tcqd->set.cmd_window ? tcqd->set.cmd_window : 128;
@@ -251,6 +173,21 @@ unsigned sess_count(void)
 	return n;
 }
 
+const char *sess_initiator_name(const void *nexus)
+{
+	return ((const struct session *)nexus)->iname;
+}
+
+const char *sess_initiator_port(const void *nexus)
+{
+	return ((const struct session *)nexus)->iport;
+}
+
+uint16_t sess_tsih(const void *nexus)
+{
+	return ((const struct session *)nexus)->tsih;
+}
+
 const struct iscsi_params *sess_params(const struct session *s)
 {
 	return &s->params;
@@ -278,7 +215,7 @@ static void sess_update_window(struct session *s)
 
 /* ---- commands ---------------------------------------------------------- */
 
-static struct cmd *cmd_lookup(struct session *s, uint32_t itt)
+struct cmd *cmd_lookup(struct session *s, uint32_t itt)
 {
 	struct cmd *c = s->itt[itt % ITT_HASH];
 
@@ -327,6 +264,8 @@ static void cmd_free(struct cmd *cmd)
 
 	cmd_hash_del(cmd);
 	list_del(&cmd->pend_node);
+	if (cmd->tmf)
+		tmf_cmd_gone(cmd);
 	if (cmd->dispatched)
 		lun_task_release(&cmd->task);
 	if (cmd->wbuf)
@@ -357,7 +296,7 @@ static void cmd_free(struct cmd *cmd)
 
 /* A command is done with once its answer left, its task completed and
  * any unsolicited data it announced has been read. */
-static void cmd_finish_check(struct cmd *cmd)
+void cmd_finish_check(struct cmd *cmd)
 {
 	bool gone = cmd->sess->dead || cmd->conn->state == CONN_CLOSING;
 
@@ -807,6 +746,11 @@ static struct taskset *sess_taskset(struct session *s, struct lun *l)
 	return s->ts[l->id];
 }
 
+struct taskset *sess_taskset_of(struct session *s, struct lun *l)
+{
+	return (l && l->id < TCQ_MAX_LUNS) ? s->ts[l->id] : NULL;
+}
+
 static void sess_dispatch(struct session *s, struct cmd *cmd)
 {
 	struct tcq_task *t = &cmd->task;
@@ -814,6 +758,14 @@ static void sess_dispatch(struct session *s, struct cmd *cmd)
 	uint64_t lun_nr = pdu_lun_decode(get_be64(bhs + BHS_LUN));
 
 	sess_update_window(s);
+	if (cmd->abort_pending) {
+		/* Aborted by task management before its turn: it never
+		 * runs and owes no answer. */
+		cmd->rsp_sent = true;
+		cmd->unsol_done = true;
+		cmd_finish_check(cmd);
+		return;
+	}
 	if (cmd->data_error) {
 		cmd_fail_early(cmd, SK_ABORTED_COMMAND, cmd->data_error);
 		return;
@@ -888,7 +840,10 @@ static uint8_t *sess_data_out_header(struct conn *c, const uint8_t *bhs,
 			c->rx_cmd = cmd;
 			return NULL;
 		}
-		conn_send_reject(c, bhs, ISCSI_REJECT_INVALID_PDU_FIELD);
+		/* Unknown task: typically Data-Out still in flight for a
+		 * command that was aborted or already answered. */
+		log_debug("%s: Data-Out for unknown ITT 0x%08x dropped",
+			  c->peer_text, d.itt);
 		*discard = true;
 		return NULL;
 	}
@@ -1040,25 +995,6 @@ static void sess_logout(struct conn *c, const uint8_t *bhs)
 	logout_try(s);
 }
 
-static void sess_tmf(struct conn *c, const uint8_t *bhs)
-{
-	struct pdu_tmf_req q;
-	struct pdu_tmf_rsp r;
-	uint8_t out[ISCSI_BHS_LEN];
-
-	pdu_decode_tmf_req(bhs, &q);
-	memset(&r, 0, sizeof(r));
-	r.itt = q.itt;
-	/* Task management lands with the conformance work; until then each
-	 * function is answered honestly as not supported. */
-	r.response = ISCSI_TMF_RSP_NOT_SUPPORTED;
-	r.statsn = conn_next_statsn(c);
-	r.expcmdsn = c->sess->exp_cmdsn;
-	r.maxcmdsn = c->sess->max_cmdsn;
-	pdu_encode_tmf_rsp(out, &r);
-	conn_send_pdu(c, out, NULL, 0);
-}
-
 /* Runs a non-SCSI PDU whose turn (CmdSN) has come, or an immediate one. */
 static void sess_run_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
 			 uint32_t len)
@@ -1074,7 +1010,7 @@ static void sess_run_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
 		sess_logout(c, bhs);
 		break;
 	case ISCSI_OP_TMF_REQ:
-		sess_tmf(c, bhs);
+		tmf_rx(c, bhs);
 		break;
 	default:
 		conn_send_reject(c, bhs, ISCSI_REJECT_CMD_NOT_SUPPORTED);

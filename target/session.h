@@ -54,6 +54,15 @@ void sess_cmd_sent(struct cmd *cmd);
 /* Connection c is going away (ERL 0: so is its session). */
 void sess_conn_lost(struct conn *c);
 
+/*
+ * I_T nexus identity for the device server (task->nexus is the session):
+ * the initiator name, the initiator port name "iname,i,0xISID" (SPC-4
+ * iSCSI TransportID form, stable across session reinstatement), TSIH.
+ */
+const char *sess_initiator_name(const void *nexus);
+const char *sess_initiator_port(const void *nexus);
+uint16_t sess_tsih(const void *nexus);
+
 /* Whether a live session has this TSIH (a login adding a connection). */
 bool sess_tsih_exists(uint16_t tsih);
 

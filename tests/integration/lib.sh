@@ -120,8 +120,10 @@ start_tcqd() {
 	TCQD_PID=$!
 	export TCQD_PID
 	for ((i = 0; i < 100; i++)); do
+		# Only a complete line counts (the URL may be mid-write).
 		line=$(grep -m1 '^iscsi://' "$TCQD_OUT" || true)
-		[ -n "$line" ] && break
+		[ -n "$line" ] && parse_url "$line" && break
+		line=
 		if ! kill -0 "$TCQD_PID" 2>/dev/null; then
 			wait "$TCQD_PID"
 			a=$?

@@ -1,0 +1,92 @@
+/*
+ * Per-LUN statistics for tcqctl. Every reactor thread owns one slot per
+ * LUN and is its only writer, so the data path takes no lock and shares no
+ * cache line; readers (the control socket) sum the slots with relaxed
+ * loads. Values are "since start or the last reset".
+ *
+ * Histograms are log-linear: exact below 32, then 16 buckets per power of
+ * two (at most 6 % relative error), covering all of uint64_t.
+ */
+#ifndef TCQ_STATS_H
+#define TCQ_STATS_H
+#include <stdbool.h>
+#include <stdint.h>
+
+struct lun;
+struct tcq_task;
+struct bdev_queue;
+
+#define STATS_HIST_SUB_BITS 4
+#define STATS_HIST_SUB (1u << STATS_HIST_SUB_BITS)
+#define STATS_HIST_BUCKETS ((64 - STATS_HIST_SUB_BITS + 1) * STATS_HIST_SUB)
+#define STATS_MAX_SLOTS 64	/* one per reactor (CFG_MAX_THREADS) */
+
+struct stats_hist {
+	uint64_t b[STATS_HIST_BUCKETS];
+};
+
+/* Index 0: SIMPLE (and untagged), 1: ORDERED, 2: HEAD OF QUEUE, 3: ACA. */
+#define STATS_NATTR 4
+
+struct stats_counters {
+	uint64_t cmds[STATS_NATTR];	/* tasks that arrived, by attribute */
+	uint64_t completed;		/* tasks completed by the device server */
+	uint64_t ios;			/* backend I/Os submitted */
+	uint64_t flushes;		/* of those, cache flushes */
+	uint64_t barrier_flushes;	/* flushes before ORDERED writes */
+	uint64_t ordered_enabled;	/* ORDERED tasks that left draining */
+	uint64_t drain_ns_total;	/* their summed time from arrival */
+	uint64_t drain_ns_max;
+	uint64_t peak_inflight;		/* highest in-flight on one queue */
+};
+
+/* One reactor's share; written only by that reactor's thread. */
+struct stats_slot {
+	struct stats_counters c;
+	struct stats_hist lat;		/* ns, arrival to completion */
+	struct stats_hist occ;		/* queue's in-flight count at submit */
+	struct stats_hist drain;	/* ns, ORDERED arrival to enabled */
+} __attribute__((aligned(64)));
+
+struct lun_stats {
+	struct stats_slot *slot[STATS_MAX_SLOTS];	/* made on first use */
+};
+
+/* A summed view (what tcqctl shows). */
+struct stats_snapshot {
+	struct stats_counters c;
+	uint64_t inflight;		/* backend I/O in flight right now */
+	struct stats_hist lat, occ, drain;
+};
+
+struct lun_stats *stats_new(void);
+void stats_free(struct lun_stats *s);
+
+/* ---- histograms ---- */
+unsigned stats_hist_bucket(uint64_t v);
+/* Smallest and largest value that fall in bucket i. */
+uint64_t stats_hist_lo(unsigned i);
+uint64_t stats_hist_hi(unsigned i);
+uint64_t stats_hist_count(const struct stats_hist *h);
+/* The value below which a fraction q (0..1) of the samples lie, as the
+ * midpoint of its bucket; 0 for an empty histogram. */
+uint64_t stats_hist_quantile(const struct stats_hist *h, double q);
+
+/* ---- data-path hooks (no-ops off a reactor or without stats) ---- */
+/* A task addressed to l arrives: stamps t->t_arrive_ns, counts it. */
+void stats_task_arrive(struct lun *l, struct tcq_task *t);
+/* The device server completes t (status final). */
+void stats_task_done(struct tcq_task *t);
+/* An ORDERED task (effective attribute) is enabled. */
+void stats_ordered_enabled(struct tcq_task *t);
+/* Around bdev_submit of an I/O of t on q: occupancy, flushes, peak. */
+void stats_io_submit(struct lun *l, const struct bdev_queue *q, int op,
+		     bool barrier);
+void stats_io_submitted(struct lun *l, const struct bdev_queue *q);
+
+/* ---- readers ---- */
+/* Sums every slot of l (and reads the backend's in-flight counts). */
+void stats_snapshot(const struct lun *l, struct stats_snapshot *out);
+/* Zeroes the calling reactor's slot of s (its owner thread only). */
+void stats_reset_local(struct lun_stats *s);
+#endif

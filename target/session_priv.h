@@ -1,0 +1,112 @@
+/*
+ * Session internals shared by session.c (the full feature phase) and
+ * tmf.c (task management). Not for other modules.
+ */
+#ifndef TCQ_SESSION_PRIV_H
+#define TCQ_SESSION_PRIV_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "tcq/iscsi_proto.h"
+#include "tcq/list.h"
+#include "scsi/task.h"
+#include "target/param.h"
+#include "target/reactor.h"
+#include "target/target.h"
+
+struct conn;
+struct tmf;
+
+#define ITT_HASH 256
+#define MAX_R2T 16
+
+struct r2t {
+	uint32_t ttt, offset, len, got, datasn;
+	bool active;
+};
+
+struct cmd {
+	struct tcq_task task;	/* first: the device server's view */
+	struct session *sess;
+	struct conn *conn;
+	struct cmd *hnext;	/* ITT hash chain */
+	struct list_node pend_node;	/* waiting for its CmdSN */
+	uint32_t itt, cmdsn;
+	uint32_t edtl;
+	uint8_t bhs[ISCSI_BHS_LEN];
+	bool immediate;
+	bool in_hash;
+	bool dispatched;	/* handed to the device server */
+	bool wants_data;	/* the device server waits for Data-Out */
+	bool task_done;		/* done() called */
+	bool rsp_queued;	/* final PDU queued */
+	bool rsp_sent;		/* final PDU left (or connection gone) */
+	bool failed_early;	/* answered without executing */
+	uint16_t data_error;	/* ASC/ASCQ of a Data-Out sequence error */
+	struct tmf *tmf;	/* a TMF waits for this command to go */
+	bool abort_pending;	/* aborted before its CmdSN turn */
+	/* write data */
+	uint8_t *wbuf;		/* transport-owned Data-Out buffer */
+	uint32_t wbuf_len;
+	uint32_t got;		/* bytes of data received */
+	uint32_t unsol_got;	/* immediate + unsolicited Data-Out bytes */
+	uint32_t unsol_max;	/* what may come without R2T */
+	uint32_t unsol_datasn;
+	bool unsol_done;
+	uint32_t r2t_next;	/* next offset to solicit */
+	uint32_t r2tsn;
+	uint32_t r2t_active;
+	struct r2t r2t[MAX_R2T];
+	/* data in */
+	uint32_t datasn;
+};
+
+/* A non-SCSI PDU that arrived ahead of its CmdSN. */
+struct pend_pdu {
+	struct list_node node;
+	uint32_t cmdsn;
+	uint32_t len;
+	uint8_t bhs[ISCSI_BHS_LEN];
+	uint8_t data[];
+};
+
+struct session {
+	struct list_node reg_node;	/* registry */
+	struct list_node all_node;	/* every session until freed */
+	struct reactor *r;
+	struct conn *conn;
+	struct target *target;
+	bool discovery;
+	bool dead;
+	char iname[TCQ_NAME_MAX];
+	char iport[TCQ_NAME_MAX + 24];	/* "iname,i,0xISID" */
+	uint8_t isid[6];
+	uint16_t tsih;
+	uint64_t gen;			/* registry identity for posts */
+	struct iscsi_params params;
+	uint32_t exp_cmdsn, max_cmdsn;
+	uint32_t window;
+	uint32_t active;		/* commands not yet finished */
+	struct list_node pending;	/* struct cmd, CmdSN order */
+	struct list_node pending_pdus;	/* struct pend_pdu, CmdSN order */
+	struct cmd *itt[ITT_HASH];
+	struct taskset *ts[TCQ_MAX_LUNS];
+	struct cmd **pool;
+	unsigned pool_len, pool_cap;
+	unsigned live_cmds;
+	uint32_t next_ttt;
+	struct reactor_defer free_defer;	/* frees a dead, idle session */
+	/* a Logout waiting for active commands to finish */
+	bool logout_waiting;
+	uint8_t logout_bhs[ISCSI_BHS_LEN];
+};
+
+/* session.c */
+struct cmd *cmd_lookup(struct session *s, uint32_t itt);
+void cmd_finish_check(struct cmd *cmd);
+struct taskset *sess_taskset_of(struct session *s, struct lun *l);
+
+/* tmf.c: a Task Management Function Request in its CmdSN turn. */
+void tmf_rx(struct conn *c, const uint8_t *bhs);
+/* An affected command is gone: the TMF may answer now. */
+void tmf_cmd_gone(struct cmd *cmd);
+#endif
