@@ -183,6 +183,9 @@ static const struct {
 	{ "aio", bdev_aio_open },
 	{ "null", bdev_null_open },
 	{ "ram", bdev_ram_open },
+	{ "delay", bdev_delay_open },
+	{ "fault", bdev_fault_open },
+	{ "cache", bdev_cache_open },
 };
 
 struct bdev *bdev_open(const char *spec, const struct bdev_params *p,
@@ -222,7 +225,8 @@ struct bdev *bdev_open(const char *spec, const struct bdev_params *p,
 		goto opened;
 	}
 	snprintf(err, errlen,
-		 "unknown backend '%.*s' (expected aio, null, ram or a path)",
+		 "unknown backend '%.*s' (expected aio, null, ram, delay, "
+		 "fault, cache or a path)",
 		 (int)(nlen > 64 ? 64 : nlen), spec);
 	return NULL;
 opened:

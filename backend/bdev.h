@@ -126,4 +126,20 @@ struct bdev *bdev_null_open(const char *opts, const struct bdev_params *p,
 			    char *err, size_t errlen);
 struct bdev *bdev_ram_open(const char *opts, const struct bdev_params *p,
 			   char *err, size_t errlen);
+/* Test backends wrapping another one ("NAME:opts,base=SPEC", base=
+ * last; see backend/wrap.h and conf/tcqd.conf). */
+struct bdev *bdev_delay_open(const char *opts, const struct bdev_params *p,
+			     char *err, size_t errlen);
+struct bdev *bdev_fault_open(const char *opts, const struct bdev_params *p,
+			     char *err, size_t errlen);
+struct bdev *bdev_cache_open(const char *opts, const struct bdev_params *p,
+			     char *err, size_t errlen);
+/* Power cut on a cache backend: drops every write not yet durable (no
+ * FUA, no completed flush). Any thread. Returns the number of dirty
+ * blocks dropped, or -EINVAL when b is not a cache backend. */
+int bdev_cache_crash(struct bdev *b);
+/* Does spec end up on aio over the LUN's path (so the path is needed,
+ * and may be created)? True for "", "aio[:...]" and wrappers whose
+ * innermost base is one of those. */
+bool bdev_spec_uses_path(const char *spec);
 #endif

@@ -6,6 +6,7 @@
  * deadline on the non-blocking socket.
  */
 #include <errno.h>
+#include <sys/socket.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -111,7 +112,7 @@ static int send_all(struct login_ctx *c, const void *buf, size_t len)
 	const uint8_t *p = buf;
 
 	while (len) {
-		ssize_t n = write(c->fd, p, len);
+		ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL);
 
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR) {

@@ -200,6 +200,129 @@ static int decode_mode_select(const uint8_t *cdb, uint16_t clen,
 	return 0;
 }
 
+/* LBA and TRANSFER LENGTH of the 10/12/16-byte write layouts. */
+static void lba_len(const uint8_t *cdb, uint16_t clen, struct cdb_req *req)
+{
+	if (clen == 10) {
+		req->lba = get_be32(cdb + 2);
+		req->group = cdb[6] & 0x1f;
+		req->blocks = get_be16(cdb + 7);
+	} else if (clen == 12) {
+		req->lba = get_be32(cdb + 2);
+		req->blocks = get_be32(cdb + 6);
+		req->group = cdb[10] & 0x1f;
+	} else {
+		req->lba = get_be64(cdb + 2);
+		req->blocks = get_be32(cdb + 10);
+		req->group = cdb[14] & 0x1f;
+	}
+}
+
+/* WRITE AND VERIFY (SBC-4 5.49-5.51): BYTCHK 00b or 01b only. */
+static int decode_write_verify(const uint8_t *cdb, uint16_t clen,
+			       uint32_t bs, struct cdb_req *req,
+			       struct sense_info *err)
+{
+	if (cdb[1] & 0xe0)	/* WRPROTECT: no protection information */
+		return bad_field(err, 1, 7);
+	if (rsvd(cdb, 1, 0x08, err))
+		return -1;
+	uint8_t bytchk = (cdb[1] >> 1) & 3;
+	if (bytchk > 1)
+		return bad_field(err, 1, 2);
+	req->dpo = cdb[1] & 0x10;
+	req->flags = bytchk;
+	lba_len(cdb, clen, req);
+	return set_xfer(req, bs, true, clen == 10 ? 7 : clen == 12 ? 6 : 10,
+			err);
+}
+
+/* WRITE SAME (10/16): ANCHOR needs an anchored state we do not have
+ * (ANC_SUP=0); PBDATA/LBDATA are obsolete and not supported. */
+static int decode_write_same(const uint8_t *cdb, uint16_t clen, uint32_t bs,
+			     struct cdb_req *req, struct sense_info *err)
+{
+	if (cdb[1] & 0xe0)
+		return bad_field(err, 1, 7);
+	if (cdb[1] & 0x10)
+		return bad_field(err, 1, 4);
+	if (cdb[1] & 0x06)
+		return bad_field(err, 1, cdb[1] & 0x04 ? 2 : 1);
+	if (clen == 10 && (cdb[1] & 0x01))
+		return bad_field(err, 1, 0);
+	req->flags = cdb[1] & (CDBF_WS_UNMAP | CDBF_WS_NDOB);
+	lba_len(cdb, clen, req);
+	req->data_out_len = (req->flags & CDBF_WS_NDOB) ? 0 : bs;
+	return 0;
+}
+
+/* ORWRITE (16), COMPARE AND WRITE, WRITE ATOMIC (16): byte 1 carries
+ * xPROTECT, DPO, FUA (and FUA_NV, ignored). */
+static int decode_rmw(const uint8_t *cdb, uint32_t bs, struct cdb_req *req,
+		      struct sense_info *err)
+{
+	if (cdb[1] & 0xe0)
+		return bad_field(err, 1, 7);
+	req->dpo = cdb[1] & 0x10;
+	req->fua = cdb[1] & 0x08;
+	req->lba = get_be64(cdb + 2);
+	req->group = cdb[14] & 0x1f;
+	switch (req->opcode) {
+	case SOP_COMPARE_AND_WRITE:
+		if (rsvd_bytes(cdb, 10, 12, err))
+			return -1;
+		req->blocks = cdb[13];
+		/* verify data then write data: twice the blocks */
+		req->data_out_len = 2 * req->blocks * bs;
+		return 0;
+	case SOP_WRITE_ATOMIC_16:
+		if (rsvd_bytes(cdb, 10, 11, err))
+			return -1;
+		req->blocks = get_be16(cdb + 12);
+		return set_xfer(req, bs, true, 12, err);
+	default:
+		req->blocks = get_be32(cdb + 10);
+		return set_xfer(req, bs, true, 10, err);
+	}
+}
+
+/* PERSISTENT RESERVE IN/OUT, RESERVE/RELEASE (6/10) (scsi/pr.c). */
+#define PROUT_PARAM_MAX 65536	/* basic list + every TransportID we keep */
+static int decode_reservation(const uint8_t *cdb, struct cdb_req *req,
+			      struct sense_info *err)
+{
+	switch (req->opcode) {
+	case SOP_PERSISTENT_RESERVE_IN:
+		req->sa = cdb[1] & 0x1f;
+		if (rsvd(cdb, 1, 0xe0, err))
+			return -1;
+		if (req->sa > 3)	/* READ KEYS .. READ FULL STATUS */
+			return bad_field(err, 1, 4);
+		if (rsvd_bytes(cdb, 2, 6, err))
+			return -1;
+		req->alloc_len = req->data_in_len = get_be16(cdb + 7);
+		return 0;
+	case SOP_PERSISTENT_RESERVE_OUT:
+		req->sa = cdb[1] & 0x1f;
+		if (rsvd(cdb, 1, 0xe0, err))
+			return -1;
+		if (req->sa > 7)	/* REGISTER .. REGISTER AND MOVE */
+			return bad_field(err, 1, 4);
+		if (rsvd_bytes(cdb, 3, 4, err))
+			return -1;
+		req->alloc_len = get_be32(cdb + 5);
+		if (req->alloc_len > PROUT_PARAM_MAX)
+			return bad_field(err, 5, -1);
+		req->data_out_len = req->alloc_len;
+		return 0;
+	case SOP_RESERVE_6: case SOP_RELEASE_6:
+		/* Third-party and extent reservations are not supported. */
+		return rsvd(cdb, 1, 0x11, err);
+	default:	/* RESERVE(10), RELEASE(10): 3RDPTY, LONGID */
+		return rsvd(cdb, 1, 0x12, err);
+	}
+}
+
 int cdb_decode(const uint8_t *cdb, uint16_t len, uint32_t block_size,
 	       struct cdb_req *req, struct sense_info *err)
 {
@@ -230,6 +353,10 @@ int cdb_decode(const uint8_t *cdb, uint16_t len, uint32_t block_size,
 	switch (req->opcode) {
 	case SOP_TEST_UNIT_READY:
 		return rsvd_bytes(cdb, 1, 4, err);
+	case SOP_PERSISTENT_RESERVE_IN: case SOP_PERSISTENT_RESERVE_OUT:
+	case SOP_RESERVE_6: case SOP_RELEASE_6:
+	case SOP_RESERVE_10: case SOP_RELEASE_10:
+		return decode_reservation(cdb, req, err);
 	case SOP_REQUEST_SENSE:
 		if (rsvd(cdb, 1, 0xfe, err))
 			return -1;
@@ -309,8 +436,53 @@ int cdb_decode(const uint8_t *cdb, uint16_t len, uint32_t block_size,
 		return 0;
 	case SOP_START_STOP_UNIT:
 		req->immed = cdb[1] & 1;
+		req->flags = cdb[4];	/* POWER CONDITION, LOEJ, START */
 		return 0;
 	case SOP_PREVENT_ALLOW:
+		req->flags = cdb[4] & 3;	/* PREVENT */
+		return 0;
+	case SOP_WRITE_VERIFY_10: case SOP_WRITE_VERIFY_12:
+	case SOP_WRITE_VERIFY_16:
+		return decode_write_verify(cdb, clen, block_size, req, err);
+	case SOP_WRITE_SAME_10: case SOP_WRITE_SAME_16:
+		return decode_write_same(cdb, clen, block_size, req, err);
+	case SOP_ORWRITE_16: case SOP_COMPARE_AND_WRITE:
+	case SOP_WRITE_ATOMIC_16:
+		return decode_rmw(cdb, block_size, req, err);
+	case SOP_READ_DEFECT_DATA_10:
+		if (rsvd(cdb, 2, 0xe0, err))
+			return -1;
+		req->flags = cdb[2] & 0x1f;	/* REQ_PLIST, REQ_GLIST, format */
+		req->alloc_len = req->data_in_len = get_be16(cdb + 7);
+		return 0;
+	case SOP_READ_DEFECT_DATA_12:
+		req->flags = cdb[1] & 0x1f;
+		req->lba = get_be32(cdb + 2);	/* ADDRESS DESCRIPTOR INDEX */
+		req->alloc_len = req->data_in_len = get_be32(cdb + 6);
+		return 0;
+	case SOP_SANITIZE:
+		if (rsvd(cdb, 1, 0x40, err) || rsvd_bytes(cdb, 2, 6, err))
+			return -1;
+		req->immed = cdb[1] & 0x80;
+		req->sa = cdb[1] & 0x1f;
+		if (req->sa != SAN_OVERWRITE && req->sa != SAN_BLOCK_ERASE &&
+		    req->sa != SAN_CRYPTO_ERASE &&
+		    req->sa != SAN_EXIT_FAILURE_MODE)
+			return bad_field(err, 1, 4);
+		req->alloc_len = req->data_out_len = get_be16(cdb + 7);
+		return 0;
+	case SOP_EXTENDED_COPY:
+		req->sa = cdb[1] & 0x1f;
+		if (req->sa != XCOPY_LID1)
+			return bad_field(err, 1, 4);
+		req->alloc_len = req->data_out_len = get_be32(cdb + 10);
+		return 0;
+	case SOP_RECEIVE_COPY_RESULTS:
+		req->sa = cdb[1] & 0x1f;
+		if (req->sa != RCR_COPY_STATUS && req->sa != RCR_OPERATING_PARAMS)
+			return bad_field(err, 1, 4);
+		req->page = cdb[2];		/* LIST IDENTIFIER */
+		req->alloc_len = req->data_in_len = get_be32(cdb + 10);
 		return 0;
 	case SOP_UNMAP:
 		if (cdb[1] & CDBF_ANCHOR)	/* no anchored state */
@@ -345,6 +517,11 @@ enum cdb_access cdb_access(const struct cdb_req *req)
 		return CDB_ACCESS_READ;
 	case SOP_WRITE_6: case SOP_WRITE_10: case SOP_WRITE_12:
 	case SOP_WRITE_16:
+	case SOP_WRITE_VERIFY_10: case SOP_WRITE_VERIFY_12:
+	case SOP_WRITE_VERIFY_16:
+	case SOP_WRITE_SAME_10: case SOP_WRITE_SAME_16:
+	case SOP_ORWRITE_16: case SOP_COMPARE_AND_WRITE:
+	case SOP_WRITE_ATOMIC_16:
 		return CDB_ACCESS_WRITE;
 	default:
 		return CDB_ACCESS_NONE;

@@ -22,6 +22,8 @@
 #define CDBF_BYTCHK_MASK 0x03	/* VERIFY: BYTCHK value */
 #define CDBF_DESC 0x01		/* REQUEST SENSE */
 #define CDBF_ANCHOR 0x01	/* UNMAP */
+#define CDBF_WS_NDOB 0x01	/* WRITE SAME (16): no data-out buffer */
+#define CDBF_WS_UNMAP 0x08	/* WRITE SAME: deallocate */
 
 /* What a command does to the medium, for ordering decisions. */
 enum cdb_access { CDB_ACCESS_NONE, CDB_ACCESS_READ, CDB_ACCESS_WRITE };

@@ -12,9 +12,13 @@
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
 #include "scsi/sbc.h"
+#include "scsi/sbc_priv.h"
+#include "scsi/pr.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
+#include "scsi/stats.h"
 #include "scsi/taskset.h"
+#include "scsi/ua.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0"
@@ -83,6 +87,12 @@ struct lun *lun_create(struct target *tgt, uint64_t id, struct bdev *b,
 	l->rel_port_id = 1;
 	l->tpg_id = 1;
 	pthread_mutex_init(&l->lock, NULL);
+	l->sbc = sbc_lun_new();	/* NULL: no range locks, fixed medium */
+	if (ua_lun_init(l) < 0 || pr_lun_init(l) < 0) {
+		lun_destroy(l);
+		return NULL;
+	}
+	l->stats = stats_new();	/* NULL: the LUN runs without stats */
 	return l;
 }
 
@@ -92,12 +102,30 @@ void lun_destroy(struct lun *l)
 	if (!l)
 		return;
 	pthread_mutex_destroy(&l->lock);
+	sbc_lun_free(l->sbc);
+	ua_lun_free(l);
+	pr_lun_free(l);
+	stats_free(l->stats);
 	free(l);
 }
 
 /* Runs an enabled task whose data is in (the task set's executor). */
 static void lun_execute(struct tcq_task *t)
 {
+	/* Checked when the task runs, so that a reservation made by an
+	 * older task of the same nexus already counts. */
+	if (pr_active(t->lun) && pr_conflict(t)) {
+		t->status = SAM_STAT_RESERVATION_CONFLICT;
+		t->sense_len = 0;
+		taskset_complete(t);
+		return;
+	}
+	uint16_t nr = sbc_not_ready(t);	/* ejected, sanitizing */
+	if (nr) {
+		sense_set(t, SK_NOT_READY, nr);
+		taskset_complete(t);
+		return;
+	}
 	switch (t->req.opcode) {
 	case SOP_TEST_UNIT_READY: spc_test_unit_ready(t); break;
 	case SOP_REQUEST_SENSE: spc_request_sense(t); break;
@@ -110,7 +138,8 @@ static void lun_execute(struct tcq_task *t)
 		spc_mode_select(t);
 		break;
 	case SOP_MAINTENANCE_IN: spc_report_supported_opcodes(t); break;
-	case SOP_START_STOP_UNIT: case SOP_PREVENT_ALLOW: spc_good(t); break;
+	case SOP_START_STOP_UNIT: sbc_start_stop(t); break;
+	case SOP_PREVENT_ALLOW: sbc_prevent_allow(t); break;
 	case SOP_READ_CAPACITY_10: sbc_read_capacity10(t); break;
 	case SOP_SERVICE_ACTION_IN_16:
 		if (t->req.sa == SAI_GET_LBA_STATUS)
@@ -135,6 +164,26 @@ static void lun_execute(struct tcq_task *t)
 		sbc_prefetch(t);
 		break;
 	case SOP_UNMAP: sbc_unmap(t); break;
+	case SOP_WRITE_VERIFY_10: case SOP_WRITE_VERIFY_12:
+	case SOP_WRITE_VERIFY_16:
+		sbc_write_verify(t);
+		break;
+	case SOP_ORWRITE_16: sbc_orwrite(t); break;
+	case SOP_COMPARE_AND_WRITE: sbc_compare_and_write(t); break;
+	case SOP_WRITE_ATOMIC_16: sbc_write_atomic(t); break;
+	case SOP_WRITE_SAME_10: case SOP_WRITE_SAME_16:
+		sbc_write_same(t);
+		break;
+	case SOP_READ_DEFECT_DATA_10: case SOP_READ_DEFECT_DATA_12:
+		sbc_read_defect_data(t);
+		break;
+	case SOP_SANITIZE: sbc_sanitize(t); break;
+	case SOP_EXTENDED_COPY: sbc_extended_copy(t); break;
+	case SOP_RECEIVE_COPY_RESULTS: sbc_receive_copy_results(t); break;
+	case SOP_PERSISTENT_RESERVE_IN: pr_in(t); break;
+	case SOP_PERSISTENT_RESERVE_OUT: pr_out(t); break;
+	case SOP_RESERVE_6: case SOP_RESERVE_10: pr_reserve(t); break;
+	case SOP_RELEASE_6: case SOP_RELEASE_10: pr_release(t); break;
 	default:	/* cdb_decode let through something we cannot run */
 		sense_set(t, SK_ILLEGAL_REQUEST,
 			  ASC_INVALID_COMMAND_OPERATION_CODE);
@@ -145,13 +194,29 @@ static void lun_execute(struct tcq_task *t)
 
 struct taskset *taskset_create(struct lun *l, struct reactor *r, void *nexus)
 {
-	return taskset_new(l, r, nexus, lun_execute);
+	struct taskset *ts = taskset_new(l, r, nexus, lun_execute);
+
+	if (ts && l) {
+		ua_attach(l, ts);	/* POWER ON, RESET for a new nexus */
+		ts->lun_linked = true;
+	}
+	return ts;
+}
+
+void lun_taskset_gone(struct taskset *ts)
+{
+	ua_detach(ts->lun, ts);
+	pr_nexus_lost(ts->lun, ts->nexus);
+	sbc_nexus_gone(ts->lun, ts->nexus);	/* PREVENT ends with it */
+	ts->lun_linked = false;
 }
 
 static bool is_plain_write(uint8_t op)
 {
 	return op == SOP_WRITE_6 || op == SOP_WRITE_10 ||
-	       op == SOP_WRITE_12 || op == SOP_WRITE_16;
+	       op == SOP_WRITE_12 || op == SOP_WRITE_16 ||
+	       op == SOP_WRITE_VERIFY_10 || op == SOP_WRITE_VERIFY_12 ||
+	       op == SOP_WRITE_VERIFY_16;
 }
 
 bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
@@ -167,6 +232,9 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 	t->io_error = 0;
 	t->aborted = false;
 	t->spdtl = 0;
+	t->lk_mode = 0;
+	t->xbuf = NULL;
+	t->xbuf_len = 0;
 	t->ts = NULL;
 	list_init(&t->ts_node);
 	int bad = cdb_decode(t->cdb, t->cdb_len, l ? l->block_size : 512,
@@ -190,7 +258,11 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 		t->done(t);
 		return false;
 	}
-	if (bad) {
+	stats_task_arrive(l, t);
+	if (ts && ua_pending(ts) && ua_check(ts, t)) {
+		/* SAM-5 5.14: the unit attention is what t reports (the
+		 * pending flag is read without the LUN lock). */
+	} else if (bad) {
 		sense_set_si(t, &si);
 	} else if (t->req.data_out_len &&
 		   (!t->dir_out || t->exp_len < t->req.data_out_len)) {
@@ -241,4 +313,15 @@ void lun_reset(struct lun *l, void *nexus)
 {
 	log_info("LUN %llu: logical unit reset", (unsigned long long)l->id);
 	(void)nexus;
+	/* Every nexus gets BUS DEVICE RESET FUNCTION OCCURRED (it replaces
+	 * what was pending) and the RESERVE(6/10) reservation ends; PR
+	 * state is kept (SPC-4 5.13.12). */
+	ua_establish_all(l, ASC_BUS_DEVICE_RESET);
+	sbc_lun_reset(l);	/* PREVENT MEDIUM REMOVAL ends (SBC-3 4.x) */
+}
+
+void lun_capacity_changed(struct lun *l, uint64_t nblocks)
+{
+	__atomic_store_n(&l->nblocks, nblocks, __ATOMIC_RELEASE);
+	ua_establish_all(l, ASC_CAPACITY_DATA_CHANGED);
 }

@@ -15,6 +15,8 @@
 struct reactor;
 
 struct target;
+struct sbc_lun;
+struct lun_stats;
 
 /* Barrier policy for ORDERED tasks (DESIGN.md, Principles). */
 enum lun_barrier {
@@ -39,6 +41,9 @@ struct lun {
 	pthread_mutex_t lock;	/* LUN-wide state: unit attentions, mode pages */
 	/* LUN-wide state continues to grow with later issues. */
 	void *ua;		/* unit attention state (scsi/ua.c) */
+	void *pr;		/* reservations (scsi/pr.c), under lock */
+	int resv_active;	/* atomic: a PR or RESERVE(6/10) reservation
+				 * exists; 0 lets commands skip the check */
 	uint8_t d_sense;	/* control page D_SENSE */
 	uint8_t qam;		/* control page queue algorithm modifier */
 	uint8_t qerr;
@@ -47,7 +52,33 @@ struct lun {
 	bool removable;		/* INQUIRY RMB */
 	enum lun_barrier barrier; /* what an ORDERED task costs */
 	bool write_cache_default;
+	/* SBC state (scsi/sbc_*.c): */
+	bool sanitize_ok;	/* [lun] sanitize = yes: SANITIZE allowed */
+	struct sbc_lun *sbc;	/* range locks, medium state, copy results */
+	struct lun_stats *stats;	/* scsi/stats.c: per-reactor counters */
 };
+
+/*
+ * barrier and write_cache change live (tcqctl set) while reactors read
+ * them: the data path reads them through these (relaxed atomics; a task
+ * sees the old or the new value, never a torn one).
+ */
+static inline enum lun_barrier lun_get_barrier(const struct lun *l)
+{
+	return __atomic_load_n(&l->barrier, __ATOMIC_RELAXED);
+}
+static inline void lun_set_barrier(struct lun *l, enum lun_barrier b)
+{
+	__atomic_store_n(&l->barrier, b, __ATOMIC_RELAXED);
+}
+static inline bool lun_get_write_cache(const struct lun *l)
+{
+	return __atomic_load_n(&l->write_cache, __ATOMIC_RELAXED);
+}
+static inline void lun_set_write_cache(struct lun *l, bool on)
+{
+	__atomic_store_n(&l->write_cache, on, __ATOMIC_RELAXED);
+}
 
 /* Creates a LUN over an opened backend; fills identity from names. */
 struct lun *lun_create(struct target *tgt, uint64_t id, struct bdev *b,
@@ -60,6 +91,10 @@ void lun_destroy(struct lun *l);
  * for every I_T nexus, SPC-2 reservation released (SAM-5 6.3.3).
  */
 void lun_reset(struct lun *l, void *nexus);
+
+/* The medium's size changed (a resized backend): publishes nblocks and
+ * gives every I_T nexus CAPACITY DATA HAS CHANGED. */
+void lun_capacity_changed(struct lun *l, uint64_t nblocks);
 
 /*
  * Task entry points (see the header comment). Tasks addressed to a missing
@@ -81,6 +116,9 @@ void lun_task_release(struct tcq_task *t);
 struct taskset *taskset_create(struct lun *l, struct reactor *r, void *nexus);
 /* Destroys an idle task set; the caller has aborted or drained its tasks. */
 void taskset_destroy(struct taskset *ts);
+/* taskset_destroy calls this for a set taskset_create made: the nexus
+ * leaves the LUN (UA list; its RESERVE(6/10) reservation is released). */
+void lun_taskset_gone(struct taskset *ts);
 /* Number of tasks not yet completed. */
 unsigned taskset_count(const struct taskset *ts);
 #endif

@@ -11,6 +11,8 @@
 #define TO_EMUL 1, 5
 #define TO_IO 1, 30
 #define TO_FLUSH 10, 60
+/* SANITIZE and EXTENDED COPY go over a whole medium. */
+#define TO_SANITIZE 60, 3600
 
 /* Usage data patterns shared by several commands. CONTROL is 0x04 in every
  * CDB: NACA is honoured (NormACA=1); LINK is rejected like a reserved bit
@@ -51,9 +53,10 @@ static const struct opc_entry opc_tab[] = {
 	{ SOP_MODE_SENSE_6, 0, 0, 6, TO_EMUL,
 	  { SOP_MODE_SENSE_6, 0x08 /* DBD */, 0xff, 0xff, 0xff, CTL } },
 	{ SOP_START_STOP_UNIT, 0, 0, 6, TO_EMUL,
-	  { SOP_START_STOP_UNIT, 0, 0, 0, 0, CTL } },
+	  { SOP_START_STOP_UNIT, 0, 0, 0, 0xf3 /* POWER CONDITION, LOEJ,
+						  START */, CTL } },
 	{ SOP_PREVENT_ALLOW, 0, 0, 6, TO_EMUL,
-	  { SOP_PREVENT_ALLOW, 0, 0, 0, 0, CTL } },
+	  { SOP_PREVENT_ALLOW, 0, 0, 0, 0x01 /* PREVENT */, CTL } },
 	{ SOP_READ_CAPACITY_10, 0, 0, 10, TO_EMUL,
 	  { SOP_READ_CAPACITY_10, 0, LBA4, 0, 0, 0x01 /* PMI */, CTL } },
 	{ SOP_READ_10, 0, 0, 10, TO_IO,
@@ -73,6 +76,25 @@ static const struct opc_entry opc_tab[] = {
 	{ SOP_MODE_SENSE_10, 0, 0, 10, TO_EMUL,
 	  { SOP_MODE_SENSE_10, 0x18 /* LLBAA, DBD */, 0xff, 0xff, 0, 0, 0,
 	    LEN2, CTL } },
+	/* Reservations (scsi/pr.c). PR OUT byte 2 is SCOPE and TYPE where
+	 * the service action reads them; RESERVE/RELEASE take no fields. */
+#define PRIN(sa) { SOP_PERSISTENT_RESERVE_IN, sa, OPC_F_SA, 10, TO_EMUL, \
+	  { SOP_PERSISTENT_RESERVE_IN, sa, 0, 0, 0, 0, 0, LEN2, CTL } }
+#define PROUT(sa, st) { SOP_PERSISTENT_RESERVE_OUT, sa, OPC_F_SA, 10, \
+	  TO_EMUL, { SOP_PERSISTENT_RESERVE_OUT, sa, st, 0, 0, LEN4, CTL } }
+	PRIN(0), PRIN(1), PRIN(2), PRIN(3),
+	PROUT(0, 0), PROUT(1, 0xff), PROUT(2, 0xff), PROUT(3, 0),
+	PROUT(4, 0xff), PROUT(5, 0xff), PROUT(6, 0), PROUT(7, 0xff),
+#undef PRIN
+#undef PROUT
+	{ SOP_RESERVE_6, 0, 0, 6, TO_EMUL,
+	  { SOP_RESERVE_6, 0, 0, 0, 0, CTL } },
+	{ SOP_RELEASE_6, 0, 0, 6, TO_EMUL,
+	  { SOP_RELEASE_6, 0, 0, 0, 0, CTL } },
+	{ SOP_RESERVE_10, 0, 0, 10, TO_EMUL,
+	  { SOP_RESERVE_10, 0, 0, 0, 0, 0, 0, 0, 0, CTL } },
+	{ SOP_RELEASE_10, 0, 0, 10, TO_EMUL,
+	  { SOP_RELEASE_10, 0, 0, 0, 0, 0, 0, 0, 0, CTL } },
 	{ SOP_READ_16, 0, 0, 16, TO_IO,
 	  { SOP_READ_16, RW1, LBA8, LEN4, 0, CTL } },
 	{ SOP_WRITE_16, 0, 0, 16, TO_IO,
@@ -102,6 +124,51 @@ static const struct opc_entry opc_tab[] = {
 	  { SOP_WRITE_12, RW1, LBA4, LEN4, 0, CTL } },
 	{ SOP_VERIFY_12, 0, 0, 12, TO_IO,
 	  { SOP_VERIFY_12, VFY1, LBA4, LEN4, 0, CTL } },
+	/* SBC-3/4 block commands of scsi/sbc_rmw.c, sbc_ws.c, sbc_media.c,
+	 * xcopy.c. WRITE AND VERIFY byte 1: DPO and BYTCHK 0/1 (bit 1). */
+	{ SOP_WRITE_VERIFY_10, 0, 0, 10, TO_IO,
+	  { SOP_WRITE_VERIFY_10, 0x12, LBA4, 0, LEN2, CTL } },
+	{ SOP_WRITE_VERIFY_12, 0, 0, 12, TO_IO,
+	  { SOP_WRITE_VERIFY_12, 0x12, LBA4, LEN4, 0, CTL } },
+	{ SOP_WRITE_VERIFY_16, 0, 0, 16, TO_IO,
+	  { SOP_WRITE_VERIFY_16, 0x12, LBA8, LEN4, 0, CTL } },
+	{ SOP_ORWRITE_16, 0, 0, 16, TO_IO,
+	  { SOP_ORWRITE_16, RW1, LBA8, LEN4, 0, CTL } },
+	{ SOP_COMPARE_AND_WRITE, 0, 0, 16, TO_IO,
+	  { SOP_COMPARE_AND_WRITE, RW1, LBA8, 0, 0, 0, 0xff, 0, CTL } },
+	{ SOP_WRITE_ATOMIC_16, 0, 0, 16, TO_IO,
+	  { SOP_WRITE_ATOMIC_16, RW1, LBA8, 0, 0, LEN2, 0, CTL } },
+	/* WRITE SAME byte 1: UNMAP (and NDOB in the 16-byte CDB). */
+	{ SOP_WRITE_SAME_10, 0, 0, 10, TO_FLUSH,
+	  { SOP_WRITE_SAME_10, 0x08, LBA4, 0, LEN2, CTL } },
+	{ SOP_WRITE_SAME_16, 0, 0, 16, TO_FLUSH,
+	  { SOP_WRITE_SAME_16, 0x09, LBA8, LEN4, 0, CTL } },
+	{ SOP_READ_DEFECT_DATA_10, 0, 0, 10, TO_EMUL,
+	  { SOP_READ_DEFECT_DATA_10, 0, 0x1f, 0, 0, 0, 0, LEN2, CTL } },
+	{ SOP_READ_DEFECT_DATA_12, 0, 0, 12, TO_EMUL,
+	  { SOP_READ_DEFECT_DATA_12, 0x1f, 0, 0, 0, 0, LEN4, 0, CTL } },
+	{ SOP_SANITIZE, SAN_OVERWRITE, OPC_F_SA | OPC_F_SANITIZE, 10,
+	  TO_SANITIZE,
+	  { SOP_SANITIZE, SAN_OVERWRITE, 0, 0, 0, 0, 0, LEN2, CTL } },
+	{ SOP_SANITIZE, SAN_BLOCK_ERASE,
+	  OPC_F_SA | OPC_F_SANITIZE | OPC_F_THIN, 10, TO_SANITIZE,
+	  { SOP_SANITIZE, SAN_BLOCK_ERASE, 0, 0, 0, 0, 0, LEN2, CTL } },
+	{ SOP_SANITIZE, SAN_CRYPTO_ERASE,
+	  OPC_F_SA | OPC_F_SANITIZE | OPC_F_THIN, 10, TO_SANITIZE,
+	  { SOP_SANITIZE, SAN_CRYPTO_ERASE, 0, 0, 0, 0, 0, LEN2, CTL } },
+	{ SOP_SANITIZE, SAN_EXIT_FAILURE_MODE, OPC_F_SA | OPC_F_SANITIZE, 10,
+	  TO_EMUL,
+	  { SOP_SANITIZE, SAN_EXIT_FAILURE_MODE, 0, 0, 0, 0, 0, LEN2, CTL } },
+	{ SOP_EXTENDED_COPY, XCOPY_LID1, OPC_F_SA, 16, TO_SANITIZE,
+	  { SOP_EXTENDED_COPY, XCOPY_LID1, 0, 0, 0, 0, 0, 0, 0, 0, LEN4, 0,
+	    CTL } },
+	{ SOP_RECEIVE_COPY_RESULTS, RCR_COPY_STATUS, OPC_F_SA, 16, TO_EMUL,
+	  { SOP_RECEIVE_COPY_RESULTS, RCR_COPY_STATUS, 0xff, 0, 0, 0, 0, 0, 0,
+	    0, LEN4, 0, CTL } },
+	{ SOP_RECEIVE_COPY_RESULTS, RCR_OPERATING_PARAMS, OPC_F_SA, 16,
+	  TO_EMUL,
+	  { SOP_RECEIVE_COPY_RESULTS, RCR_OPERATING_PARAMS, 0, 0, 0, 0, 0, 0,
+	    0, 0, LEN4, 0, CTL } },
 };
 
 _Static_assert(ARRAY_SIZE(opc_tab) <= OPC_MAX_ENTRIES,
@@ -115,7 +182,8 @@ const struct opc_entry *opc_table(unsigned *n)
 
 static bool present(const struct opc_entry *e, unsigned feat)
 {
-	return !(e->flags & OPC_F_THIN) || (feat & OPC_FEAT_THIN);
+	return (!(e->flags & OPC_F_THIN) || (feat & OPC_FEAT_THIN)) &&
+	       (!(e->flags & OPC_F_SANITIZE) || (feat & OPC_FEAT_SANITIZE));
 }
 
 const struct opc_entry *opc_find(uint8_t op, uint16_t sa, unsigned feat)

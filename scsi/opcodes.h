@@ -14,9 +14,11 @@
 /* opc_entry.flags */
 #define OPC_F_SA 0x01		/* the opcode has service actions */
 #define OPC_F_THIN 0x02		/* only with a thin-provisioned backend */
+#define OPC_F_SANITIZE 0x04	/* only where the LUN allows SANITIZE */
 
 /* Features of a LUN that make conditional entries exist. */
 #define OPC_FEAT_THIN 0x01
+#define OPC_FEAT_SANITIZE 0x02
 
 /* REPORT SUPPORTED OPERATION CODES CDB byte 2 (as in cdb_req.flags). */
 #define RSOC_RCTD 0x80
@@ -33,7 +35,7 @@ enum rsoc_option {
 #define RSOC_SUPPORT_STD 0x3	/* supported as a SCSI standard says */
 
 #define OPC_CDB_MAX 16		/* longest CDB in the table */
-#define OPC_MAX_ENTRIES 48	/* table capacity (checked at build time) */
+#define OPC_MAX_ENTRIES 96	/* table capacity (checked at build time) */
 #define OPC_DESC_LEN 8		/* command descriptor */
 #define OPC_TIMEOUTS_LEN 12	/* command timeouts descriptor */
 /* Largest parameter data either report format can produce. */

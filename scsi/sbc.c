@@ -11,8 +11,10 @@
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
 #include "scsi/sbc.h"
+#include "scsi/sbc_priv.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
+#include "scsi/stats.h"
 #include "scsi/taskset.h"
 
 #define UNMAP_MAX_DESC 256	/* as the block limits VPD page says */
@@ -20,19 +22,57 @@
 static void good(struct tcq_task *t)
 {
 	t->status = SAM_STAT_GOOD;
+	sbc_finish(t);
+}
+
+#define fail sbc_fail
+#define fail_lba sbc_fail_lba
+
+void sbc_finish(struct tcq_task *t)
+{
+	sbc_unlock(t);
+	if (t->xbuf) {
+		bufpool_free(t->xbuf, t->xbuf_len);
+		t->xbuf = NULL;
+		t->xbuf_len = 0;
+	}
 	taskset_complete(t);
 }
 
-static void fail(struct tcq_task *t, uint8_t key, uint16_t asc)
+void sbc_fail(struct tcq_task *t, uint8_t key, uint16_t asc)
 {
 	sense_set(t, key, asc);
-	taskset_complete(t);
+	sbc_finish(t);
 }
 
-static void fail_lba(struct tcq_task *t, uint8_t key, uint16_t asc)
+void sbc_fail_lba(struct tcq_task *t, uint8_t key, uint16_t asc)
 {
 	sense_set_info(t, key, asc, t->req.lba);
-	taskset_complete(t);
+	sbc_finish(t);
+}
+
+void sbc_fail_cdb(struct tcq_task *t, uint16_t byte, int bit)
+{
+	sense_invalid_cdb(t, byte, bit);
+	sbc_finish(t);
+}
+
+int sbc_xbuf(struct tcq_task *t, uint64_t len)
+{
+	void *p = len && len <= UINT32_MAX ? bufpool_alloc(len) : NULL;
+
+	if (!p) {
+		sbc_fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
+		return -1;
+	}
+	t->xbuf = p;
+	t->xbuf_len = (uint32_t)len;
+	return 0;
+}
+
+bool sbc_thin(const struct tcq_task *t)
+{
+	return t->lun->bdev && t->lun->bdev->thin;
 }
 
 /* Where the TRANSFER LENGTH field sits, for the field pointer. */
@@ -47,7 +87,7 @@ static uint16_t len_byte(const struct cdb_req *r)
 }
 
 /* Common checks of media access commands; completes t when they fail. */
-static int check_access(struct tcq_task *t, bool write)
+int sbc_check_access(struct tcq_task *t, bool write)
 {
 	struct lun *l = t->lun;
 	struct sense_info si;
@@ -70,12 +110,13 @@ static int check_access(struct tcq_task *t, bool write)
 	return 0;
 }
 
-static void submit(struct tcq_task *t, enum bdev_op op, unsigned flags,
+void sbc_submit(struct tcq_task *t, enum bdev_op op, unsigned flags,
 		   uint64_t off, uint64_t len, void *buf,
 		   void (*done)(struct bdev_io *io))
 {
 	struct bdev_io *io = &t->io;
-	struct bdev_queue *q = bdev_queue_get(t->lun->bdev, reactor_self());
+	struct lun *l = t->lun;		/* t may be gone after bdev_submit */
+	struct bdev_queue *q = bdev_queue_get(l->bdev, reactor_self());
 
 	if (!q) {
 		fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
@@ -90,7 +131,9 @@ static void submit(struct tcq_task *t, enum bdev_op op, unsigned flags,
 	io->done = done;
 	io->ctx = t;
 	list_init(&io->node);
+	stats_io_submit(l, q, op, op == BDEV_FLUSH && t->barrier_flush);
 	bdev_submit(q, io);	/* may complete before returning */
+	stats_io_submitted(l, q);
 }
 
 /* ---- READ CAPACITY ---------------------------------------------------- */
@@ -116,7 +159,8 @@ void sbc_read_capacity16(struct tcq_task *t)
 	memset(buf, 0, sizeof(buf));
 	put_be64(buf, l->nblocks ? l->nblocks - 1 : 0);
 	put_be32(buf + 8, l->block_size);
-	/* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT 0; no protection. */
+	/* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT 0 (libiscsi's GET LBA
+	 * STATUS test misreads larger ones); no protection information. */
 	if (l->bdev && l->bdev->thin)
 		buf[14] = 0x80 | 0x40;	/* LBPME, LBPRZ */
 	if (spc_data_in(t, buf, sizeof(buf)) == 0)
@@ -186,7 +230,7 @@ void sbc_read(struct tcq_task *t)
 	struct lun *l = t->lun;
 	uint32_t bs = l->block_size;
 
-	if (check_access(t, false))
+	if (sbc_check_access(t, false))
 		return;
 	/* Read what the initiator will take: SAM-5 lets the transport
 	 * truncate at the expected length and report the overflow. */
@@ -211,7 +255,7 @@ void sbc_read(struct tcq_task *t)
 			return;
 		}
 	}
-	submit(t, BDEV_READ, 0, t->req.lba * bs, n, t->buf, read_done);
+	sbc_submit(t, BDEV_READ, 0, t->req.lba * bs, n, t->buf, read_done);
 }
 
 static void write_done(struct bdev_io *io)
@@ -231,10 +275,10 @@ static void write_start(struct tcq_task *t)
 	struct lun *l = t->lun;
 	unsigned flags = 0;
 
-	if (t->req.fua || !l->write_cache || t->barrier_flush)
+	if (t->req.fua || !lun_get_write_cache(l) || t->barrier_flush)
 		flags |= BDEV_FUA;
 	t->io_step = 2;
-	submit(t, BDEV_WRITE, flags, t->req.lba * l->block_size,
+	sbc_submit(t, BDEV_WRITE, flags, t->req.lba * l->block_size,
 	       t->req.data_out_len, t->buf, write_done);
 }
 
@@ -250,9 +294,19 @@ static void barrier_flush_done(struct bdev_io *io)
 	write_start(t);
 }
 
+static void write_locked(struct tcq_task *t)
+{
+	if (t->barrier_flush) {
+		t->io_step = 1;
+		sbc_submit(t, BDEV_FLUSH, 0, 0, 0, NULL, barrier_flush_done);
+		return;
+	}
+	write_start(t);
+}
+
 void sbc_write(struct tcq_task *t)
 {
-	if (check_access(t, true))
+	if (sbc_check_access(t, true))
 		return;
 	if (t->req.blocks == 0) {
 		good(t);
@@ -262,12 +316,10 @@ void sbc_write(struct tcq_task *t)
 		fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
 		return;
 	}
-	if (t->barrier_flush) {
-		t->io_step = 1;
-		submit(t, BDEV_FLUSH, 0, 0, 0, NULL, barrier_flush_done);
+	/* Waits only while COMPARE AND WRITE & co. hold these blocks. */
+	if (sbc_lock(t, t->req.lba, t->req.blocks, false, write_locked))
 		return;
-	}
-	write_start(t);
+	write_locked(t);
 }
 
 /* ---- VERIFY ----------------------------------------------------------- */
@@ -303,7 +355,7 @@ void sbc_verify(struct tcq_task *t)
 {
 	uint32_t bs = t->lun->block_size;
 
-	if (check_access(t, false))
+	if (sbc_check_access(t, false))
 		return;
 	if ((t->req.flags & CDBF_BYTCHK_MASK) == 0 || t->req.blocks == 0) {
 		good(t);	/* medium check only: nothing to verify */
@@ -319,7 +371,7 @@ void sbc_verify(struct tcq_task *t)
 		fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
 		return;
 	}
-	submit(t, BDEV_READ, 0, t->req.lba * bs, n, rb, verify_done);
+	sbc_submit(t, BDEV_READ, 0, t->req.lba * bs, n, rb, verify_done);
 }
 
 /* ---- SYNCHRONIZE CACHE / PRE-FETCH ------------------------------------ */
@@ -350,7 +402,7 @@ void sbc_sync_cache(struct tcq_task *t)
 		return;
 	}
 	if (!t->req.immed) {
-		submit(t, BDEV_FLUSH, 0, 0, 0, NULL, sync_done);
+		sbc_submit(t, BDEV_FLUSH, 0, 0, 0, NULL, sync_done);
 		return;
 	}
 	/* IMMED: status now, the flush runs on its own (rare: malloc). */
@@ -360,7 +412,9 @@ void sbc_sync_cache(struct tcq_task *t)
 		io->op = BDEV_FLUSH;
 		io->done = immed_flush_done;
 		list_init(&io->node);
+		stats_io_submit(l, q, BDEV_FLUSH, false);
 		bdev_submit(q, io);
+		stats_io_submitted(l, q);
 	} else {
 		free(io);
 	}
@@ -407,7 +461,7 @@ static void unmap_next(struct tcq_task *t)
 		uint64_t lba = get_be64(d);
 		uint32_t cnt = get_be32(d + 8);
 		if (cnt) {
-			submit(t, BDEV_DISCARD, 0, lba * bs, (uint64_t)cnt * bs,
+			sbc_submit(t, BDEV_DISCARD, 0, lba * bs, (uint64_t)cnt * bs,
 			       NULL, unmap_done);
 			return;
 		}

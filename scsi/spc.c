@@ -11,9 +11,11 @@
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
 #include "scsi/opcodes.h"
+#include "scsi/sbc.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
 #include "scsi/taskset.h"
+#include "scsi/ua.h"
 
 
 uint32_t spc_max_xfer_blocks(uint32_t block_size)
@@ -193,15 +195,21 @@ static uint32_t inquiry_vpd(const struct lun *l, uint8_t page, uint8_t *p)
 			put_be32(p + 24, 256);		/* descriptors */
 			put_be32(p + 28, bs < 4096 ? 4096 / bs : 1);
 		}
+		sbc_block_limits(l, p);	/* CAW, WRITE SAME, atomic */
 		return 64;
 	}
 	case 0xb1:		/* block device characteristics */
 		p[3] = 0x3c;
+		put_be16(p + 4, 1);	/* MEDIUM ROTATION RATE: none */
+		if (l->sanitize_ok)	/* reads after an erase: GOOD */
+			p[7] = 0x40 | 0x10;	/* WABEREQ 01b, WACEREQ 01b */
 		return 64;
 	case 0xb2:		/* logical block provisioning */
 		p[3] = 4;
 		if (l->bdev && l->bdev->thin) {
-			p[5] = 0x80 | 0x04;	/* LBPU: UNMAP; LBPRZ */
+			/* LBPU (UNMAP), LBPWS and LBPWS10 (WRITE SAME with
+			 * UNMAP), LBPRZ; ANC_SUP 0: no anchored state. */
+			p[5] = 0x80 | 0x40 | 0x20 | 0x04;
 			p[6] = 0x02;	/* thin provisioned */
 		}
 		return 8;
@@ -272,6 +280,9 @@ void spc_request_sense(struct tcq_task *t)
 	if (!t->lun) {
 		si.key = SK_ILLEGAL_REQUEST;
 		si.asc = ASC_LUN_NOT_SUPPORTED;
+	} else if (ts && ua_take(ts, &si)) {
+		/* SAM-5 5.14: a pending unit attention is the sense data,
+		 * and reporting it clears it. */
 	} else if (ts && ts->pending_valid) {
 		si = ts->pending;
 		ts->pending_valid = false;
@@ -507,11 +518,16 @@ static int mode_select_parse(struct tcq_task *t, const uint8_t *p,
 		off += pl;
 	}
 	pthread_mutex_lock(&l->lock);
+	bool changed = l->write_cache != wce || l->d_sense != dsense ||
+		       l->qam != qam || l->swp != swp;
 	l->write_cache = wce;
 	l->d_sense = dsense;
 	l->qam = qam;
 	l->swp = swp;
 	pthread_mutex_unlock(&l->lock);
+	/* SPC-4 6.11: the other I_T nexuses learn of it by a UA. */
+	if (changed)
+		ua_establish_others(l, t->nexus, ASC_MODE_PARAMETERS_CHANGED);
 	return 0;
 }
 
@@ -541,6 +557,9 @@ void spc_report_supported_opcodes(struct tcq_task *t)
 	uint8_t buf[OPC_REPORT_MAX];
 	const struct lun *l = t->lun;
 	unsigned feat = l && l->bdev && l->bdev->thin ? OPC_FEAT_THIN : 0;
+
+	if (l && l->sanitize_ok)
+		feat |= OPC_FEAT_SANITIZE;
 	bool rctd = t->req.flags & RSOC_RCTD;
 	unsigned opt = t->req.flags & RSOC_OPT_MASK;
 	struct sense_info si;

@@ -75,10 +75,10 @@ uint64_t stats_hist_quantile(const struct stats_hist *h, double q);
 /* ---- data-path hooks (no-ops off a reactor or without stats) ---- */
 /* A task addressed to l arrives: stamps t->t_arrive_ns, counts it. */
 void stats_task_arrive(struct lun *l, struct tcq_task *t);
-/* The device server completes t (status final). */
-void stats_task_done(struct tcq_task *t);
-/* An ORDERED task (effective attribute) is enabled. */
-void stats_ordered_enabled(struct tcq_task *t);
+/* The device server completes t of l (status final). */
+void stats_task_done(struct lun *l, const struct tcq_task *t);
+/* An ORDERED task (effective attribute) of l is enabled. */
+void stats_ordered_enabled(struct lun *l, const struct tcq_task *t);
 /* Around bdev_submit of an I/O of t on q: occupancy, flushes, peak. */
 void stats_io_submit(struct lun *l, const struct bdev_queue *q, int op,
 		     bool barrier);

@@ -18,6 +18,7 @@ struct lun;
 struct target;
 struct taskset;
 struct tcq_task;
+struct reactor;
 
 /* Decoded CDB: what cdb_decode() extracts for the executors. */
 struct cdb_req {
@@ -91,5 +92,14 @@ struct tcq_task {
 	/* out: the task was aborted (TMF); if status is not TASK ABORTED
 	 * the transport sends no response for it */
 	bool aborted;
+	/* multi-step SBC executors (scsi/sbc_*.c, scsi/xcopy.c) */
+	uint8_t lk_mode;		/* LBA range lock held (sbc_lock.c) */
+	uint64_t lk_lo, lk_hi;		/* locked blocks [lo, hi) */
+	struct list_node lk_node;	/* held or waiting list of the LUN */
+	struct reactor *lk_r;		/* where a waiting task resumes */
+	void (*lk_resume)(struct tcq_task *t);
+	void *xbuf;			/* scratch buffer (bufpool), or NULL */
+	uint32_t xbuf_len;
+	uint64_t xpos;			/* progress of a chunked command */
 };
 #endif

@@ -3,6 +3,7 @@
 #include "tcq/scsi_proto.h"
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
+#include "scsi/stats.h"
 #include "scsi/taskset.h"
 
 struct taskset *taskset_new(struct lun *l, struct reactor *r, void *nexus,
@@ -22,6 +23,8 @@ struct taskset *taskset_new(struct lun *l, struct reactor *r, void *nexus,
 
 void taskset_destroy(struct taskset *ts)
 {
+	if (ts && ts->lun_linked)
+		lun_taskset_gone(ts);	/* UA list, SPC-2 reservation */
 	free(ts);
 }
 
@@ -93,7 +96,7 @@ static void try_run(struct taskset *ts, struct tcq_task *t)
 	}
 	t->state = TASK_RUNNING;
 	t->barrier_flush = t->ts_attr == TASK_ATTR_ORDERED && ts->lun &&
-			   ts->lun->barrier == BARRIER_FLUSH &&
+			   lun_get_barrier(ts->lun) == BARRIER_FLUSH &&
 			   cdb_access(&t->req) == CDB_ACCESS_WRITE;
 	ts->exec(t);	/* may complete t (and free it) before returning */
 }
@@ -102,6 +105,8 @@ static void enable(struct taskset *ts, struct tcq_task *t)
 {
 	if (t->state == TASK_DORMANT)
 		ts->n_dormant--;
+	if (t->ts_attr == TASK_ATTR_ORDERED)
+		stats_ordered_enabled(ts->lun, t);
 	if (t->req.data_out_len && !t->data_ready) {
 		t->state = TASK_WAIT_DATA;
 		return;
@@ -192,7 +197,7 @@ bool taskset_arrive(struct taskset *ts, struct tcq_task *t)
 		return false;
 	}
 	if (attr == TASK_ATTR_ORDERED && ts->lun &&
-	    ts->lun->barrier == BARRIER_IGNORE)
+	    lun_get_barrier(ts->lun) == BARRIER_IGNORE)
 		attr = TASK_ATTR_SIMPLE;
 	t->ts_attr = attr;
 
@@ -264,6 +269,7 @@ void taskset_complete(struct tcq_task *t)
 {
 	struct taskset *ts = t->ts;
 
+	stats_task_done(ts ? ts->lun : t->lun, t);
 	if (!ts || !list_linked(&t->ts_node)) {
 		finish_early(ts, t);
 		return;

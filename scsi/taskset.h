@@ -39,6 +39,15 @@ struct taskset {
 	/* REQUEST SENSE reports (and clears) this when set. */
 	bool pending_valid;
 	struct sense_info pending;
+	/* Unit attentions of this I_T nexus (scsi/ua.c): the queue is
+	 * guarded by lun->lock; ua_pending mirrors "queue not empty" so
+	 * the arrival check needs no lock. lun_linked: on the LUN's list
+	 * of nexuses (taskset_create), left in taskset_destroy. */
+	int ua_pending;
+	uint8_t ua_n;
+	uint16_t ua_q[8];
+	struct list_node ua_node;
+	bool lun_linked;
 };
 
 /* A task set with an explicit executor (lun.c passes its dispatcher;

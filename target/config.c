@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <openssl/crypto.h>
 #include "tcq/log.h"
+#include "backend/bdev.h"
 #include "target/config.h"
 #include "target/portal.h"
 
@@ -102,6 +105,34 @@ range:
 	snprintf(err, errlen, "'%s' is out of range %llu..%llu", s,
 		 (unsigned long long)min, (unsigned long long)max);
 	return -1;
+}
+
+int cfg_parse_barrier(const char *s, uint8_t *out, char *err, size_t errlen)
+{
+	/* In enum lun_barrier order (scsi/lun.h). */
+	static const char *const names[] = { "drain", "flush", "ignore" };
+
+	for (uint8_t i = 0; i < 3; i++)
+		if (strcasecmp(s, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	snprintf(err, errlen, "'%s' is not drain, flush or ignore", s);
+	return -1;
+}
+
+int cfg_parse_qam(const char *s, uint8_t *out, char *err, size_t errlen)
+{
+	if (strcasecmp(s, "restricted") == 0)
+		*out = 0;
+	else if (strcasecmp(s, "unrestricted") == 0)
+		*out = 1;
+	else {
+		snprintf(err, errlen, "'%s' is not restricted or unrestricted",
+			 s);
+		return -1;
+	}
+	return 0;
 }
 
 int cfg_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
@@ -279,9 +310,13 @@ void cfg_free(struct cfg *c)
 	for (int i = 0; i < c->nlisten; i++)
 		free(c->listen[i]);
 	free(c->listen);
-	for (int i = 0; i < c->ntargets; i++)
+	for (int i = 0; i < c->ntargets; i++) {
+		acl_free(&c->targets[i]->acl);
+		OPENSSL_cleanse(&c->targets[i]->chap, sizeof(c->targets[i]->chap));
 		free(c->targets[i]);
+	}
 	free(c->targets);
+	OPENSSL_cleanse(&c->set.discovery_chap, sizeof(c->set.discovery_chap));
 	for (int i = 0; i < c->nluns; i++) {
 		free(c->luns[i]->path);
 		free(c->luns[i]->backend);
@@ -379,6 +414,7 @@ struct cfg_lun *cfg_add_lun(struct cfg *c, const char *target, unsigned id,
 	l->id = id;
 	l->block_size = 512;
 	l->write_cache = true;
+	l->thin = -1;
 	l->queue_depth = CFG_DEFAULT_QUEUE_DEPTH;
 	c->luns[c->nluns++] = l;
 	return l;
@@ -414,7 +450,29 @@ int cfg_add_listen(struct cfg *c, const char *addr, char *err, size_t errlen)
 
 static bool backend_is_aio(const char *spec)
 {
-	return strcmp(spec, "aio") == 0 || strncmp(spec, "aio:", 4) == 0;
+	return bdev_spec_uses_path(spec);	/* aio, maybe under wrappers */
+}
+
+/* CHAP settings that only make sense together. */
+static void cfg_check_chap(struct cfg *c, const char *fname,
+			   const struct auth_chap_cfg *a, const char *what,
+			   int line)
+{
+	const struct auth_cred *ic = &a->chap, *mc = &a->mutual;
+
+	if (!ic->user[0] != !ic->secret[0])
+		cfg_msg(c, fname, line, true,
+			"%s: CHAP needs both a user and a secret", what);
+	if (!mc->user[0] != !mc->secret[0])
+		cfg_msg(c, fname, line, true,
+			"%s: mutual CHAP needs both a user and a secret", what);
+	if (mc->user[0] && !ic->user[0])
+		cfg_msg(c, fname, line, true,
+			"%s: mutual CHAP needs (one-way) CHAP too", what);
+	if (mc->secret[0] && !strcmp(mc->secret, ic->secret))
+		cfg_msg(c, fname, line, true,
+			"%s: the mutual CHAP secret must differ from the initiator's",
+			what);
 }
 
 int cfg_finish(struct cfg *c, const char *fname)
@@ -452,6 +510,15 @@ int cfg_finish(struct cfg *c, const char *fname)
 	}
 	if (c->ntargets == 0)
 		cfg_msg(c, fname, 0, false, "no targets configured");
+	cfg_check_chap(c, fname, &c->set.discovery_chap, "[global] discovery",
+		       0);
+	for (int i = 0; i < c->ntargets; i++) {
+		char what[TCQ_NAME_MAX + 16];
+
+		snprintf(what, sizeof(what), "[target %s]", c->targets[i]->name);
+		cfg_check_chap(c, fname, &c->targets[i]->chap, what,
+			       c->targets[i]->line);
+	}
 	cfg_sort_msgs(c);
 	return c->nerrors ? -1 : 0;
 }
@@ -465,12 +532,20 @@ enum ktype {
 	K_SIZE32,	/* uint32_t byte count, K/M/G/T suffixes */
 	K_SIZE64,	/* uint64_t byte count */
 	K_BOOL,
+	K_TRI,		/* auto|yes|no into int: -1, 1, 0 */
 	K_DIGEST,	/* allow|deny into a bool */
 	K_BLOCK,	/* 512 or 4096 */
 	K_STR,		/* strdup into char *, replacing the old value */
 	K_NAMEBUF,	/* copy into char[TCQ_NAME_MAX] */
 	K_LISTEN,	/* repeatable */
 	K_LOGLEVEL,
+	K_USER,		/* CHAP user name into char[AUTH_USER_MAX] */
+	K_SECRET,	/* CHAP secret into char[AUTH_SECRET_MAX] */
+	K_CHAP_ALGS,	/* algorithm preference list */
+	K_ACL_NAME,	/* repeatable: struct acl names */
+	K_ACL_NET,	/* repeatable: struct acl networks */
+	K_BARRIER,	/* drain|flush|ignore into a uint8_t */
+	K_QAM,		/* restricted|unrestricted into a uint8_t */
 };
 
 struct key {
@@ -498,12 +573,31 @@ static const struct key global_keys[] = {
 	{ "max_transfer_length", K_SIZE32, 4096, 1u << 30, SET(max_xfer_len) },
 	{ "header_digest", K_DIGEST, 0, 0, SET(header_digest_allowed) },
 	{ "data_digest", K_DIGEST, 0, 0, SET(data_digest_allowed) },
+	{ "max_sessions", K_U32, 0, 65535, SET(max_sessions) },
+	{ "login_idle_timeout", K_U32, 1, 3600, SET(login_idle_timeout_s) },
+	{ "max_pending_logins", K_U32, 1, 65536, SET(max_pending_logins) },
+	{ "chap_algorithms", K_CHAP_ALGS, 0, 0, SET(chap_algs) },
+	{ "discovery_chap_user", K_USER, 0, 0, SET(discovery_chap.chap.user) },
+	{ "discovery_chap_secret", K_SECRET, 0, 0, SET(discovery_chap.chap.secret) },
+	{ "discovery_mutual_chap_user", K_USER, 0, 0, SET(discovery_chap.mutual.user) },
+	{ "discovery_mutual_chap_secret", K_SECRET, 0, 0, SET(discovery_chap.mutual.secret) },
+	{ "ctl", K_NAMEBUF, 0, 0, SET(ctl_path) },
+	{ "state_dir", K_NAMEBUF, 0, 0, SET(state_dir) },
 };
 #undef SET
 
 static const struct key target_keys[] = {
 	{ "alias", K_NAMEBUF, 0, 0, offsetof(struct cfg_target, alias) },
 	{ "tpgt", K_U16, 1, 65535, offsetof(struct cfg_target, tpgt) },
+	{ "chap_user", K_USER, 0, 0, offsetof(struct cfg_target, chap.chap.user) },
+	{ "chap_secret", K_SECRET, 0, 0, offsetof(struct cfg_target, chap.chap.secret) },
+	{ "mutual_chap_user", K_USER, 0, 0, offsetof(struct cfg_target, chap.mutual.user) },
+	{ "mutual_chap_secret", K_SECRET, 0, 0, offsetof(struct cfg_target, chap.mutual.secret) },
+	{ "allow_initiator", K_ACL_NAME, 0, 0, offsetof(struct cfg_target, acl) },
+	{ "allow_network", K_ACL_NET, 0, 0, offsetof(struct cfg_target, acl) },
+	{ "max_sessions", K_U32, 0, 65535, offsetof(struct cfg_target, max_sessions) },
+	{ "max_sessions_per_initiator", K_U32, 0, 65535,
+	  offsetof(struct cfg_target, max_sessions_per_initiator) },
 };
 
 #define LUN(f) offsetof(struct cfg_lun, f)
@@ -516,6 +610,11 @@ static const struct key lun_keys[] = {
 	{ "create", K_BOOL, 0, 0, LUN(create) },
 	{ "queue_depth", K_U32, 1, CFG_MAX_QUEUE_DEPTH, LUN(queue_depth) },
 	{ "write_cache", K_BOOL, 0, 0, LUN(write_cache) },
+	{ "barrier", K_BARRIER, 0, 0, LUN(barrier) },
+	{ "qam", K_QAM, 0, 0, LUN(qam) },
+	{ "removable", K_BOOL, 0, 0, LUN(removable) },
+	{ "thin", K_TRI, 0, 0, LUN(thin) },
+	{ "sanitize", K_BOOL, 0, 0, LUN(sanitize) },
 };
 #undef LUN
 
@@ -677,6 +776,15 @@ static void set_value(struct parser *p, const struct key *k, void *base,
 			goto bad;
 		*(bool *)field = b;
 		return;
+	case K_TRI:
+		if (strcasecmp(v, "auto") == 0) {
+			*(int *)field = -1;
+			return;
+		}
+		if (cfg_parse_bool(v, &b, err, sizeof(err)) < 0)
+			goto bad;
+		*(int *)field = b;
+		return;
 	case K_DIGEST:
 		if (strcasecmp(v, "allow") == 0) {
 			*(bool *)field = true;
@@ -722,6 +830,51 @@ static void set_value(struct parser *p, const struct key *k, void *base,
 		return;
 	case K_LISTEN:
 		if (cfg_add_listen(p->c, v, err, sizeof(err)) < 0)
+			goto bad;
+		return;
+	case K_USER:
+		if (!*v || strlen(v) >= AUTH_USER_MAX) {
+			snprintf(err, sizeof(err), "must be 1..%d bytes",
+				 AUTH_USER_MAX - 1);
+			goto bad;
+		}
+		snprintf(field, AUTH_USER_MAX, "%s", v);
+		return;
+	case K_SECRET:
+		/* Never echo the secret in a message. */
+		if (strlen(v) < AUTH_SECRET_MIN || strlen(v) >= AUTH_SECRET_MAX) {
+			snprintf(err, sizeof(err),
+				 "a CHAP secret must be %d..%d bytes long",
+				 AUTH_SECRET_MIN, AUTH_SECRET_MAX - 1);
+			goto bad;
+		}
+		snprintf(field, AUTH_SECRET_MAX, "%s", v);
+		p->c->has_secrets = true;
+		return;
+	case K_CHAP_ALGS: {
+		int n = auth_chap_algs_parse(v, p->c->set.chap_algs,
+					     AUTH_CHAP_ALGS_MAX, err,
+					     sizeof(err));
+
+		if (n < 0)
+			goto bad;
+		p->c->set.nchap_algs = (uint8_t)n;
+		return;
+	}
+	case K_ACL_NAME:
+		if (acl_add_name((struct acl *)field, v, err, sizeof(err)) < 0)
+			goto bad;
+		return;
+	case K_ACL_NET:
+		if (acl_add_net((struct acl *)field, v, err, sizeof(err)) < 0)
+			goto bad;
+		return;
+	case K_BARRIER:
+		if (cfg_parse_barrier(v, (uint8_t *)field, err, sizeof(err)) < 0)
+			goto bad;
+		return;
+	case K_QAM:
+		if (cfg_parse_qam(v, (uint8_t *)field, err, sizeof(err)) < 0)
 			goto bad;
 		return;
 	case K_LOGLEVEL: {
@@ -776,7 +929,8 @@ static int on_key(void *user, const char *section, const char *name,
 		ERR(p, "unknown key '%s' in %s", name, p->sect_text);
 		return 1;
 	}
-	if (keys[i].type != K_LISTEN && (p->seen & (1u << i))) {
+	if (keys[i].type != K_LISTEN && keys[i].type != K_ACL_NAME &&
+	    keys[i].type != K_ACL_NET && (p->seen & (1u << i))) {
 		ERR(p, "duplicate key '%s' in %s", keys[i].name, p->sect_text);
 		return 1;
 	}
@@ -919,6 +1073,7 @@ int cfg_load_string(struct cfg *c, const char *fname, const char *text)
 int cfg_load_file(struct cfg *c, const char *path)
 {
 	struct parser p = { .fname = path };
+	struct stat st;
 	int r;
 
 	p.f = fopen(path, "re");
@@ -927,6 +1082,14 @@ int cfg_load_file(struct cfg *c, const char *path)
 		return -1;
 	}
 	r = cfg_run(c, &p);
+	/* Secrets in a file others can read are no secrets. */
+	if (c->has_secrets && fstat(fileno(p.f), &st) == 0 &&
+	    (st.st_mode & (S_IRWXG | S_IRWXO))) {
+		cfg_msg(c, path, 0, false,
+			"holds CHAP secrets but is readable by group or others (mode %03o); chmod 600 it",
+			(unsigned)(st.st_mode & 0777));
+		cfg_sort_msgs(c);
+	}
 	fclose(p.f);
 	return r;
 }

@@ -28,7 +28,14 @@ struct cfg_lun {
 	bool read_only;
 	bool create;			/* create a sparse file if missing */
 	bool write_cache;		/* WCE */
+	bool removable;			/* INQUIRY RMB: eject and load */
+	int thin;			/* -1 auto (backend decides), 0, 1 */
+	bool sanitize;			/* SANITIZE allowed */
 	uint32_t queue_depth;		/* 1..CFG_MAX_QUEUE_DEPTH */
+	uint8_t barrier;		/* enum lun_barrier: 0 drain (default),
+					 * 1 flush, 2 ignore */
+	uint8_t qam;			/* control page QAM: 0 restricted
+					 * (default), 1 unrestricted */
 	int line;			/* of the section header */
 	int size_line;			/* of the size key, 0 if unset */
 };
@@ -39,6 +46,9 @@ struct cfg_target {
 	uint16_t tpgt;
 	struct cfg_lun *luns[TCQ_MAX_LUNS];	/* filled once parsing ends */
 	int line;
+	struct auth_chap_cfg chap;	/* CHAP credentials (auth.h) */
+	struct acl acl;			/* allow_initiator, allow_network */
+	uint32_t max_sessions, max_sessions_per_initiator;
 };
 
 struct cfg {
@@ -55,6 +65,7 @@ struct cfg {
 	int *msg_lines;			/* line of each message (sort key) */
 	int nmsgs;
 	int nerrors;			/* msgs that are errors, not warnings */
+	bool has_secrets;		/* a CHAP secret was read */
 };
 
 void cfg_init(struct cfg *c);
@@ -85,6 +96,10 @@ int cfg_add_listen(struct cfg *c, const char *addr, char *err, size_t errlen);
 /* Value parsers shared with the command line; 0 or -1 with err set. */
 int cfg_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
 int cfg_parse_bool(const char *s, bool *out, char *err, size_t errlen);
+/* "drain|flush|ignore" into enum lun_barrier's value. */
+int cfg_parse_barrier(const char *s, uint8_t *out, char *err, size_t errlen);
+/* "restricted|unrestricted" into the QAM code (0 or 1). */
+int cfg_parse_qam(const char *s, uint8_t *out, char *err, size_t errlen);
 int cfg_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 		   char *err, size_t errlen);
 /* RFC 7143 3.2.6 iqn./eui./naa. syntax, lower case, at most 223 bytes. */

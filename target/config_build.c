@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <openssl/crypto.h>
 #include "backend/bdev.h"
 #include "scsi/lun.h"
 #include "target/config.h"
@@ -35,7 +36,13 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 			 t->name, cl->id);
 		return -1;
 	}
-	l->write_cache = cl->write_cache;
+	l->write_cache = l->write_cache_default = cl->write_cache;
+	lun_set_barrier(l, (enum lun_barrier)cl->barrier);
+	l->qam = cl->qam;
+	l->removable = cl->removable;
+	l->sanitize_ok = cl->sanitize;
+	if (cl->thin >= 0)	/* else the backend's choice (sparse file) */
+		b->thin = cl->thin;
 	l->read_only = cl->read_only || b->read_only;
 	t->luns[cl->id] = l;
 	if ((int)cl->id >= t->nluns)
@@ -76,6 +83,11 @@ struct tcqd *cfg_build(const struct cfg *c, char *err, size_t errlen)
 		snprintf(t->name, sizeof(t->name), "%s", ct->name);
 		snprintf(t->alias, sizeof(t->alias), "%s", ct->alias);
 		t->tpgt = ct->tpgt;
+		t->chap = ct->chap;
+		t->max_sessions = ct->max_sessions;
+		t->max_sessions_per_initiator = ct->max_sessions_per_initiator;
+		if (acl_copy(&t->acl, &ct->acl) < 0)
+			goto oom;
 		for (int j = 0; j < TCQ_MAX_LUNS; j++)
 			if (ct->luns[j] && build_lun(t, ct->luns[j], err, errlen) < 0)
 				goto fail;
@@ -107,6 +119,8 @@ void cfg_destroy_tcqd(struct tcqd *d)
 			if (b)
 				bdev_close(b);
 		}
+		acl_free(&t->acl);
+		OPENSSL_cleanse(&t->chap, sizeof(t->chap));
 		free(t);
 	}
 	free(d->targets);

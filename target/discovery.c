@@ -9,6 +9,7 @@
 #include <string.h>
 #include "tcq/log.h"
 #include "tcq/pdu.h"
+#include "target/acl.h"
 #include "target/conn.h"
 #include "target/login.h"
 #include "target/login_priv.h"
@@ -109,6 +110,15 @@ static int sendtargets_add(struct conn *c, const struct target *t,
 	return 0;
 }
 
+/* Only targets the asking initiator (name and address) may log in to
+ * are shown: the others' names are none of its business. */
+static bool sendtargets_visible(struct conn *c, struct login_state *l,
+				const struct target *t)
+{
+	return acl_allows(&t->acl, l->neg.initiator_name,
+			  (const struct sockaddr *)&c->peer);
+}
+
 /* SendTargets=All | <name> | (empty) per RFC 7143 appendix C. */
 static int sendtargets(struct conn *c, struct login_state *l,
 		       const char *val, struct kvbuf *rsp)
@@ -119,7 +129,8 @@ static int sendtargets(struct conn *c, struct login_state *l,
 		if (!discovery)
 			return kvbuf_add(rsp, "SendTargets", "Reject");
 		for (int i = 0; i < tcqd->ntargets; i++)
-			if (sendtargets_add(c, tcqd->targets[i], rsp))
+			if (sendtargets_visible(c, l, tcqd->targets[i]) &&
+			    sendtargets_add(c, tcqd->targets[i], rsp))
 				return -1;
 		return 0;
 	}
@@ -132,7 +143,8 @@ static int sendtargets(struct conn *c, struct login_state *l,
 	{
 		struct target *t = target_find(val);
 
-		if (t && (discovery || t == l->target))
+		if (t && (discovery || t == l->target) &&
+		    sendtargets_visible(c, l, t))
 			return sendtargets_add(c, t, rsp);
 	}
 	return 0;
@@ -168,7 +180,7 @@ static void text_send_chunk(struct conn *c, struct login_state *l,
 	r.expcmdsn = sess_exp_cmdsn(c);
 	r.maxcmdsn = sess_max_cmdsn(c);
 	pdu_encode_text_rsp(bhs, &r);
-	if (conn_send_pdu(c, bhs, l->txt_rsp.data + l->txt_off,
+	if (conn_send_pdu(c, bhs, chunk ? l->txt_rsp.data + l->txt_off : NULL,
 			  (uint32_t)chunk)) {
 		conn_close(c, "cannot queue text response");
 		return;

@@ -8,6 +8,8 @@
 #include <string.h>
 #include "tcq/log.h"
 #include "tcq/pdu.h"
+#include "target/acl.h"
+#include "target/auth.h"
 #include "target/conn.h"
 #include "target/login.h"
 #include "target/login_priv.h"
@@ -27,10 +29,72 @@ static const struct login_auth auth_none = {
 	.done = auth_none_done,
 };
 
-/* Which policy applies to a target (NULL: discovery). CHAP goes here. */
+/* Which policy applies to a target (NULL: discovery): CHAP when it has
+ * credentials (auth.c), otherwise none. */
 static const struct login_auth *login_auth_policy(const struct target *t)
 {
-	return &auth_none;
+	const struct login_auth *a =
+		auth_login_policy(t ? &t->chap : &tcqd->set.discovery_chap);
+
+	return a ? a : &auth_none;
+}
+
+/* ---- connections still logging in ------------------------------------- */
+
+/* Per reactor, oldest first: a flood of connections that never log in is
+ * shed from the oldest, so descriptors stay bounded and a real initiator
+ * still gets in. */
+static __thread struct list_node pend_head;
+static __thread unsigned pend_count;
+static __thread unsigned shed_count;
+static __thread uint64_t shed_logged_ns;
+
+static void pend_unlink(struct login_state *l)
+{
+	if (list_linked(&l->pend_node)) {
+		list_del(&l->pend_node);
+		pend_count--;
+	}
+}
+
+static void pend_add(struct conn *c, struct login_state *l)
+{
+	unsigned threads = tcqd->set.threads > 0 ? (unsigned)tcqd->set.threads : 1;
+	unsigned cap = tcqd->set.max_pending_logins / threads;
+	struct login_state *victim = NULL;
+	struct list_node *pos;
+
+	if (!pend_head.next)
+		list_init(&pend_head);
+	if (cap < 1)
+		cap = 1;
+	/* Make room first: the oldest that never sent a PDU, else the
+	 * oldest of all. */
+	if (tcqd->set.max_pending_logins && pend_count >= cap) {
+		list_for_each(pos, &pend_head) {
+			struct login_state *o =
+				list_entry(pos, struct login_state, pend_node);
+
+			if (!o->started) {
+				victim = o;
+				break;
+			}
+		}
+		if (!victim)
+			victim = list_first_entry(&pend_head, struct login_state,
+						  pend_node);
+		/* One warning a second per reactor, not one per victim. */
+		shed_count++;
+		if (reactor_now_ns() - shed_logged_ns >= 1000000000ull) {
+			log_warn("%s: %u connections still logging in: shedding the oldest (%u shed)",
+				 victim->conn->peer_text, pend_count,
+				 shed_count);
+			shed_logged_ns = reactor_now_ns();
+		}
+		conn_close(victim->conn, "too many connections logging in");
+	}
+	list_add_tail(&l->pend_node, &pend_head);
+	pend_count++;
 }
 
 /* ---- state --------------------------------------------------------------- */
@@ -50,16 +114,62 @@ struct login_state *login_state_get(struct conn *c)
 	kvbuf_init(&l->txt_rsp);
 	l->next_ttt = 1;
 	l->txt_ttt = ISCSI_RSVD_TAG;
+	auth_chap_init(&l->chap);
+	list_init(&l->pend_node);
+	l->conn = c;
 	c->login = l;
 	return l;
+}
+
+/*
+ * Two limits on a connection still logging in: the whole login
+ * (login_timeout) and silence (login_idle_timeout, so a connection that
+ * never speaks goes early). Returns the ms to the nearer deadline, 0 when
+ * one has passed, UINT64_MAX when neither applies.
+ */
+static uint64_t login_deadline_ms(struct conn *c, uint64_t now,
+				  const char **why)
+{
+	const struct tcq_settings *s = &tcqd->set;
+	uint64_t wait = UINT64_MAX;
+
+	if (s->login_timeout_s) {
+		uint64_t end = c->login->start_ns +
+			       (uint64_t)s->login_timeout_s * 1000000000ull;
+
+		if (now >= end) {
+			*why = "login timeout";
+			return 0;
+		}
+		wait = (end - now) / 1000000 + 1;
+	}
+	if (s->login_idle_timeout_s) {
+		uint64_t end = c->last_rx_ns +
+			       (uint64_t)s->login_idle_timeout_s * 1000000000ull;
+
+		if (now >= end) {
+			*why = "login idle timeout";
+			return 0;
+		}
+		if ((end - now) / 1000000 + 1 < wait)
+			wait = (end - now) / 1000000 + 1;
+	}
+	return wait;
 }
 
 static void login_timeout(struct reactor_timer *t)
 {
 	struct conn *c = t->arg;
+	const char *why = NULL;
+	uint64_t ms;
 
-	if (c->state == CONN_LOGIN)
-		conn_close(c, "login timeout");
+	if (c->state != CONN_LOGIN || !c->login)
+		return;
+	ms = login_deadline_ms(c, reactor_now_ns(), &why);
+	if (ms == 0)
+		conn_close(c, why);
+	else if (ms != UINT64_MAX)
+		reactor_timer_arm(c->r, t, ms);
 }
 
 int login_start(struct conn *c)
@@ -69,10 +179,16 @@ int login_start(struct conn *c)
 	if (!l)
 		return -1;
 	neg_init(&l->neg, &tcqd->set, NULL, true);
+	l->start_ns = reactor_now_ns();
 	reactor_timer_init(&c->login_timer, login_timeout, c);
-	if (tcqd->set.login_timeout_s)
-		reactor_timer_arm(c->r, &c->login_timer,
-				  (uint64_t)tcqd->set.login_timeout_s * 1000);
+	{
+		const char *why = NULL;
+		uint64_t ms = login_deadline_ms(c, l->start_ns, &why);
+
+		if (ms != UINT64_MAX)
+			reactor_timer_arm(c->r, &c->login_timer, ms ? ms : 1);
+	}
+	pend_add(c, l);
 	return 0;
 }
 
@@ -84,6 +200,8 @@ void login_free(struct conn *c)
 		return;
 	if (c->r && reactor_timer_armed(&c->login_timer))
 		reactor_timer_cancel(c->r, &c->login_timer);
+	pend_unlink(l);
+	auth_chap_wipe(&l->chap);
 	kvbuf_free(&l->req);
 	kvbuf_free(&l->rsp);
 	kvbuf_free(&l->txt_req);
@@ -122,7 +240,9 @@ static void login_fail(struct conn *c, int status, const char *why)
 	r.status_detail = (uint8_t)status;
 	pdu_encode_login_rsp(bhs, &r);
 	conn_send_pdu(c, bhs, NULL, 0);
-	log_info("%s: login failed (0x%04x): %s", c->peer_text, status, why);
+	log_warn("%s: login of %s failed (0x%04x): %s", c->peer_text,
+		 l->neg.initiator_name[0] ? l->neg.initiator_name : "?",
+		 status, why);
 	conn_close(c, why);
 }
 
@@ -180,7 +300,9 @@ static void login_send_chunk(struct conn *c, struct login_state *l)
 		}
 	}
 	pdu_encode_login_rsp(bhs, &r);
-	if (conn_send_pdu(c, bhs, l->rsp.data + l->rsp_off, (uint32_t)chunk)) {
+	/* An empty response has no buffer: no pointer arithmetic on NULL. */
+	if (conn_send_pdu(c, bhs, chunk ? l->rsp.data + l->rsp_off : NULL,
+			  (uint32_t)chunk)) {
 		conn_close(c, "cannot queue login response");
 		return;
 	}
@@ -188,6 +310,7 @@ static void login_send_chunk(struct conn *c, struct login_state *l)
 	if (transit)
 		l->stage = l->rsp_nsg;
 	if (final) {
+		pend_unlink(l);
 		conn_enter_ffp(c);
 		if (reactor_timer_armed(&c->login_timer))
 			reactor_timer_cancel(c->r, &c->login_timer);
@@ -215,6 +338,7 @@ static void login_respond(struct conn *c, struct login_state *l, bool transit,
 struct prescan {
 	bool have_type, bad_type, discovery;
 	char target[TCQ_NAME_MAX];
+	char initiator[TCQ_NAME_MAX];
 };
 
 static int prescan_key(void *arg, const char *key, const char *value)
@@ -229,6 +353,9 @@ static int prescan_key(void *arg, const char *key, const char *value)
 			ps->bad_type = true;
 	} else if (!strcmp(key, "TargetName") && strlen(value) < TCQ_NAME_MAX) {
 		memcpy(ps->target, value, strlen(value) + 1);
+	} else if (!strcmp(key, "InitiatorName") &&
+		   strlen(value) < TCQ_NAME_MAX) {
+		memcpy(ps->initiator, value, strlen(value) + 1);
 	}
 	return 0;
 }
@@ -253,6 +380,8 @@ static int login_resolve(struct conn *c, struct login_state *l,
 		return ISCSI_LS_SESSION_TYPE_UNSUPPORTED;
 	}
 	l->discovery = ps.discovery;
+	/* Named in failure logs even if the text fails to negotiate. */
+	memcpy(l->neg.initiator_name, ps.initiator, sizeof(ps.initiator));
 	if (!l->discovery) {
 		if (!ps.target[0]) {
 			*why = "normal session without TargetName";
@@ -262,6 +391,15 @@ static int login_resolve(struct conn *c, struct login_state *l,
 		if (!l->target) {
 			*why = "unknown TargetName";
 			return ISCSI_LS_TARGET_NOT_FOUND;
+		}
+		/* Access control (acl.c): by name and by address. */
+		if (ps.initiator[0] &&
+		    !acl_allows(&l->target->acl, ps.initiator,
+				(const struct sockaddr *)&c->peer)) {
+			log_warn("%s: initiator %s is not allowed on %s",
+				 c->peer_text, ps.initiator, l->target->name);
+			*why = "initiator not allowed on this target";
+			return ISCSI_LS_AUTHZ_FAILED;
 		}
 	}
 	l->auth = login_auth_policy(l->target);
@@ -329,6 +467,18 @@ static void login_process(struct conn *c, struct login_state *l,
 		l->tpgt_sent = true;
 	}
 	if (req->csg == ISCSI_STAGE_SECURITY) {
+		if (l->auth->end) {
+			rc = l->auth->end(c, &l->rsp);
+			if (rc) {
+				login_fail(c, rc, l->chap.why ? l->chap.why :
+					   "authentication failed");
+				return;
+			}
+		}
+		/* The exchange goes on: stay in this stage (T=0). */
+		if (transit && !l->neg.auth_rejected && l->auth->busy &&
+		    l->auth->busy(c, l->neg.auth_method))
+			transit = false;
 		if (transit) {
 			if (l->neg.auth_rejected ||
 			    !l->auth->done(c, l->neg.auth_method)) {
@@ -342,6 +492,12 @@ static void login_process(struct conn *c, struct login_state *l,
 						    &l->rsp);
 		}
 	} else {
+		/* No way around the security stage when it is required. */
+		if (!l->auth->done(c, l->neg.auth_method)) {
+			login_fail(c, ISCSI_LS_AUTH_FAILED,
+				   "authentication required");
+			return;
+		}
 		rc = neg_add_offers(&l->neg, NEG_OPERATIONAL, &l->rsp);
 		/* Our offers need answers before the stage may end. */
 		if (neg_pending(&l->neg))

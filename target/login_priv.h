@@ -7,6 +7,8 @@
 #define TCQ_LOGIN_PRIV_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "tcq/list.h"
+#include "target/auth.h"
 #include "target/negotiate.h"
 #include "target/param.h"
 
@@ -22,6 +24,12 @@ struct login_auth {
 	int (*key)(void *arg, const char *key, const char *value,
 		   struct kvbuf *rsp);
 	bool (*done)(struct conn *c, const char *method);
+	/* Optional: runs after each security-stage text (the keys of one
+	 * text may come in any order); 0 or a login status to fail with. */
+	int (*end)(struct conn *c, struct kvbuf *rsp);
+	/* Optional: the exchange is under way, so a T bit from the
+	 * initiator is answered with T=0 instead of a failure. */
+	bool (*busy)(struct conn *c, const char *method);
 };
 
 /* Largest text a Login or Text sequence may accumulate (C bit). */
@@ -56,6 +64,14 @@ struct login_state {
 	bool txt_rsp_pending;		/* response continues (C bit) */
 	bool txt_final;			/* the request's F bit */
 	uint32_t next_ttt;
+	/* CHAP exchange of this login (auth.c) */
+	struct auth_chap_state chap;
+	bool chap_logged;
+	/* connections still logging in, per reactor, oldest first: a
+	 * flood of idle ones is shed (login.c) */
+	struct list_node pend_node;
+	struct conn *conn;
+	uint64_t start_ns;
 };
 
 /* A session with this TSIH exists (session.c may provide it; a weak

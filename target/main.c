@@ -18,11 +18,14 @@
 #include <unistd.h>
 #include <config.h>	/* autoconf's, not target/config.h */
 #include "tcq/log.h"
+#include "backend/bdev.h"
 #include "target/config.h"
 #include "target/conn.h"
+#include "target/ctl.h"
 #include "target/portal.h"
 #include "target/reactor.h"
 #include "target/target.h"
+#include "scsi/pr.h"
 
 #ifndef TCQ_SYSCONFDIR
 #define TCQ_SYSCONFDIR "/etc"
@@ -56,11 +59,32 @@ static void usage(FILE *f)
 "      --block-size N       512 or 4096 (default 512)\n"
 "      --read-only          refuse writes\n"
 "      --queue-depth N      backend I/Os in flight, 1..%d (default %d)\n"
-"      --backend SPEC       backend spec (default " CFG_DEFAULT_BACKEND ")\n"
+"      --backend SPEC       backend spec (default " CFG_DEFAULT_BACKEND "): aio, null,\n"
+"                           ram, or the test wrappers delay, fault, cache\n"
+"                           (NAME:opts,base=SPEC; see tcqd.conf)\n"
 "      --write-cache on|off volatile write cache (default on)\n"
+"      --barrier drain|flush|ignore  what an ORDERED task costs (default\n"
+"                           drain: wait for older tasks; flush: also flush\n"
+"                           the cache; ignore: run it as SIMPLE)\n"
+"      --qam restricted|unrestricted  queue algorithm modifier of the\n"
+"                           control mode page (default restricted)\n"
+"      --removable          removable medium (START STOP UNIT ejects, PREVENT\n"
+"                           ALLOW MEDIUM REMOVAL holds it)\n"
+"      --thin auto|yes|no   thin provisioning: UNMAP, WRITE SAME with UNMAP\n"
+"                           (default auto: sparse files are thin)\n"
+"      --sanitize           allow SANITIZE (it erases the whole LUN)\n"
+"      --chap USER:SECRET   require CHAP from initiators (secret: 12+ bytes;\n"
+"                           split at the last ':')\n"
+"      --mutual-chap USER:SECRET  the target's credentials for mutual CHAP\n"
+"      --allow IQN          only this initiator may log in (repeatable;\n"
+"                           wildcards * and ?)\n"
 "options:\n"
 "      --threads N          reactor threads (default: number of CPUs)\n"
 "      --log-level LEVEL    error, warn, info or debug\n"
+"      --ctl SOCKET         serve tcqctl on this unix socket (mode 0600;\n"
+"                           overrides ctl in [global])\n"
+"      --state-dir DIR      where APTPL reservations are kept (default\n"
+"                           /var/lib/tcq; overrides state_dir in [global])\n"
 "  -v, --verbose            log at debug level\n"
 "  -h, --help               show this help\n"
 "  -V, --version            show the version\n",
@@ -78,8 +102,14 @@ static void usage_error(const char *fmt, const char *arg)
 enum {
 	OPT_EXPORT = 256, OPT_SIZE, OPT_LISTEN, OPT_IQN, OPT_BLOCK_SIZE,
 	OPT_READ_ONLY, OPT_QUEUE_DEPTH, OPT_BACKEND, OPT_WRITE_CACHE,
-	OPT_THREADS, OPT_LOG_LEVEL,
+	OPT_THREADS, OPT_LOG_LEVEL, OPT_CHAP, OPT_MUTUAL_CHAP, OPT_ALLOW,
 };
+
+enum { OPT_CTL = 512, OPT_STATE_DIR };	/* global options outside the export range */
+/* LUN kind options of --export (scsi/sbc_media.c, sbc_ws.c). */
+enum { OPT_REMOVABLE = 600, OPT_THIN, OPT_SANITIZE };
+/* Ordering options of --export. */
+enum { OPT_BARRIER = 700, OPT_QAM };
 
 static const struct option long_opts[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -94,6 +124,16 @@ static const struct option long_opts[] = {
 	{ "write-cache", required_argument, NULL, OPT_WRITE_CACHE },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "ctl", required_argument, NULL, OPT_CTL },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+	{ "chap", required_argument, NULL, OPT_CHAP },
+	{ "mutual-chap", required_argument, NULL, OPT_MUTUAL_CHAP },
+	{ "allow", required_argument, NULL, OPT_ALLOW },
+	{ "removable", no_argument, NULL, OPT_REMOVABLE },
+	{ "thin", required_argument, NULL, OPT_THIN },
+	{ "sanitize", no_argument, NULL, OPT_SANITIZE },
+	{ "barrier", required_argument, NULL, OPT_BARRIER },
+	{ "qam", required_argument, NULL, OPT_QAM },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -105,12 +145,20 @@ struct opts {
 	const char *export_path;
 	const char *size, *iqn, *block_size, *queue_depth, *backend;
 	const char *write_cache;
+	const char *thin;
+	bool removable, sanitize;
+	const char *barrier, *qam;
 	const char *listen[16];
 	int nlisten;
 	bool read_only;
 	bool export_only_used;	/* an export option was given */
 	const char *threads, *log_level;
 	int verbose;
+	const char *ctl;
+	const char *state_dir;
+	const char *chap, *mutual_chap;
+	const char *allow[64];
+	int nallow;
 };
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -135,8 +183,33 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_QUEUE_DEPTH: o->queue_depth = optarg; break;
 		case OPT_BACKEND: o->backend = optarg; break;
 		case OPT_WRITE_CACHE: o->write_cache = optarg; break;
+		case OPT_REMOVABLE:
+			o->removable = o->export_only_used = true;
+			break;
+		case OPT_THIN: o->thin = optarg; o->export_only_used = true; break;
+		case OPT_BARRIER:
+			o->barrier = optarg;
+			o->export_only_used = true;
+			break;
+		case OPT_QAM: o->qam = optarg; o->export_only_used = true; break;
+		case OPT_SANITIZE:
+			o->sanitize = o->export_only_used = true;
+			break;
 		case OPT_THREADS: o->threads = optarg; break;
 		case OPT_LOG_LEVEL: o->log_level = optarg; break;
+		case OPT_CTL: o->ctl = optarg; break;
+		case OPT_STATE_DIR: o->state_dir = optarg; break;
+		case OPT_CHAP: o->chap = optarg; o->export_only_used = true; break;
+		case OPT_MUTUAL_CHAP:
+			o->mutual_chap = optarg;
+			o->export_only_used = true;
+			break;
+		case OPT_ALLOW:
+			if (o->nallow == (int)(sizeof(o->allow) / sizeof(o->allow[0])))
+				usage_error("too many --allow options%s", "");
+			o->allow[o->nallow++] = optarg;
+			o->export_only_used = true;
+			break;
 		case 'v': o->verbose++; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("tcqd %s\n", PACKAGE_VERSION); exit(0);
@@ -151,8 +224,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		usage_error("-c and --export exclude each other%s", "");
 	if (!o->export_path && o->export_only_used)
 		usage_error("--size, --listen, --iqn, --block-size, --read-only, "
-			    "--queue-depth, --backend and --write-cache go with "
-			    "--export%s", "");
+			    "--queue-depth, --backend, --write-cache, --chap, "
+			    "--mutual-chap, --allow, --removable, --thin, "
+			    "--sanitize, --barrier and --qam go with --export%s",
+			    "");
 }
 
 /* Builds the one-LUN configuration of --export; usage errors exit 2. */
@@ -160,14 +235,31 @@ static void export_cfg(struct cfg *c, const struct opts *o)
 {
 	const char *iqn = o->iqn ? o->iqn : EXPORT_DEFAULT_IQN;
 	char err[300];
+	struct cfg_target *t;
 	struct cfg_lun *l;
 	struct stat st;
 	uint64_t v;
 	bool exists = stat(o->export_path, &st) == 0;
 	int stat_errno = errno;
 
-	if (!cfg_add_target(c, iqn, err, sizeof(err)))
+	if (!(t = cfg_add_target(c, iqn, err, sizeof(err))))
 		usage_error("--iqn: %s", err);
+	if (o->chap && auth_cred_parse(o->chap, &t->chap.chap, err,
+				       sizeof(err)) < 0)
+		usage_error("--chap: %s", err);
+	if (o->mutual_chap) {
+		if (!o->chap)
+			usage_error("--mutual-chap needs --chap%s", "");
+		if (auth_cred_parse(o->mutual_chap, &t->chap.mutual, err,
+				    sizeof(err)) < 0)
+			usage_error("--mutual-chap: %s", err);
+		if (!strcmp(t->chap.mutual.secret, t->chap.chap.secret))
+			usage_error("--mutual-chap: the secret must differ from "
+				    "the --chap one%s", "");
+	}
+	for (int i = 0; i < o->nallow; i++)
+		if (acl_add_name(&t->acl, o->allow[i], err, sizeof(err)) < 0)
+			usage_error("--allow: %s", err);
 	if (!(l = cfg_add_lun(c, iqn, 0, err, sizeof(err))))
 		usage_error("%s", err);
 	if (!(l->path = strdup(o->export_path)))
@@ -195,9 +287,9 @@ static void export_cfg(struct cfg *c, const struct opts *o)
 	}
 	if (!exists && stat_errno != ENOENT)
 		usage_error("--export: %s", strerror(stat_errno));
-	/* Only a file backend can create its file. */
-	if (!exists && (strcmp(l->backend, "aio") == 0 ||
-			strncmp(l->backend, "aio:", 4) == 0)) {
+	/* Only a file backend (maybe under test wrappers) can create its
+	 * file. */
+	if (!exists && bdev_spec_uses_path(l->backend)) {
 		if (!o->size)
 			usage_error("--size is required: '%s' does not exist",
 				    o->export_path);
@@ -213,6 +305,19 @@ static void export_cfg(struct cfg *c, const struct opts *o)
 	if (o->write_cache &&
 	    cfg_parse_bool(o->write_cache, &l->write_cache, err, sizeof(err)) < 0)
 		usage_error("--write-cache: %s", err);
+	l->removable = o->removable;
+	l->sanitize = o->sanitize;
+	if (o->barrier &&
+	    cfg_parse_barrier(o->barrier, &l->barrier, err, sizeof(err)) < 0)
+		usage_error("--barrier: %s", err);
+	if (o->qam && cfg_parse_qam(o->qam, &l->qam, err, sizeof(err)) < 0)
+		usage_error("--qam: %s", err);
+	if (o->thin && strcmp(o->thin, "auto") != 0) {
+		bool thin;
+		if (cfg_parse_bool(o->thin, &thin, err, sizeof(err)) < 0)
+			usage_error("--thin: %s", err);
+		l->thin = thin;
+	}
 	for (int i = 0; i < o->nlisten; i++)
 		if (cfg_add_listen(c, o->listen[i], err, sizeof(err)) < 0)
 			usage_error("--listen: %s", err);
@@ -340,6 +445,18 @@ int main(int argc, char **argv)
 		cfg_free(&c);
 		return 1;
 	}
+	if (o.ctl) {
+		if (!*o.ctl || strlen(o.ctl) >= sizeof(c.set.ctl_path))
+			usage_error("--ctl: '%s' is empty or too long", o.ctl);
+		snprintf(c.set.ctl_path, sizeof(c.set.ctl_path), "%s", o.ctl);
+	}
+	if (o.state_dir) {
+		if (!*o.state_dir || strlen(o.state_dir) >= sizeof(c.set.state_dir))
+			usage_error("--state-dir: '%s' is empty or too long",
+				    o.state_dir);
+		snprintf(c.set.state_dir, sizeof(c.set.state_dir), "%s",
+			 o.state_dir);
+	}
 	if (o.threads) {
 		uint64_t v;
 
@@ -362,6 +479,11 @@ int main(int argc, char **argv)
 	tcqd = cfg_build(&c, err, sizeof(err));
 	cfg_free(&c);
 	if (!tcqd) {
+		log_err("%s", err);
+		return 1;
+	}
+	/* Reservations kept with APTPL through a restart (scsi/pr.c). */
+	if (pr_load_all(tcqd, err, sizeof(err)) < 0) {
 		log_err("%s", err);
 		return 1;
 	}
@@ -403,6 +525,14 @@ int main(int argc, char **argv)
 		log_err("signalfd: %s", strerror(errno));
 		return 1;
 	}
+	if (tcqd->set.ctl_path[0]) {
+		if (ctl_start(tcqd->set.ctl_path, reactors, nreactors, err,
+			      sizeof(err)) < 0) {
+			log_err("%s", err);
+			return 1;
+		}
+		log_info("control socket %s", tcqd->set.ctl_path);
+	}
 	if (portal_start(tcqd, reactors, nreactors) < 0)
 		return 1;
 	for (; started < nreactors; started++) {
@@ -426,6 +556,7 @@ int main(int argc, char **argv)
 		reactor_timer_cancel(reactors[0], &grace_timer);
 	reactor_del_fd(reactors[0], &sig_rfd);
 	close(sig_fd);
+	ctl_stop();
 	/* Backends keep per-reactor queues: close them while reactors live. */
 	cfg_destroy_tcqd(tcqd);
 	tcqd = NULL;

@@ -84,8 +84,37 @@ static void sess_kill_on_reactor(void *arg)
 	free(m);
 }
 
+/* Session limits of [global] and the target (O1); reg_lock held. */
+static const char *sess_over_limit(const struct session *s)
+{
+	const struct target *t = s->target;
+	unsigned total = 0, per_t = 0, per_i = 0;
+	struct list_node *pos;
+
+	list_for_each(pos, &registry) {
+		const struct session *o =
+			list_entry(pos, struct session, reg_node);
+
+		total++;
+		if (t && o->target == t && !o->discovery) {
+			per_t++;
+			if (!strcmp(o->iname, s->iname))
+				per_i++;
+		}
+	}
+	if (tcqd->set.max_sessions && total >= tcqd->set.max_sessions)
+		return "max_sessions of the daemon reached";
+	if (t && t->max_sessions && per_t >= t->max_sessions)
+		return "max_sessions of the target reached";
+	if (t && t->max_sessions_per_initiator &&
+	    per_i >= t->max_sessions_per_initiator)
+		return "max_sessions_per_initiator reached";
+	return NULL;
+}
+
 int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 {
+	const char *limit;
 	struct session *s = calloc(1, sizeof(*s));
 	struct list_node *pos, *tmp;
 
@@ -133,6 +162,14 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 					free(m);
 			}
 		}
+	}
+	limit = sess_over_limit(s);
+	if (limit) {
+		pthread_mutex_unlock(&reg_lock);
+		log_warn("%s: session of %s refused: %s", c->peer_text,
+			 s->iname, limit);
+		free(s);
+		return ISCSI_LS_OUT_OF_RESOURCES;
 	}
 	do {
 		s->tsih = next_tsih++;
@@ -554,30 +591,13 @@ static void cmd_send_r2ts(struct cmd *cmd)
 
 /* ---- SCSI Command ------------------------------------------------------- */
 
-/* A rejected command still used up its CmdSN: without this the window
- * would stall behind it. */
-static void sess_consume_cmdsn(struct conn *c, const uint8_t *bhs)
-{
-	struct session *s = c->sess;
-	uint8_t op = pdu_opcode(bhs);
-
-	if (pdu_immediate(bhs) || op == ISCSI_OP_DATA_OUT ||
-	    op == ISCSI_OP_SNACK_REQ ||
-	    (op == ISCSI_OP_NOP_OUT && pdu_itt(bhs) == ISCSI_RSVD_TAG))
-		return;
-	if (get_be32(bhs + BHS_CMDSN) != s->exp_cmdsn)
-		return;
-	s->exp_cmdsn++;
-	sess_update_window(s);
-	sess_run_pending(s, c);
-}
-
 static void sess_reject_cmd(struct conn *c, const uint8_t *bhs,
 			    uint8_t reason, bool *discard)
 {
+	/* RFC 7143 6.3: the CmdSN of a rejected command is not considered
+	 * received; the initiator sees a gap it must recover from. */
 	conn_send_reject(c, bhs, reason);
 	*discard = true;
-	sess_consume_cmdsn(c, bhs);
 }
 
 static void sess_cmd_unsol_end(struct cmd *cmd)
@@ -836,7 +856,8 @@ static uint8_t *sess_data_out_header(struct conn *c, const uint8_t *bhs,
 	cmd = cmd_lookup(s, d.itt);
 	if (!cmd || !cmd->wbuf_len) {
 		if (cmd && cmd->failed_early) {
-			*discard = true;
+			/* Read into scratch and dropped, but counted (see
+			 * task_done below). */
 			c->rx_cmd = cmd;
 			return NULL;
 		}
@@ -873,7 +894,10 @@ static uint8_t *sess_data_out_header(struct conn *c, const uint8_t *bhs,
 	}
 	c->rx_cmd = cmd;
 	if (cmd->task_done) {
-		*discard = true;
+		/* Answered early (a unit attention, ...): the data goes to
+		 * the scratch buffer and is dropped, but sess_data_out_pdu
+		 * still counts it, or the command would wait forever for
+		 * the end of its unsolicited data (found by fuzz_conn). */
 		return NULL;
 	}
 	return cmd->wbuf + d.offset;
@@ -1185,4 +1209,41 @@ void sess_conn_lost(struct conn *c)
 	c->sess = NULL;
 	s->conn = NULL;
 	sess_free_if_idle(s);
+}
+
+/* ---- listing for tcqctl ---- */
+
+/* Copies plain fields under the registry lock: a listed session cannot
+ * leave the registry (nor its connection be freed: sess_conn_lost
+ * unregisters first) while we hold it, and these fields are written only
+ * before the session is registered. */
+unsigned sess_list(struct sess_info *out, unsigned max)
+{
+	struct list_node *pos;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&reg_lock);
+	list_for_each(pos, &registry) {
+		const struct session *s =
+			list_entry(pos, struct session, reg_node);
+		struct sess_info *si;
+
+		if (n++ >= max)
+			continue;	/* keep counting */
+		si = &out[n - 1];
+		memset(si, 0, sizeof(*si));
+		snprintf(si->initiator, sizeof(si->initiator), "%s", s->iname);
+		snprintf(si->target, sizeof(si->target), "%s",
+			 s->target ? s->target->name : "");
+		if (s->conn)
+			snprintf(si->peer, sizeof(si->peer), "%s",
+				 s->conn->peer_text);
+		memcpy(si->isid, s->isid, sizeof(si->isid));
+		si->tsih = s->tsih;
+		si->discovery = s->discovery;
+		si->reactor = s->r ? s->r->index : -1;
+		si->params = s->params;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return n;
 }

@@ -68,4 +68,19 @@ bool sess_tsih_exists(uint16_t tsih);
 
 /* Sessions listing for tcqctl and tests. */
 unsigned sess_count(void);
+
+/* One session as tcqctl lists it: copies of plain fields. */
+struct sess_info {
+	char initiator[TCQ_NAME_MAX];
+	char target[TCQ_NAME_MAX];	/* "" for discovery */
+	char peer[64];			/* "ADDR:PORT" of the initiator */
+	uint8_t isid[6];
+	uint16_t tsih;
+	bool discovery;
+	int reactor;			/* reactor index serving it */
+	struct iscsi_params params;	/* as negotiated */
+};
+/* Fills out[0..max-1] with live sessions (registry order); returns how
+ * many there are, which may exceed max. */
+unsigned sess_list(struct sess_info *out, unsigned max);
 #endif

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include "target/acl.h"
+#include "target/auth.h"
 
 struct lun;
 
@@ -29,7 +31,10 @@ struct target {
 	uint16_t tpgt;
 	struct lun *luns[TCQ_MAX_LUNS];	/* indexed by LUN number; NULL gaps */
 	int nluns;		/* highest LUN number + 1 */
-	/* CHAP, ACLs, limits: later issues. */
+	struct auth_chap_cfg chap;	/* chap.user[0] == 0: no CHAP */
+	struct acl acl;			/* who may log in; empty: anyone */
+	uint32_t max_sessions;		/* 0: no limit */
+	uint32_t max_sessions_per_initiator;
 };
 
 /* Settings that apply daemon-wide, from [global] or the command line. */
@@ -47,6 +52,16 @@ struct tcq_settings {
 	uint32_t max_xfer_len;		/* largest transfer one command may ask */
 	int threads;			/* reactors; 0: number of CPUs */
 	bool header_digest_allowed, data_digest_allowed;
+	/* security and limits (target/auth.c, target/login.c) */
+	uint32_t max_sessions;		/* all sessions; 0: no limit */
+	uint32_t login_idle_timeout_s;	/* silence before login completes */
+	uint32_t max_pending_logins;	/* connections not yet logged in */
+	uint8_t chap_algs[AUTH_CHAP_ALGS_MAX];	/* CHAP_A, preferred first */
+	uint8_t nchap_algs;
+	struct auth_chap_cfg discovery_chap;
+	char ctl_path[TCQ_NAME_MAX];	/* tcqctl's unix socket; "": none */
+	char state_dir[TCQ_NAME_MAX];	/* APTPL reservations (scsi/pr.c);
+					 * "": /var/lib/tcq */
 };
 
 struct tcqd {

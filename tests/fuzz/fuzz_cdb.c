@@ -23,22 +23,22 @@ static void check_req(const struct cdb_req *req, uint32_t bs)
 	uint64_t nblocks[] = { 0, 1, 2048, UINT64_MAX, req->lba,
 			       req->lba + req->blocks };
 
-	switch (cdb_access(req)) {
-	case CDB_ACCESS_READ:
-	case CDB_ACCESS_WRITE:
-		/* A transfer the decoder accepted fits its 32-bit length. */
-		if (req->data_in_len && req->data_out_len &&
-		    req->opcode != SOP_VERIFY_10 &&
-		    req->opcode != SOP_VERIFY_12 &&
-		    req->opcode != SOP_VERIFY_16)
-			abort();
-		if ((req->data_in_len || req->data_out_len) &&
-		    (uint64_t)req->blocks * bs > UINT32_MAX)
+	switch (req->opcode) {
+	case SOP_READ_6: case SOP_READ_10: case SOP_READ_12: case SOP_READ_16:
+		/* A plain read moves exactly blocks x block size bytes,
+		 * which the decoder accepted only if it fits 32 bits. */
+		if (req->data_out_len ||
+		    (uint64_t)req->data_in_len != (uint64_t)req->blocks * bs)
 			abort();
 		break;
-	case CDB_ACCESS_NONE:
+	case SOP_WRITE_6: case SOP_WRITE_10: case SOP_WRITE_12:
+	case SOP_WRITE_16:
+		if (req->data_in_len ||
+		    (uint64_t)req->data_out_len != (uint64_t)req->blocks * bs)
+			abort();
 		break;
 	}
+	(void)cdb_access(req);
 	for (size_t i = 0; i < sizeof(nblocks) / sizeof(nblocks[0]); i++) {
 		if (cdb_check_range(req, nblocks[i], &err) == 0) {
 			if (req->lba > nblocks[i] ||

@@ -9,17 +9,35 @@
 #include "tcq/pdu.h"
 #include "tests/fuzz/fuzz.h"
 
-#define ROUND_TRIP(name, bhs)                                              \
+/* Fields a PDU defines only in some forms: the encoder writes them only
+ * then, so the comparison ignores them otherwise. */
+static void normalize_data_in(struct pdu_data_in *p)
+{
+	if (!p->status_present) {
+		p->flags = 0;
+		p->status = 0;
+		p->residual = 0;
+	}
+}
+static void normalize_none(void *p)
+{
+	(void)p;
+}
+
+#define ROUND_TRIP(name, bhs) ROUND_TRIP_N(name, bhs, normalize_none)
+#define ROUND_TRIP_N(name, bhs, norm)                                      \
 	do {                                                               \
 		struct pdu_##name a, b;                                    \
 		uint8_t out[ISCSI_BHS_LEN];                                \
 		memset(&a, 0, sizeof(a));                                  \
 		memset(&b, 0, sizeof(b));                                  \
 		pdu_decode_##name(bhs, &a);                                \
+		norm(&a);                                                  \
 		memset(out, 0xa5, sizeof(out));                            \
 		memcpy(out + BHS_DATA_LEN, (bhs) + BHS_DATA_LEN, 3);       \
 		pdu_encode_##name(out, &a);                                \
 		pdu_decode_##name(out, &b);                                \
+		norm(&b);                                                  \
 		if (memcmp(&a, &b, sizeof(a)) != 0)                        \
 			abort();                                           \
 	} while (0)
@@ -48,7 +66,7 @@ int FUZZ_ENTRY(pdu)(const uint8_t *data, size_t size)
 	ROUND_TRIP(scsi_cmd, bhs);
 	ROUND_TRIP(scsi_rsp, bhs);
 	ROUND_TRIP(data_out, bhs);
-	ROUND_TRIP(data_in, bhs);
+	ROUND_TRIP_N(data_in, bhs, normalize_data_in);
 	ROUND_TRIP(r2t, bhs);
 	ROUND_TRIP(nop_out, bhs);
 	ROUND_TRIP(nop_in, bhs);

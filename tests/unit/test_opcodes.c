@@ -49,12 +49,26 @@ START_TEST(lookups)
 	ck_assert(opc_has_sa(SOP_SERVICE_ACTION_IN_16, 0));
 	ck_assert(opc_has_sa(SOP_MAINTENANCE_IN, 0));
 	ck_assert(!opc_has_sa(SOP_READ_16, 0));
-	ck_assert(!opc_has_sa(SOP_PERSISTENT_RESERVE_IN, 0));
+	ck_assert(!opc_has_sa(SOP_LOG_SELECT, 0));
+	/* Reservations: PR IN/OUT per service action, RESERVE(6) plain. */
+	ck_assert(opc_has_sa(SOP_PERSISTENT_RESERVE_IN, 0));
+	ck_assert_ptr_nonnull(opc_find(SOP_PERSISTENT_RESERVE_IN, 3, 0));
+	ck_assert_ptr_null(opc_find(SOP_PERSISTENT_RESERVE_IN, 4, 0));
+	ck_assert_ptr_nonnull(opc_find(SOP_PERSISTENT_RESERVE_OUT, 7, 0));
+	ck_assert_ptr_null(opc_find(SOP_PERSISTENT_RESERVE_OUT, 8, 0));
+	ck_assert(!opc_has_sa(SOP_RESERVE_6, 0));
+	ck_assert_ptr_nonnull(opc_find(SOP_RELEASE_10, 0, 0));
 
 	/* Not implemented at all. */
-	ck_assert_ptr_null(opc_find(SOP_PERSISTENT_RESERVE_IN, 0, 0));
-	ck_assert_ptr_null(opc_find(SOP_WRITE_SAME_16, 0, OPC_FEAT_THIN));
-	ck_assert_ptr_null(opc_find(SOP_COMPARE_AND_WRITE, 0, 0));
+	ck_assert_ptr_null(opc_find(SOP_LOG_SELECT, 0, 0));
+	ck_assert_ptr_nonnull(opc_find(SOP_WRITE_SAME_16, 0, 0));
+	ck_assert_ptr_nonnull(opc_find(SOP_COMPARE_AND_WRITE, 0, 0));
+	/* SANITIZE only where the LUN allows it; its erases need thin. */
+	ck_assert_ptr_null(opc_find(SOP_SANITIZE, SAN_OVERWRITE, OPC_FEAT_THIN));
+	ck_assert_ptr_nonnull(opc_find(SOP_SANITIZE, SAN_OVERWRITE,
+				       OPC_FEAT_SANITIZE));
+	ck_assert_ptr_null(opc_find(SOP_SANITIZE, SAN_BLOCK_ERASE,
+				    OPC_FEAT_SANITIZE));
 	/* UNMAP exists only over a thin backend. */
 	ck_assert_ptr_null(opc_find(SOP_UNMAP, 0, 0));
 	ck_assert_ptr_nonnull(opc_find(SOP_UNMAP, 0, OPC_FEAT_THIN));
@@ -96,7 +110,8 @@ START_TEST(table_matches_decoder)
 	struct sense_info si;
 
 	for (unsigned op = 0; op < 256; op++) {
-		bool sa = opc_has_sa((uint8_t)op, OPC_FEAT_THIN);
+		unsigned all = OPC_FEAT_THIN | OPC_FEAT_SANITIZE;
+		bool sa = opc_has_sa((uint8_t)op, all);
 
 		for (unsigned s = 0; s < (sa ? 32u : 1u); s++) {
 			memset(cdb, 0, sizeof(cdb));
@@ -104,7 +119,7 @@ START_TEST(table_matches_decoder)
 			cdb[1] = (uint8_t)s;
 			int rc = cdb_decode(cdb, sizeof(cdb), 512, &req, &si);
 			bool listed = opc_find((uint8_t)op, (uint16_t)s,
-					       OPC_FEAT_THIN) != NULL;
+					       all) != NULL;
 
 			ck_assert_msg((rc == 0) == listed,
 				      "opcode %02x sa %02x: decoder %d, table %d",
@@ -139,7 +154,7 @@ START_TEST(encode_all)
 	const struct opc_entry *tab = opc_table(&n);
 
 	for (unsigned i = 0; i < n; i++)
-		present += !(tab[i].flags & OPC_F_THIN);
+		present += !(tab[i].flags & (OPC_F_THIN | OPC_F_SANITIZE));
 
 	uint32_t len = opc_encode_all(buf, sizeof(buf), false, 0);
 	ck_assert_uint_eq(len, 4 + present * OPC_DESC_LEN);
@@ -156,7 +171,8 @@ START_TEST(encode_all)
 	ck_assert_ptr_null(find_desc(buf, len, SOP_UNMAP, 0));
 
 	/* RCTD: every descriptor carries a 0Ah-long timeouts descriptor. */
-	len = opc_encode_all(buf, sizeof(buf), true, OPC_FEAT_THIN);
+	len = opc_encode_all(buf, sizeof(buf), true,
+			     OPC_FEAT_THIN | OPC_FEAT_SANITIZE);
 	ck_assert_uint_eq(len, 4 + n * (OPC_DESC_LEN + OPC_TIMEOUTS_LEN));
 	ck_assert_uint_eq(get_be32(buf), len - 4);
 	for (uint32_t off = 4; off < len;
@@ -243,7 +259,7 @@ START_TEST(encode_one)
 	/* Opcodes not implemented: not supported, with every option. */
 	for (unsigned opt = RSOC_OP; opt <= RSOC_OP_ANY; opt++) {
 		ck_assert_int_eq(opc_encode_one(buf, sizeof(buf), opt,
-						SOP_PERSISTENT_RESERVE_IN, 0,
+						SOP_LOG_SELECT, 0,
 						false, 0, &err), 4);
 		ck_assert_uint_eq(buf[1], RSOC_SUPPORT_NONE);
 		ck_assert_int_eq(opc_encode_one(buf, sizeof(buf), opt,

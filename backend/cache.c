@@ -1,0 +1,888 @@
+/*
+ * cache: a volatile write cache in front of another backend, to test
+ * what an initiator's flushes and FUA writes are worth. Writes complete
+ * once copied into memory; the data reaches the base on SYNCHRONIZE
+ * CACHE, on a FUA write (which flushes like SYNCHRONIZE CACHE before it
+ * completes) or by background write-back; reads see cached data.
+ * bdev_cache_crash() drops all data not yet durable, as a power cut.
+ * Options:
+ *   writeback=MS   write back blocks dirty for MS milliseconds (0, the
+ *                  default: only flushes and FUA writes write back)
+ *   base=SPEC      the wrapped backend (last; see wrap.h)
+ *
+ * The cache is one per LUN, shared by the reactor queues under a mutex
+ * (a test backend: simplicity over scaling). Data lives in chunks of 64
+ * blocks found through a two-level table; each chunk has bitmaps:
+ * present (cache holds the block), dirty (newer than the base), inwb
+ * (a write-back of the block is in flight: never two at once, so the
+ * base cannot see them land out of order). A flush snapshots which
+ * blocks must reach the base (fdirty: needs a write-back started from
+ * now on; fwb: needs the one in flight) and completes once none remain,
+ * followed by a flush of the base. One flush runs at a time; flushes
+ * arriving meanwhile share the next one.
+ *
+ * A read goes to the base and then overlays the cached blocks. A chunk
+ * whose write-back completed is kept (clean) until every read that
+ * started before then has finished, else such a read could miss both
+ * the cache and the new base data.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "backend/bdev_priv.h"
+#include "backend/wrap.h"
+#include "tcq/log.h"
+
+#define CH_BLOCKS 64
+#define PAGE_CHUNKS 512
+#define WB_ALIGN 4096u
+
+enum ch_where { CH_NONE, CH_NONDURABLE, CH_CLEAN };
+
+struct chunk {
+	uint64_t idx;
+	uint64_t present, dirty, inwb;
+	uint64_t fdirty, fwb;	/* what the running flush waits for */
+	uint64_t since_ns;	/* dirty since (background write-back) */
+	uint64_t clean_seq;	/* c->seq when it became clean */
+	struct list_node link;	/* nondurable or clean list */
+	enum ch_where where;
+	bool counted;		/* in c->fl_remaining */
+	unsigned char *data;	/* CH_BLOCKS blocks */
+};
+
+struct cache_q;
+
+struct cache {
+	struct bdev *base;	/* first: wrap_lba_status */
+	pthread_mutex_t lock;
+	uint32_t bs;
+	uint64_t ntop;
+	struct chunk ***table;
+	struct list_node nondurable;	/* dirty or inwb, FIFO */
+	struct list_node clean;		/* by clean_seq */
+	struct list_node reads;		/* in flight, by start seq */
+	struct list_node blocked;	/* DISCARD/WRITE ZEROES waiting */
+	uint64_t seq;
+	uint32_t through;		/* DISCARD/WRITE ZEROES at the base */
+	/* flush */
+	struct list_node fl_active, fl_next;
+	bool fl_running, fl_base;
+	int fl_remaining, fl_error;
+	struct bdev_io fl_io;
+	/* background write-back */
+	uint64_t wb_ms;
+	struct cache_q *home;
+	struct reactor_timer wb_timer;
+};
+
+struct cache_q {
+	struct cache *c;
+	struct bdev_queue *q, *bq;
+	struct wrap_pool pool;
+	struct bdev_cq done;
+};
+
+struct cache_wb {
+	struct cache_q *cq;
+	struct chunk *ch;
+	uint64_t bits;
+	int pending, error;
+	unsigned char *buf;
+	struct bdev_io io[CH_BLOCKS / 2];
+};
+
+static const struct bdev_ops cache_ops;
+
+static inline uint64_t bit_range(unsigned first, unsigned cnt)
+{
+	return (cnt >= 64 ? ~0ull : ((1ull << cnt) - 1)) << first;
+}
+
+/* ---- chunk table ------------------------------------------------------- */
+
+static struct chunk *chunk_get(struct cache *c, uint64_t ci, bool create)
+{
+	uint64_t top = ci / PAGE_CHUNKS;
+	struct chunk **page, *ch;
+
+	if (top >= c->ntop)
+		return NULL;
+	page = c->table[top];
+	if (!page) {
+		if (!create)
+			return NULL;
+		page = calloc(PAGE_CHUNKS, sizeof(*page));
+		if (!page)
+			return NULL;
+		c->table[top] = page;
+	}
+	ch = page[ci % PAGE_CHUNKS];
+	if (ch || !create)
+		return ch;
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return NULL;
+	ch->data = aligned_alloc(WB_ALIGN, (size_t)CH_BLOCKS * c->bs);
+	if (!ch->data) {
+		free(ch);
+		return NULL;
+	}
+	ch->idx = ci;
+	list_init(&ch->link);
+	page[ci % PAGE_CHUNKS] = ch;
+	return ch;
+}
+
+static void chunk_free(struct cache *c, struct chunk *ch)
+{
+	c->table[ch->idx / PAGE_CHUNKS][ch->idx % PAGE_CHUNKS] = NULL;
+	list_del(&ch->link);
+	free(ch->data);
+	free(ch);
+}
+
+/* Frees clean chunks no read in flight may still need. */
+static void clean_reap(struct cache *c)
+{
+	uint64_t oldest = UINT64_MAX;
+
+	if (!list_empty(&c->reads))
+		oldest = list_first_entry(&c->reads, struct wrap_io, link)->key;
+	while (!list_empty(&c->clean)) {
+		struct chunk *ch = list_first_entry(&c->clean, struct chunk,
+						    link);
+
+		if (ch->clean_seq >= oldest)
+			break;
+		chunk_free(c, ch);
+	}
+}
+
+/* Bookkeeping after a chunk's bitmaps changed. */
+static void chunk_settle(struct cache *c, struct chunk *ch)
+{
+	if (ch->counted && !(ch->fdirty | ch->fwb)) {
+		ch->counted = false;
+		c->fl_remaining--;
+	}
+	if (ch->dirty | ch->inwb) {
+		if (ch->where != CH_NONDURABLE) {
+			list_del(&ch->link);
+			list_add_tail(&ch->link, &c->nondurable);
+			ch->where = CH_NONDURABLE;
+		}
+		return;
+	}
+	if (!ch->present) {
+		chunk_free(c, ch);
+		return;
+	}
+	if (ch->where != CH_CLEAN) {
+		list_del(&ch->link);
+		ch->clean_seq = ++c->seq;
+		list_add_tail(&ch->link, &c->clean);
+		ch->where = CH_CLEAN;
+	}
+}
+
+/* ---- completing upper I/O from any thread ------------------------------ */
+
+static void cache_post_cb(void *arg)
+{
+	struct bdev_io *io = arg;
+	struct cache_q *cq = io->q->priv;
+
+	bdev_cq_push(&cq->done, io, io->result);
+}
+
+/* Completes io on its own queue's reactor, in a later pass. */
+static void cache_finish(struct bdev_io *io, int rc)
+{
+	struct reactor *self = reactor_self();
+	struct cache_q *cq = io->q->priv;
+
+	if (!self || self == io->q->reactor) {
+		bdev_cq_push(&cq->done, io, rc);
+		return;
+	}
+	io->result = rc;
+	if (reactor_post(io->q->reactor, cache_post_cb, io) < 0)
+		log_err("cache: cannot post a completion: I/O is lost");
+}
+
+/* ---- write-back -------------------------------------------------------- */
+
+static void flush_check(struct cache_q *cq);
+static void through_retry(struct cache_q *cq);
+static void cache_wb_start(struct cache_q *cq, struct chunk *ch);
+
+static void wb_done(struct bdev_io *bio)
+{
+	struct cache_wb *wb = bio->ctx;
+	struct cache_q *cq = wb->cq;
+	struct cache *c = cq->c;
+	struct chunk *ch = wb->ch;
+
+	pthread_mutex_lock(&c->lock);
+	if (bio->result && !wb->error)
+		wb->error = bio->result;
+	if (--wb->pending > 0) {
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
+	ch->inwb &= ~wb->bits;
+	ch->fwb &= ~wb->bits;
+	if (wb->error) {
+		/* Keep the data dirty (a drive would retry); a flush that
+		 * waited for it fails. */
+		if (c->fl_running)
+			c->fl_error = wb->error;
+		if (!ch->dirty)
+			ch->since_ns = reactor_now_ns();
+		ch->dirty |= wb->bits & ch->present;
+	}
+	free(wb->buf);
+	free(wb);
+	if (c->fl_running && !c->through && (ch->fdirty & ~ch->inwb)) {
+		/* The write-back that was in flight at the snapshot held older
+		 * data; now the snapshot's data can go. */
+		cache_wb_start(cq, ch);
+	}
+	chunk_settle(c, ch);
+	if (!c->through)
+		through_retry(cq);
+	flush_check(cq);
+	clean_reap(c);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Writes the chunk's dirty blocks that have no write-back in flight. */
+static void cache_wb_start(struct cache_q *cq, struct chunk *ch)
+{
+	struct cache *c = cq->c;
+	uint64_t bits = ch->dirty & ~ch->inwb;
+	struct cache_wb *wb;
+	size_t off = 0;
+	unsigned i = 0;
+
+	if (!bits || c->through)
+		return;
+	wb = calloc(1, sizeof(*wb));
+	if (!wb)
+		return;
+	/* Each run gets its own page-aligned piece, fine for O_DIRECT. */
+	wb->buf = aligned_alloc(WB_ALIGN, (size_t)CH_BLOCKS * c->bs +
+					  (CH_BLOCKS / 2) * WB_ALIGN);
+	if (!wb->buf) {
+		free(wb);
+		return;
+	}
+	wb->cq = cq;
+	wb->ch = ch;
+	wb->bits = bits;
+	ch->dirty &= ~bits;
+	ch->inwb |= bits;
+	ch->fwb |= ch->fdirty & bits;
+	ch->fdirty &= ~bits;
+	while (i < CH_BLOCKS) {
+		struct bdev_io *io;
+		unsigned s, e;
+		size_t len;
+
+		if (!(bits & (1ull << i))) {
+			i++;
+			continue;
+		}
+		for (s = i, e = i; e < CH_BLOCKS && (bits & (1ull << e)); e++)
+			;
+		len = (size_t)(e - s) * c->bs;
+		memcpy(wb->buf + off, ch->data + (size_t)s * c->bs, len);
+		io = &wb->io[wb->pending++];
+		io->op = BDEV_WRITE;
+		io->flags = 0;
+		io->offset = (ch->idx * CH_BLOCKS + s) * c->bs;
+		io->len = len;
+		io->buf = wb->buf + off;
+		io->done = wb_done;
+		io->ctx = wb;
+		off += (len + WB_ALIGN - 1) & ~(size_t)(WB_ALIGN - 1);
+		i = e;
+	}
+	for (int k = 0, n = wb->pending; k < n; k++)
+		bdev_submit(cq->bq, &wb->io[k]);
+}
+
+/* ---- flush ------------------------------------------------------------- */
+
+static void flush_begin(struct cache_q *cq);
+
+static void flush_base_done(struct bdev_io *bio)
+{
+	struct cache_q *cq = bio->ctx;
+	struct cache *c = cq->c;
+	int rc;
+
+	pthread_mutex_lock(&c->lock);
+	rc = bio->result ? bio->result : c->fl_error;
+	while (!list_empty(&c->fl_active)) {
+		struct bdev_io *io = list_first_entry(&c->fl_active,
+						      struct bdev_io, node);
+
+		list_del(&io->node);
+		cache_finish(io, rc);
+	}
+	c->fl_running = false;
+	if (!list_empty(&c->fl_next))
+		flush_begin(cq);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Once the snapshot is on the base, flush the base itself. */
+static void flush_check(struct cache_q *cq)
+{
+	struct cache *c = cq->c;
+
+	if (!c->fl_running || c->fl_base || c->fl_remaining > 0)
+		return;
+	c->fl_base = true;
+	memset(&c->fl_io, 0, sizeof(c->fl_io));
+	c->fl_io.op = BDEV_FLUSH;
+	c->fl_io.done = flush_base_done;
+	c->fl_io.ctx = cq;
+	bdev_submit(cq->bq, &c->fl_io);
+}
+
+static void flush_drive(struct cache_q *cq)
+{
+	struct list_node *pos;
+
+	list_for_each(pos, &cq->c->nondurable) {
+		struct chunk *ch = container_of(pos, struct chunk, link);
+
+		if (ch->fdirty & ~ch->inwb)
+			cache_wb_start(cq, ch);
+	}
+}
+
+static void flush_begin(struct cache_q *cq)
+{
+	struct cache *c = cq->c;
+	struct list_node *pos;
+
+	/* Everyone waiting joins this flush: all their writes are cached. */
+	while (!list_empty(&c->fl_next)) {
+		struct list_node *n = c->fl_next.next;
+
+		list_del(n);
+		list_add_tail(n, &c->fl_active);
+	}
+	c->fl_running = true;
+	c->fl_base = false;
+	c->fl_error = 0;
+	c->fl_remaining = 0;
+	list_for_each(pos, &c->nondurable) {
+		struct chunk *ch = container_of(pos, struct chunk, link);
+
+		ch->fdirty = ch->dirty;
+		ch->fwb = ch->inwb & ~ch->dirty;
+		ch->counted = (ch->fdirty | ch->fwb) != 0;
+		if (ch->counted)
+			c->fl_remaining++;
+	}
+	if (!c->through)
+		flush_drive(cq);
+	flush_check(cq);
+}
+
+static void flush_join(struct cache_q *cq, struct bdev_io *io)
+{
+	struct cache *c = cq->c;
+
+	list_add_tail(&io->node, &c->fl_next);
+	if (!c->fl_running)
+		flush_begin(cq);
+}
+
+/* ---- reads and writes -------------------------------------------------- */
+
+static int cache_write(struct cache *c, const struct bdev_io *io)
+{
+	uint64_t blk = io->offset / c->bs, n = io->len / c->bs;
+	const unsigned char *src = io->buf;
+
+	while (n) {
+		unsigned first = (unsigned)(blk % CH_BLOCKS);
+		unsigned cnt = CH_BLOCKS - first;
+		struct chunk *ch;
+		uint64_t m;
+
+		if (cnt > n)
+			cnt = (unsigned)n;
+		ch = chunk_get(c, blk / CH_BLOCKS, true);
+		if (!ch)
+			return -ENOMEM;	/* earlier chunks hold the start */
+		memcpy(ch->data + (size_t)first * c->bs, src,
+		       (size_t)cnt * c->bs);
+		m = bit_range(first, cnt);
+		if (!ch->dirty)
+			ch->since_ns = reactor_now_ns();
+		ch->present |= m;
+		ch->dirty |= m;
+		chunk_settle(c, ch);
+		src += (size_t)cnt * c->bs;
+		blk += cnt;
+		n -= cnt;
+	}
+	return 0;
+}
+
+/* Copies the cached blocks of io's range over what the base returned. */
+static void cache_overlay(struct cache *c, struct bdev_io *io)
+{
+	uint64_t blk = io->offset / c->bs, n = io->len / c->bs;
+	unsigned char *dst = io->buf;
+
+	while (n) {
+		unsigned first = (unsigned)(blk % CH_BLOCKS);
+		unsigned cnt = CH_BLOCKS - first;
+		struct chunk *ch;
+
+		if (cnt > n)
+			cnt = (unsigned)n;
+		ch = chunk_get(c, blk / CH_BLOCKS, false);
+		if (ch && (ch->present & bit_range(first, cnt))) {
+			for (unsigned i = first; i < first + cnt; i++)
+				if (ch->present & (1ull << i))
+					memcpy(dst + (size_t)(i - first) * c->bs,
+					       ch->data + (size_t)i * c->bs,
+					       c->bs);
+		}
+		dst += (size_t)cnt * c->bs;
+		blk += cnt;
+		n -= cnt;
+	}
+}
+
+static void read_done(struct bdev_io *bio)
+{
+	struct wrap_io *w = container_of(bio, struct wrap_io, bio);
+	struct cache_q *cq = bio->ctx;
+	struct cache *c = cq->c;
+	struct bdev_io *up = w->up;
+	int rc = bio->result;
+
+	pthread_mutex_lock(&c->lock);
+	list_del(&w->link);
+	if (!rc)
+		cache_overlay(c, up);
+	clean_reap(c);
+	pthread_mutex_unlock(&c->lock);
+	wrap_io_put(&cq->pool, w);
+	bdev_complete(up, rc);
+}
+
+static void cache_read(struct cache_q *cq, struct bdev_io *io)
+{
+	struct cache *c = cq->c;
+	struct wrap_io *w = wrap_io_get(&cq->pool);
+
+	if (!w) {
+		bdev_cq_push(&cq->done, io, -ENOMEM);
+		return;
+	}
+	w->up = io;
+	w->bio.op = BDEV_READ;
+	w->bio.flags = 0;
+	w->bio.offset = io->offset;
+	w->bio.len = io->len;
+	w->bio.buf = io->buf;
+	w->bio.done = read_done;
+	w->bio.ctx = cq;
+	pthread_mutex_lock(&c->lock);
+	w->key = ++c->seq;
+	list_add_tail(&w->link, &c->reads);
+	pthread_mutex_unlock(&c->lock);
+	bdev_submit(cq->bq, &w->bio);
+}
+
+/* ---- DISCARD and WRITE ZEROES: straight to the base -------------------- */
+
+/* Calls fn on every existing chunk touching io's range with its mask;
+ * stops and returns false when fn does. */
+static bool range_walk(struct cache *c, const struct bdev_io *io,
+		       bool (*fn)(struct cache *, struct chunk *, uint64_t))
+{
+	uint64_t blk = io->offset / c->bs, end = blk + io->len / c->bs;
+
+	while (blk < end) {
+		uint64_t ci = blk / CH_BLOCKS;
+		unsigned first = (unsigned)(blk % CH_BLOCKS);
+		unsigned cnt = CH_BLOCKS - first;
+		struct chunk *ch;
+
+		if (!c->table[ci / PAGE_CHUNKS]) {	/* skip a whole page */
+			blk = (ci / PAGE_CHUNKS + 1) * PAGE_CHUNKS * CH_BLOCKS;
+			continue;
+		}
+		if (cnt > end - blk)
+			cnt = (unsigned)(end - blk);
+		ch = chunk_get(c, ci, false);
+		if (ch && !fn(c, ch, bit_range(first, cnt)))
+			return false;
+		blk += cnt;
+	}
+	return true;
+}
+
+static bool no_wb(struct cache *c, struct chunk *ch, uint64_t m)
+{
+	return !(ch->inwb & m);
+}
+
+static bool forget(struct cache *c, struct chunk *ch, uint64_t m)
+{
+	ch->present &= ~m;
+	ch->dirty &= ~m;
+	ch->fdirty &= ~m;
+	chunk_settle(c, ch);
+	return true;
+}
+
+static void through_done(struct bdev_io *bio)
+{
+	struct wrap_io *w = container_of(bio, struct wrap_io, bio);
+	struct cache_q *cq = bio->ctx;
+	struct cache *c = cq->c;
+	struct bdev_io *up = w->up;
+	int rc = bio->result;
+
+	wrap_io_put(&cq->pool, w);
+	pthread_mutex_lock(&c->lock);
+	if (--c->through == 0) {
+		through_retry(cq);
+		if (c->fl_running)
+			flush_drive(cq);
+	}
+	cache_finish(up, rc);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Starts io at the base unless a write-back to its range is in flight
+ * (it could land after us). The cached blocks of the range are dropped:
+ * the base has the final word. */
+static bool through_try(struct cache_q *cq, struct bdev_io *io)
+{
+	struct cache *c = cq->c;
+	struct wrap_io *w;
+
+	if (!range_walk(c, io, no_wb))
+		return false;
+	w = wrap_io_get(&cq->pool);
+	if (!w) {
+		cache_finish(io, -ENOMEM);
+		return true;
+	}
+	range_walk(c, io, forget);
+	c->through++;
+	w->up = io;
+	w->bio.op = io->op;
+	w->bio.flags = io->flags;
+	w->bio.offset = io->offset;
+	w->bio.len = io->len;
+	w->bio.buf = io->buf;
+	w->bio.done = through_done;
+	w->bio.ctx = cq;
+	bdev_submit(cq->bq, &w->bio);
+	flush_check(cq);
+	return true;
+}
+
+static void through_retry(struct cache_q *cq)
+{
+	struct list_node *pos, *tmp;
+
+	list_for_each_safe(pos, tmp, &cq->c->blocked) {
+		struct bdev_io *io = container_of(pos, struct bdev_io, node);
+
+		list_del(&io->node);
+		if (!through_try(cq, io)) {
+			/* Back in its place: tmp still follows it. */
+			list_insert_between(&io->node, tmp->prev, tmp);
+		}
+	}
+}
+
+/* ---- submit ------------------------------------------------------------ */
+
+static void cache_submit(struct bdev_queue *q, struct bdev_io *io)
+{
+	struct cache_q *cq = q->priv;
+	struct cache *c = cq->c;
+	int rc;
+
+	if (io->op == BDEV_READ) {
+		cache_read(cq, io);
+		return;
+	}
+	pthread_mutex_lock(&c->lock);
+	switch (io->op) {
+	case BDEV_WRITE:
+		rc = cache_write(c, io);
+		if (rc || !(io->flags & BDEV_FUA))
+			bdev_cq_push(&cq->done, io, rc);
+		else
+			flush_join(cq, io);	/* FUA: durable first */
+		break;
+	case BDEV_FLUSH:
+		flush_join(cq, io);
+		break;
+	case BDEV_DISCARD:
+	case BDEV_WRITE_ZEROES:
+		if (!list_empty(&c->blocked) || !through_try(cq, io))
+			list_add_tail(&io->node, &c->blocked);
+		break;
+	default:
+		bdev_cq_push(&cq->done, io, -EINVAL);
+		break;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- background write-back --------------------------------------------- */
+
+static void wb_tick(struct reactor_timer *t)
+{
+	struct cache *c = t->arg;
+	struct cache_q *cq = c->home;
+	uint64_t now = reactor_now_ns(), age = c->wb_ms * 1000000ull;
+	struct list_node *pos;
+
+	pthread_mutex_lock(&c->lock);
+	if (!c->through)
+		list_for_each(pos, &c->nondurable) {
+			struct chunk *ch = container_of(pos, struct chunk, link);
+
+			if ((ch->dirty & ~ch->inwb) && now - ch->since_ns >= age)
+				cache_wb_start(cq, ch);
+		}
+	pthread_mutex_unlock(&c->lock);
+	reactor_timer_arm(cq->q->reactor, &c->wb_timer, c->wb_ms);
+}
+
+/* ---- crash ------------------------------------------------------------- */
+
+static void cache_kick(void *arg)
+{
+	struct cache *c = arg;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->home)
+		flush_check(c->home);
+	pthread_mutex_unlock(&c->lock);
+}
+
+int bdev_cache_crash(struct bdev *b)
+{
+	struct reactor *self = reactor_self();
+	struct list_node *pos, *tmp;
+	struct cache *c;
+	long dropped = 0;
+
+	if (!b)
+		return -EINVAL;
+	/* Through test wrappers over a cache ("delay:...,base=cache:..."). */
+	if (b->ops != &cache_ops) {
+		if (strcmp(b->ops->name, "delay") && strcmp(b->ops->name, "fault"))
+			return -EINVAL;
+		return bdev_cache_crash(*(struct bdev **)b->priv);
+	}
+	c = b->priv;
+	pthread_mutex_lock(&c->lock);
+	list_for_each_safe(pos, tmp, &c->nondurable) {
+		struct chunk *ch = container_of(pos, struct chunk, link);
+
+		dropped += __builtin_popcountll(ch->dirty);
+		/* Write-backs in flight still land, like data already on its
+		 * way to the medium; the struct lives until they finish. */
+		ch->present = ch->dirty = ch->fdirty = ch->fwb = 0;
+		chunk_settle(c, ch);
+	}
+	list_for_each_safe(pos, tmp, &c->clean)
+		chunk_free(c, container_of(pos, struct chunk, link));
+	if (c->fl_running && !c->fl_base && c->fl_remaining == 0) {
+		struct bdev_queue *q = NULL;
+
+		if (self && self->index >= 0 && self->index < BDEV_MAX_QUEUES)
+			q = b->queues[self->index];
+		if (q)
+			flush_check(q->priv);
+		else if (c->home &&
+			 reactor_post(c->home->q->reactor, cache_kick, c) < 0)
+			log_err("cache: cannot restart a flush after crash");
+	}
+	pthread_mutex_unlock(&c->lock);
+	log_info("cache %s: crash: %ld unflushed block%s dropped",
+		 b->spec ? b->spec : "", dropped, dropped == 1 ? "" : "s");
+	return dropped > INT_MAX ? INT_MAX : (int)dropped;
+}
+
+/* ---- setup ------------------------------------------------------------- */
+
+static void cache_queue_fini(struct bdev_queue *q)
+{
+	struct cache_q *cq = q->priv;
+	struct cache *c;
+
+	if (!cq)
+		return;
+	c = cq->c;
+	pthread_mutex_lock(&c->lock);
+	if (c->home == cq) {
+		reactor_timer_cancel(q->reactor, &c->wb_timer);
+		c->home = NULL;
+	}
+	pthread_mutex_unlock(&c->lock);
+	bdev_cq_fini(&cq->done);
+	wrap_pool_fini(&cq->pool);
+	free(cq);
+	q->priv = NULL;
+}
+
+static int cache_queue_init(struct bdev *b, struct bdev_queue *q)
+{
+	struct cache *c = b->priv;
+	struct cache_q *cq = calloc(1, sizeof(*cq));
+
+	if (!cq)
+		return -1;
+	cq->c = c;
+	cq->q = q;
+	wrap_pool_init(&cq->pool);
+	bdev_cq_init(&cq->done, q->reactor, true);
+	q->priv = cq;
+	cq->bq = bdev_queue_get(c->base, q->reactor);
+	if (!cq->bq) {
+		cache_queue_fini(q);
+		return -1;
+	}
+	pthread_mutex_lock(&c->lock);
+	if (!c->home) {
+		c->home = cq;
+		if (c->wb_ms)
+			reactor_timer_arm(q->reactor, &c->wb_timer, c->wb_ms);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+static void cache_close(struct bdev *b)
+{
+	struct cache *c = b->priv;
+	long lost = 0;
+
+	if (!c)
+		return;
+	for (uint64_t t = 0; t < c->ntop; t++) {
+		if (!c->table[t])
+			continue;
+		for (int i = 0; i < PAGE_CHUNKS; i++) {
+			struct chunk *ch = c->table[t][i];
+
+			if (ch) {
+				lost += __builtin_popcountll(ch->dirty);
+				free(ch->data);
+				free(ch);
+			}
+		}
+		free(c->table[t]);
+	}
+	if (lost)
+		log_warn("cache %s: closed with %ld unflushed block%s",
+			 b->spec ? b->spec : "", lost, lost == 1 ? "" : "s");
+	free(c->table);
+	bdev_close(c->base);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+	b->priv = NULL;
+}
+
+static const struct bdev_ops cache_ops = {
+	.name = "cache",
+	.queue_init = cache_queue_init,
+	.queue_fini = cache_queue_fini,
+	.submit = cache_submit,
+	.close = cache_close,
+	.lba_status = wrap_lba_status,
+};
+
+struct bdev *bdev_cache_open(const char *opts, const struct bdev_params *p,
+			     char *err, size_t errlen)
+{
+	struct cache *c = calloc(1, sizeof(*c));
+	char key[32], val[64], *own = NULL, *end;
+	const char *basespec, *o;
+	struct bdev *b;
+	uint64_t nchunks;
+	int rc;
+
+	if (!c || wrap_split(opts, &own, &basespec) < 0) {
+		snprintf(err, errlen, "out of memory");
+		free(c);
+		return NULL;
+	}
+	o = own;
+	while ((rc = bdev_opt_next(&o, key, sizeof(key), val,
+				   sizeof(val))) > 0) {
+		if (!strcmp(key, "writeback")) {
+			errno = 0;
+			c->wb_ms = strtoull(val, &end, 10);
+			if (errno || *end || end == val ||
+			    c->wb_ms > 86400000) {
+				snprintf(err, errlen, "cache: bad writeback '%s'",
+					 val);
+				goto fail;
+			}
+		} else {
+			snprintf(err, errlen, "cache: unknown option '%s'", key);
+			goto fail;
+		}
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "cache: malformed options");
+		goto fail;
+	}
+	free(own);
+	own = NULL;
+	b = wrap_alloc(&cache_ops, "cache", basespec, p, &c->base, err,
+		       errlen);
+	if (!b)
+		goto fail;
+	c->bs = b->block_size;
+	nchunks = (b->size / c->bs + CH_BLOCKS - 1) / CH_BLOCKS;
+	c->ntop = (nchunks + PAGE_CHUNKS - 1) / PAGE_CHUNKS;
+	c->table = calloc(c->ntop, sizeof(*c->table));
+	if (!c->table) {
+		snprintf(err, errlen, "out of memory");
+		bdev_close(c->base);
+		bdev_free(b);
+		free(c);
+		return NULL;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	list_init(&c->nondurable);
+	list_init(&c->clean);
+	list_init(&c->reads);
+	list_init(&c->blocked);
+	list_init(&c->fl_active);
+	list_init(&c->fl_next);
+	reactor_timer_init(&c->wb_timer, wb_tick, c);
+	b->priv = c;
+	return b;
+fail:
+	free(own);
+	free(c);
+	return NULL;
+}

@@ -1,0 +1,394 @@
+/*
+ * delay: wraps another backend and holds every I/O for a service time
+ * before passing it on, like a drive with its own queue. Options:
+ *   latency=T      mean service time (ns/us/ms/s suffix; bare: us)
+ *   dist=fixed|uniform|exp   fixed T, uniform in [0, 2T], exponential
+ *   parallel=N     at most N I/Os in service per queue, the rest wait in
+ *                  arrival order (0: no bound beyond queue_depth)
+ *   seed=N         PRNG seed (each reactor queue derives its own)
+ *   base=SPEC      the wrapped backend (last; see wrap.h)
+ * With a random dist, completions come back out of order. Deadlines are
+ * kept in a min-heap per queue and fire through one timerfd on the
+ * queue's reactor (microsecond resolution; reactor timers are ms).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include "backend/bdev_priv.h"
+#include "backend/wrap.h"
+#include "tcq/log.h"
+
+enum delay_dist { DIST_FIXED, DIST_UNIFORM, DIST_EXP };
+
+struct delay {
+	struct bdev *base;	/* first: wrap_lba_status */
+	uint64_t latency_ns;
+	enum delay_dist dist;
+	uint32_t parallel;
+	uint64_t seed;
+};
+
+struct delay_q {
+	struct delay *d;
+	struct bdev_queue *q, *bq;
+	struct wrap_pool pool;
+	struct bdev_cq errs;		/* I/O failed before the base */
+	struct list_node waiting;	/* beyond parallel, arrival order */
+	uint32_t busy;			/* in service */
+	uint64_t rng;
+	struct wrap_io **heap;		/* min-heap on key (deadline) */
+	int heap_len, heap_cap;
+	int tfd;
+	struct reactor_fd rfd;
+};
+
+/* ---- deadline heap ----------------------------------------------------- */
+
+static void heap_put(struct delay_q *dq, int i, struct wrap_io *w)
+{
+	dq->heap[i] = w;
+	w->heap_idx = i;
+}
+
+static void heap_up(struct delay_q *dq, int i)
+{
+	struct wrap_io *w = dq->heap[i];
+
+	while (i > 0) {
+		int p = (i - 1) / 2;
+
+		if (dq->heap[p]->key <= w->key)
+			break;
+		heap_put(dq, i, dq->heap[p]);
+		i = p;
+	}
+	heap_put(dq, i, w);
+}
+
+static void heap_down(struct delay_q *dq, int i)
+{
+	struct wrap_io *w = dq->heap[i];
+
+	for (;;) {
+		int c = 2 * i + 1;
+
+		if (c >= dq->heap_len)
+			break;
+		if (c + 1 < dq->heap_len &&
+		    dq->heap[c + 1]->key < dq->heap[c]->key)
+			c++;
+		if (w->key <= dq->heap[c]->key)
+			break;
+		heap_put(dq, i, dq->heap[c]);
+		i = c;
+	}
+	heap_put(dq, i, w);
+}
+
+static int heap_push(struct delay_q *dq, struct wrap_io *w)
+{
+	if (dq->heap_len == dq->heap_cap) {
+		int cap = dq->heap_cap ? dq->heap_cap * 2 : 64;
+		struct wrap_io **h = realloc(dq->heap, sizeof(*h) * (size_t)cap);
+
+		if (!h)
+			return -ENOMEM;
+		dq->heap = h;
+		dq->heap_cap = cap;
+	}
+	dq->heap[dq->heap_len] = w;
+	heap_up(dq, dq->heap_len++);
+	return 0;
+}
+
+static struct wrap_io *heap_pop(struct delay_q *dq)
+{
+	struct wrap_io *top = dq->heap[0];
+
+	if (--dq->heap_len > 0) {
+		heap_put(dq, 0, dq->heap[dq->heap_len]);
+		heap_down(dq, 0);
+	}
+	top->heap_idx = -1;
+	return top;
+}
+
+static void delay_arm(struct delay_q *dq)
+{
+	struct itimerspec its = { 0 };
+	uint64_t dl = dq->heap_len ? dq->heap[0]->key : 0;
+
+	/* Absolute CLOCK_MONOTONIC, as reactor_now_ns(); 0 disarms. */
+	its.it_value.tv_sec = (time_t)(dl / 1000000000ull);
+	its.it_value.tv_nsec = (long)(dl % 1000000000ull);
+	if (timerfd_settime(dq->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		log_err("delay: timerfd_settime: %s", strerror(errno));
+}
+
+/* ---- service ----------------------------------------------------------- */
+
+static uint64_t delay_sample(struct delay_q *dq)
+{
+	const struct delay *d = dq->d;
+	double u;
+
+	switch (d->dist) {
+	case DIST_UNIFORM:
+		return (uint64_t)(wrap_rand01(&dq->rng) * 2.0 *
+				  (double)d->latency_ns);
+	case DIST_EXP:
+		u = wrap_rand01(&dq->rng);
+		return (uint64_t)(-log(1.0 - u) * (double)d->latency_ns);
+	case DIST_FIXED:
+		break;
+	}
+	return d->latency_ns;
+}
+
+static void delay_start(struct delay_q *dq, struct bdev_io *io);
+
+static void delay_base_done(struct bdev_io *bio)
+{
+	struct wrap_io *w = container_of(bio, struct wrap_io, bio);
+	struct delay_q *dq = bio->ctx;
+	struct bdev_io *up = w->up;
+	int rc = bio->result;
+
+	wrap_io_put(&dq->pool, w);
+	dq->busy--;
+	/* The freed slot goes to the oldest waiter before we complete, so
+	 * a resubmission from done() queues behind it. */
+	if (!list_empty(&dq->waiting)) {
+		struct bdev_io *next = list_first_entry(&dq->waiting,
+							struct bdev_io, node);
+
+		list_del(&next->node);
+		delay_start(dq, next);
+	}
+	bdev_complete(up, rc);
+}
+
+static void delay_issue(struct delay_q *dq, struct wrap_io *w)
+{
+	struct bdev_io *up = w->up, *bio = &w->bio;
+
+	bio->op = up->op;
+	bio->flags = up->flags;
+	bio->offset = up->offset;
+	bio->len = up->len;
+	bio->buf = up->buf;
+	bio->done = delay_base_done;
+	bio->ctx = dq;
+	bdev_submit(dq->bq, bio);
+}
+
+static void delay_start(struct delay_q *dq, struct bdev_io *io)
+{
+	struct wrap_io *w = wrap_io_get(&dq->pool);
+	uint64_t t;
+
+	if (!w) {
+		bdev_cq_push(&dq->errs, io, -ENOMEM);
+		return;
+	}
+	dq->busy++;
+	w->up = io;
+	t = delay_sample(dq);
+	if (t == 0) {
+		delay_issue(dq, w);
+		return;
+	}
+	w->key = reactor_now_ns() + t;
+	if (heap_push(dq, w) < 0) {
+		delay_issue(dq, w);	/* no room to wait: serve now */
+		return;
+	}
+	if (w->heap_idx == 0)
+		delay_arm(dq);
+}
+
+static void delay_timer(struct reactor *r, uint32_t events, void *arg)
+{
+	struct delay_q *dq = arg;
+	uint64_t ticks, now;
+
+	if (read(dq->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		log_err("delay: timerfd read: %s", strerror(errno));
+	now = reactor_now_ns();
+	while (dq->heap_len && dq->heap[0]->key <= now)
+		delay_issue(dq, heap_pop(dq));
+	if (dq->heap_len)
+		delay_arm(dq);
+}
+
+static void delay_submit(struct bdev_queue *q, struct bdev_io *io)
+{
+	struct delay_q *dq = q->priv;
+	uint32_t par = dq->d->parallel;
+
+	if (par && (dq->busy >= par || !list_empty(&dq->waiting))) {
+		list_add_tail(&io->node, &dq->waiting);
+		return;
+	}
+	delay_start(dq, io);
+}
+
+/* ---- setup ------------------------------------------------------------- */
+
+static void delay_queue_fini(struct bdev_queue *q)
+{
+	struct delay_q *dq = q->priv;
+
+	if (!dq)
+		return;
+	if (dq->tfd >= 0) {
+		reactor_del_fd(q->reactor, &dq->rfd);
+		close(dq->tfd);
+	}
+	/* No I/O is in flight at close: everything is back in the pool. */
+	while (dq->heap_len)
+		wrap_io_put(&dq->pool, heap_pop(dq));
+	wrap_pool_fini(&dq->pool);
+	bdev_cq_fini(&dq->errs);
+	free(dq->heap);
+	free(dq);
+	q->priv = NULL;
+}
+
+static int delay_queue_init(struct bdev *b, struct bdev_queue *q)
+{
+	struct delay *d = b->priv;
+	struct delay_q *dq = calloc(1, sizeof(*dq));
+
+	if (!dq)
+		return -1;
+	dq->d = d;
+	dq->q = q;
+	dq->tfd = -1;
+	wrap_pool_init(&dq->pool);
+	bdev_cq_init(&dq->errs, q->reactor, true);
+	list_init(&dq->waiting);
+	dq->rng = d->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(q->reactor->index + 1));
+	q->priv = dq;
+	dq->bq = bdev_queue_get(d->base, q->reactor);
+	if (!dq->bq)
+		goto fail;
+	dq->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (dq->tfd < 0) {
+		log_err("delay: timerfd_create: %s", strerror(errno));
+		goto fail;
+	}
+	if (reactor_add_fd(q->reactor, &dq->rfd, dq->tfd, EPOLLIN,
+			   delay_timer, dq) < 0) {
+		close(dq->tfd);
+		dq->tfd = -1;
+		goto fail;
+	}
+	return 0;
+fail:
+	delay_queue_fini(q);
+	return -1;
+}
+
+static void delay_close(struct bdev *b)
+{
+	struct delay *d = b->priv;
+
+	if (!d)
+		return;
+	bdev_close(d->base);
+	free(d);
+	b->priv = NULL;
+}
+
+static const struct bdev_ops delay_ops = {
+	.name = "delay",
+	.queue_init = delay_queue_init,
+	.queue_fini = delay_queue_fini,
+	.submit = delay_submit,
+	.close = delay_close,
+	.lba_status = wrap_lba_status,
+};
+
+static int delay_parse(struct delay *d, const char *opts, char *err,
+		       size_t errlen)
+{
+	char key[32], val[64], *end;
+	int rc;
+
+	while ((rc = bdev_opt_next(&opts, key, sizeof(key), val,
+				   sizeof(val))) > 0) {
+		if (!strcmp(key, "latency")) {
+			if (wrap_parse_time_ns(val, &d->latency_ns) < 0)
+				goto bad;
+		} else if (!strcmp(key, "dist")) {
+			if (!strcmp(val, "fixed"))
+				d->dist = DIST_FIXED;
+			else if (!strcmp(val, "uniform"))
+				d->dist = DIST_UNIFORM;
+			else if (!strcmp(val, "exp"))
+				d->dist = DIST_EXP;
+			else
+				goto bad;
+		} else if (!strcmp(key, "parallel")) {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(val, &end, 10);
+			if (errno || *end || end == val || v > 1u << 20)
+				goto bad;
+			d->parallel = (uint32_t)v;
+		} else if (!strcmp(key, "seed")) {
+			errno = 0;
+			d->seed = strtoull(val, &end, 0);
+			if (errno || *end || end == val)
+				goto bad;
+		} else {
+			snprintf(err, errlen, "delay: unknown option '%s'", key);
+			return -1;
+		}
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "delay: malformed options");
+		return -1;
+	}
+	return 0;
+bad:
+	snprintf(err, errlen, "delay: bad %s '%s'", key, val);
+	return -1;
+}
+
+struct bdev *bdev_delay_open(const char *opts, const struct bdev_params *p,
+			     char *err, size_t errlen)
+{
+	struct delay *d = calloc(1, sizeof(*d));
+	const char *basespec;
+	char *own = NULL;
+	struct bdev *b;
+
+	if (!d || wrap_split(opts, &own, &basespec) < 0) {
+		snprintf(err, errlen, "out of memory");
+		free(d);
+		return NULL;
+	}
+	d->latency_ns = 1000000;
+	d->seed = 1;
+	if (delay_parse(d, own, err, errlen) < 0) {
+		free(own);
+		free(d);
+		return NULL;
+	}
+	free(own);
+	b = wrap_alloc(&delay_ops, "delay", basespec, p, &d->base, err, errlen);
+	if (!b) {
+		free(d);
+		return NULL;
+	}
+	b->priv = d;
+	return b;
+}

@@ -1,0 +1,72 @@
+/*
+ * Helpers for backends that wrap another backend (delay, fault, cache):
+ * the "base=" option, opening the base with the LUN's parameters, a pool
+ * of per-I/O wrappers (no malloc per command once warm), a seeded PRNG
+ * and time parsing. Private to backend/.
+ *
+ * Spec syntax: "NAME:opt=v,...,base=BASESPEC". base= must come last and
+ * takes the rest of the string, commas included, so wrappers nest:
+ * "delay:latency=1ms,base=fault:lba=0-7,base=ram:size=64M". Without
+ * base= the base is the LUN's path through aio.
+ */
+#ifndef TCQ_BACKEND_WRAP_H
+#define TCQ_BACKEND_WRAP_H
+#include <stddef.h>
+#include <stdint.h>
+#include "backend/bdev.h"
+
+/* A bdev_io the wrapper sends to its base on behalf of an upper one. */
+struct wrap_io {
+	struct bdev_io bio;	/* goes to the base */
+	struct bdev_io *up;	/* the I/O we were given */
+	struct list_node link;	/* pool free list / backend lists */
+	uint64_t key;		/* backend use: deadline, sequence */
+	int heap_idx;		/* backend use */
+};
+
+struct wrap_pool {
+	struct list_node free;
+};
+
+void wrap_pool_init(struct wrap_pool *p);
+/* A zeroed-enough wrapper; NULL only when out of memory. */
+struct wrap_io *wrap_io_get(struct wrap_pool *p);
+void wrap_io_put(struct wrap_pool *p, struct wrap_io *w);
+void wrap_pool_fini(struct wrap_pool *p);
+
+/*
+ * Splits opts into the wrapper's own options (a malloc'd copy in *own)
+ * and the base spec (*base points into opts; "" when absent).
+ * -1 when out of memory.
+ */
+int wrap_split(const char *opts, char **own, const char **base);
+
+/* Opens base and allocates the wrapper bdev over it with the base's
+ * geometry and flags. On failure closes base, returns NULL. */
+struct bdev *wrap_alloc(const struct bdev_ops *ops, const char *name,
+			const char *basespec, const struct bdev_params *p,
+			struct bdev **base, char *err, size_t errlen);
+
+/* Forwards GET LBA STATUS to the base (b->priv must start with it). */
+int wrap_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
+		    bool *mapped);
+
+/* splitmix64: small, seedable, good enough for test distributions. */
+static inline uint64_t wrap_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static inline double wrap_rand01(uint64_t *s)
+{
+	return (double)(wrap_rand(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* "250us", "1ms", "2s", "1500ns"; a bare number is microseconds. */
+int wrap_parse_time_ns(const char *s, uint64_t *ns);
+#endif

@@ -1,0 +1,87 @@
+/*
+ * Shared between the SBC executors (scsi/sbc*.c, scsi/xcopy.c): LUN-wide
+ * SBC state, the LBA range lock, and small completion helpers.
+ */
+#ifndef TCQ_SBC_PRIV_H
+#define TCQ_SBC_PRIV_H
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "tcq/list.h"
+#include "backend/bdev.h"
+#include "scsi/task.h"
+
+/* Limits reported in the Block Limits VPD page and enforced here. */
+#define SBC_MAX_CAW_BLOCKS 255		/* MAXIMUM COMPARE AND WRITE LENGTH */
+#define SBC_MAX_WS_BLOCKS 65535u	/* MAXIMUM WRITE SAME LENGTH */
+#define SBC_MAX_ATOMIC_BLOCKS 2048u	/* MAXIMUM ATOMIC TRANSFER LENGTH */
+#define SBC_ATOMIC_ALIGN 1u
+#define SBC_ATOMIC_GRAN 1u
+#define SBC_WS_CHUNK (1u << 20)		/* bytes written per WRITE SAME step */
+#define SBC_XC_RESULTS 16		/* copy results held per LUN */
+
+/* lk_mode values. */
+enum { LK_NONE, LK_FAST, LK_SHARED, LK_EXCL };
+
+/*
+ * LUN-wide SBC state. LUNs are shared by every reactor thread, so the
+ * lists are guarded by lun->lock; plain writes normally take no lock: they
+ * count themselves in wr_fast and only look at the lists when an
+ * exclusive holder exists (excl != 0).
+ */
+struct sbc_lun {
+	_Atomic uint32_t wr_fast;	/* plain writes in flight, lock-free */
+	_Atomic uint32_t excl;		/* exclusive holders and waiters */
+	struct list_node held;		/* tasks holding a range */
+	struct list_node waiting;	/* tasks waiting for a range */
+	struct list_node draining;	/* exclusive holders waiting for
+					 * wr_fast to drain */
+	/* removable medium (guarded by lun->lock) */
+	bool ejected;
+	bool sanitizing;		/* SANITIZE running: NOT READY */
+	unsigned nprevent;		/* nexuses holding PREVENT */
+	void **prevent;			/* those nexuses */
+	unsigned prevent_cap;
+	/* EXTENDED COPY results held for RECEIVE COPY RESULTS, per I_T
+	 * nexus and list identifier (guarded by lun->lock) */
+	struct sbc_xc_result {
+		void *nexus;		/* NULL: slot free */
+		uint8_t list_id;
+		uint8_t status;		/* COPY MANAGER STATUS */
+		uint16_t segs;		/* SEGMENTS PROCESSED */
+		uint64_t bytes;		/* transferred */
+	} xc[SBC_XC_RESULTS];
+	unsigned xc_next;		/* slot to reuse next */
+};
+
+struct sbc_lun *sbc_lun_new(void);
+void sbc_lun_free(struct sbc_lun *s);
+
+/*
+ * Range lock. Returns 0 when t holds [lba, lba+blocks) now, 1 when t was
+ * queued: resume(t) then runs on t's reactor once granted. Plain writes
+ * (excl false) only wait for exclusive holders; exclusive ones (COMPARE
+ * AND WRITE, ORWRITE, WRITE ATOMIC) wait for every overlapping writer.
+ */
+int sbc_lock(struct tcq_task *t, uint64_t lba, uint64_t blocks, bool excl,
+	     void (*resume)(struct tcq_task *t));
+void sbc_unlock(struct tcq_task *t);
+
+/* Ends t: releases its lock and scratch buffer, then completes it. */
+void sbc_finish(struct tcq_task *t);
+void sbc_fail(struct tcq_task *t, uint8_t key, uint16_t asc);
+void sbc_fail_lba(struct tcq_task *t, uint8_t key, uint16_t asc);
+void sbc_fail_cdb(struct tcq_task *t, uint16_t byte, int bit);
+
+/* Common checks of media access commands (write protect, transfer
+ * length limit, LBA range); completes t and returns -1 when one fails. */
+int sbc_check_access(struct tcq_task *t, bool write);
+/* One backend I/O through t->io. */
+void sbc_submit(struct tcq_task *t, enum bdev_op op, unsigned flags,
+		uint64_t off, uint64_t len, void *buf,
+		void (*done)(struct bdev_io *io));
+/* A scratch buffer of len bytes in t->xbuf; -1 (t completed) if none. */
+int sbc_xbuf(struct tcq_task *t, uint64_t len);
+/* Thin provisioned: UNMAP and WRITE SAME with UNMAP deallocate. */
+bool sbc_thin(const struct tcq_task *t);
+#endif

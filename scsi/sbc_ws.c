@@ -1,0 +1,151 @@
+/*
+ * WRITE SAME (10/16) (SBC-3 5.41-5.43, SBC-4 NDOB): one block of data
+ * written to a range, or the range deallocated when the UNMAP bit asks
+ * for it on a thin LUN. The range is written in chunks of SBC_WS_CHUNK
+ * bytes from one scratch buffer filled with copies of the block.
+ */
+#include <errno.h>
+#include <string.h>
+#include "tcq/byteorder.h"
+#include "tcq/compiler.h"
+#include "tcq/scsi_proto.h"
+#include "scsi/cdb.h"
+#include "scsi/lun.h"
+#include "scsi/sbc.h"
+#include "scsi/sbc_priv.h"
+#include "scsi/sense.h"
+#include "scsi/spc.h"
+#include "scsi/taskset.h"
+
+static uint16_t ws_len_byte(const struct tcq_task *t)
+{
+	return t->req.opcode == SOP_WRITE_SAME_10 ? 7 : 10;
+}
+
+static void ws_next(struct tcq_task *t);
+
+static void ws_io_done(struct bdev_io *io)
+{
+	struct tcq_task *t = io->ctx;
+
+	if (io->result == -ENOSPC) {
+		sbc_fail_lba(t, SK_DATA_PROTECT, ASC_SPACE_ALLOCATION_FAILED);
+		return;
+	}
+	if (io->result) {
+		sbc_fail_lba(t, SK_MEDIUM_ERROR, ASC_WRITE_ERROR);
+		return;
+	}
+	t->xpos += io->len / t->lun->block_size;
+	ws_next(t);
+}
+
+/* Writes the next chunk; t->req.blocks is the whole range here. */
+static void ws_next(struct tcq_task *t)
+{
+	uint32_t bs = t->lun->block_size;
+	uint64_t left = t->req.blocks - t->xpos;
+	unsigned flags = t->lun->write_cache ? 0 : BDEV_FUA;
+
+	if (!left) {
+		t->status = SAM_STAT_GOOD;
+		sbc_finish(t);
+		return;
+	}
+	uint64_t n = MIN(left, (uint64_t)t->xbuf_len / bs);
+	sbc_submit(t, BDEV_WRITE, flags, (t->req.lba + t->xpos) * bs, n * bs,
+		   t->xbuf, ws_io_done);
+}
+
+static void ws_locked(struct tcq_task *t)
+{
+	uint32_t bs = t->lun->block_size;
+	bool ndob = t->req.flags & CDBF_WS_NDOB;
+	uint64_t bytes = (uint64_t)t->req.blocks * bs;
+
+	/* UNMAP: the blocks are deallocated whatever the data block holds
+	 * (SBC-3 5.42; they then read back as zeros, LBPRZ), as initiators
+	 * and libiscsi's tests expect. */
+	if (t->req.flags & CDBF_WS_UNMAP) {
+		sbc_submit(t, BDEV_DISCARD, 0, t->req.lba * bs, bytes, NULL,
+			   ws_io_done);
+		return;
+	}
+	if (ndob) {
+		sbc_submit(t, BDEV_WRITE_ZEROES, t->lun->write_cache ? 0 :
+			   BDEV_FUA, t->req.lba * bs, bytes, NULL, ws_io_done);
+		return;
+	}
+	uint64_t chunk = MIN(bytes, (uint64_t)MAX(SBC_WS_CHUNK, bs));
+	chunk -= chunk % bs;
+	if (sbc_xbuf(t, chunk))
+		return;
+	for (uint64_t off = 0; off < chunk; off += bs)
+		memcpy((uint8_t *)t->xbuf + off, t->buf, bs);
+	ws_next(t);
+}
+
+void sbc_write_same(struct tcq_task *t)
+{
+	struct lun *l = t->lun;
+	struct sense_info si;
+	bool ndob = t->req.flags & CDBF_WS_NDOB;
+
+	if (l->read_only || l->swp) {
+		sbc_fail(t, SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
+		return;
+	}
+	if (cdb_check_range(&t->req, l->nblocks, &si)) {
+		sense_set_si(t, &si);
+		sbc_finish(t);
+		return;
+	}
+	if ((t->req.flags & CDBF_WS_UNMAP) && !sbc_thin(t)) {
+		sbc_fail_cdb(t, 1, 3);	/* no deallocation here (LBPME=0) */
+		return;
+	}
+	/* WSNZ=0: zero blocks means "to the end of the medium". */
+	if (t->req.blocks == 0)
+		t->req.blocks = (uint32_t)MIN(l->nblocks - t->req.lba,
+					      (uint64_t)UINT32_MAX);
+	if (t->req.blocks > SBC_MAX_WS_BLOCKS) {
+		sbc_fail_cdb(t, ws_len_byte(t), -1);
+		return;
+	}
+	if (!ndob) {
+		if (t->exp_len != l->block_size) {
+			sbc_fail(t, SK_ILLEGAL_REQUEST,
+				 ASC_INVALID_FIELD_IN_INFORMATION_UNIT);
+			return;
+		}
+		if (!t->buf || t->buf_len < l->block_size) {
+			sbc_fail(t, SK_HARDWARE_ERROR,
+				 ASC_INTERNAL_TARGET_FAILURE);
+			return;
+		}
+	}
+	if (t->req.blocks == 0) {	/* LBA == capacity, to the end */
+		t->status = SAM_STAT_GOOD;
+		sbc_finish(t);
+		return;
+	}
+	t->xpos = 0;
+	if (sbc_lock(t, t->req.lba, t->req.blocks, false, ws_locked))
+		return;
+	ws_locked(t);
+}
+
+/* Block Limits VPD (SBC-4 6.6.4) fields for the commands of this area. */
+void sbc_block_limits(const struct lun *l, uint8_t *p)
+{
+	uint32_t maxx = spc_max_xfer_blocks(l->block_size);
+	uint32_t atomic = SBC_MAX_ATOMIC_BLOCKS;
+
+	if (maxx && atomic > maxx)
+		atomic = maxx;
+	p[5] = SBC_MAX_CAW_BLOCKS;	/* MAXIMUM COMPARE AND WRITE LENGTH */
+	put_be64(p + 36, SBC_MAX_WS_BLOCKS);	/* MAXIMUM WRITE SAME LENGTH */
+	put_be32(p + 44, atomic);	/* MAXIMUM ATOMIC TRANSFER LENGTH */
+	put_be32(p + 48, SBC_ATOMIC_ALIGN);
+	put_be32(p + 52, SBC_ATOMIC_GRAN);
+}

@@ -1,0 +1,277 @@
+/* Per-LUN statistics: one slot per reactor, summed on read (stats.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "tcq/compiler.h"
+#include "backend/bdev.h"
+#include "target/reactor.h"
+#include "scsi/lun.h"
+#include "scsi/stats.h"
+#include "scsi/task.h"
+
+/* The owner thread is the only writer: a relaxed load-add-store is exact
+ * and never tears for a concurrent reader. */
+#define BUMP(x, n) __atomic_store_n(&(x), (x) + (n), __ATOMIC_RELAXED)
+#define PUT(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+struct lun_stats *stats_new(void)
+{
+	return calloc(1, sizeof(struct lun_stats));
+}
+
+void stats_free(struct lun_stats *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < STATS_MAX_SLOTS; i++)
+		free(s->slot[i]);
+	free(s);
+}
+
+/* ---- histograms -------------------------------------------------------- */
+
+unsigned stats_hist_bucket(uint64_t v)
+{
+	unsigned e;
+
+	if (v < STATS_HIST_SUB)
+		return (unsigned)v;
+	e = 63u - (unsigned)__builtin_clzll(v);	/* >= SUB_BITS */
+	return (e - STATS_HIST_SUB_BITS + 1) * STATS_HIST_SUB +
+	       (unsigned)(v >> (e - STATS_HIST_SUB_BITS)) - STATS_HIST_SUB;
+}
+
+uint64_t stats_hist_lo(unsigned i)
+{
+	unsigned g = i / STATS_HIST_SUB, s = i % STATS_HIST_SUB;
+
+	if (g == 0)
+		return i;
+	return (uint64_t)(STATS_HIST_SUB + s) << (g - 1);
+}
+
+uint64_t stats_hist_hi(unsigned i)
+{
+	unsigned g = i / STATS_HIST_SUB;
+
+	if (g == 0)
+		return i;
+	return stats_hist_lo(i) + ((1ull << (g - 1)) - 1);
+}
+
+static inline void hist_add(struct stats_hist *h, uint64_t v)
+{
+	unsigned i = stats_hist_bucket(v);
+
+	BUMP(h->b[i], 1);
+}
+
+uint64_t stats_hist_count(const struct stats_hist *h)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < STATS_HIST_BUCKETS; i++)
+		n += h->b[i];
+	return n;
+}
+
+uint64_t stats_hist_quantile(const struct stats_hist *h, double q)
+{
+	uint64_t total = stats_hist_count(h), rank, seen = 0;
+
+	if (total == 0)
+		return 0;
+	if (q < 0)
+		q = 0;
+	if (q > 1)
+		q = 1;
+	/* The rank of the sample that q of them do not exceed (1-based). */
+	rank = (uint64_t)(q * (double)total + 0.999999);
+	if (rank == 0)
+		rank = 1;
+	if (rank > total)
+		rank = total;
+	for (unsigned i = 0; i < STATS_HIST_BUCKETS; i++) {
+		seen += h->b[i];
+		if (seen >= rank) {
+			uint64_t lo = stats_hist_lo(i), hi = stats_hist_hi(i);
+
+			return lo + (hi - lo) / 2;
+		}
+	}
+	return stats_hist_hi(STATS_HIST_BUCKETS - 1);
+}
+
+/* ---- the calling reactor's slot ----------------------------------------- */
+
+static struct stats_slot *slot_make(struct lun_stats *s, int idx)
+{
+	struct stats_slot *sl = aligned_alloc(64, sizeof(*sl));
+
+	if (!sl)
+		return NULL;
+	memset(sl, 0, sizeof(*sl));
+	/* Release: a reader that sees the pointer sees zeroed memory. */
+	__atomic_store_n(&s->slot[idx], sl, __ATOMIC_RELEASE);
+	return sl;
+}
+
+/* NULL off a reactor (unit tests) or without stats; allocates once per
+ * reactor and LUN, never per command. */
+static inline struct stats_slot *slot_get(const struct lun *l)
+{
+	struct reactor *r;
+	struct stats_slot *sl;
+
+	if (!l || !l->stats)
+		return NULL;
+	r = reactor_self();
+	if (unlikely(!r || r->index < 0 || r->index >= STATS_MAX_SLOTS))
+		return NULL;
+	sl = l->stats->slot[r->index];	/* only this thread stores it */
+	if (likely(sl))
+		return sl;
+	return slot_make(l->stats, r->index);
+}
+
+/* ---- data-path hooks ----------------------------------------------------- */
+
+void stats_task_arrive(struct lun *l, struct tcq_task *t)
+{
+	struct stats_slot *sl = slot_get(l);
+	unsigned a;
+
+	t->t_arrive_ns = sl ? reactor_now_ns() : 0;
+	if (!sl)
+		return;
+	switch (t->attr) {
+	case TASK_ATTR_ORDERED: a = 1; break;
+	case TASK_ATTR_HEAD_OF_QUEUE: a = 2; break;
+	case TASK_ATTR_ACA: a = 3; break;
+	default: a = 0; break;	/* SIMPLE, untagged, reserved */
+	}
+	BUMP(sl->c.cmds[a], 1);
+}
+
+void stats_task_done(struct lun *l, const struct tcq_task *t)
+{
+	struct stats_slot *sl;
+	uint64_t now;
+
+	if (!t->t_arrive_ns || !(sl = slot_get(l)))
+		return;
+	now = reactor_now_ns();
+	BUMP(sl->c.completed, 1);
+	hist_add(&sl->lat, now > t->t_arrive_ns ? now - t->t_arrive_ns : 0);
+}
+
+void stats_ordered_enabled(struct lun *l, const struct tcq_task *t)
+{
+	struct stats_slot *sl;
+	uint64_t now, d;
+
+	if (!t->t_arrive_ns || !(sl = slot_get(l)))
+		return;
+	now = reactor_now_ns();
+	d = now > t->t_arrive_ns ? now - t->t_arrive_ns : 0;
+	BUMP(sl->c.ordered_enabled, 1);
+	BUMP(sl->c.drain_ns_total, d);
+	if (d > sl->c.drain_ns_max)
+		PUT(sl->c.drain_ns_max, d);
+	hist_add(&sl->drain, d);
+}
+
+void stats_io_submit(struct lun *l, const struct bdev_queue *q, int op,
+		     bool barrier)
+{
+	struct stats_slot *sl = slot_get(l);
+
+	if (!sl)
+		return;
+	BUMP(sl->c.ios, 1);
+	if (op == BDEV_FLUSH) {
+		BUMP(sl->c.flushes, 1);
+		if (barrier)
+			BUMP(sl->c.barrier_flushes, 1);
+	}
+	hist_add(&sl->occ, q->inflight);
+}
+
+void stats_io_submitted(struct lun *l, const struct bdev_queue *q)
+{
+	struct stats_slot *sl = slot_get(l);
+
+	/* The queue only grows past a depth raised live through
+	 * bdev_submit or a completion's kick; sampling here catches the
+	 * former, and the next submit the latter. */
+	if (sl && q->inflight > sl->c.peak_inflight)
+		PUT(sl->c.peak_inflight, q->inflight);
+}
+
+/* ---- readers ------------------------------------------------------------- */
+
+static void hist_sum(struct stats_hist *dst, const struct stats_hist *src)
+{
+	for (unsigned i = 0; i < STATS_HIST_BUCKETS; i++)
+		dst->b[i] += GET(src->b[i]);
+}
+
+void stats_snapshot(const struct lun *l, struct stats_snapshot *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (l->stats) {
+		for (int i = 0; i < STATS_MAX_SLOTS; i++) {
+			const struct stats_slot *sl =
+				__atomic_load_n(&l->stats->slot[i],
+						__ATOMIC_ACQUIRE);
+			const struct stats_counters *c;
+
+			if (!sl)
+				continue;
+			c = &sl->c;
+			for (int a = 0; a < STATS_NATTR; a++)
+				out->c.cmds[a] += GET(c->cmds[a]);
+			out->c.completed += GET(c->completed);
+			out->c.ios += GET(c->ios);
+			out->c.flushes += GET(c->flushes);
+			out->c.barrier_flushes += GET(c->barrier_flushes);
+			out->c.ordered_enabled += GET(c->ordered_enabled);
+			out->c.drain_ns_total += GET(c->drain_ns_total);
+			out->c.drain_ns_max = MAX(out->c.drain_ns_max,
+						  GET(c->drain_ns_max));
+			out->c.peak_inflight = MAX(out->c.peak_inflight,
+						   GET(c->peak_inflight));
+			hist_sum(&out->lat, &sl->lat);
+			hist_sum(&out->occ, &sl->occ);
+			hist_sum(&out->drain, &sl->drain);
+		}
+	}
+	if (l->bdev) {
+		for (int i = 0; i < BDEV_MAX_QUEUES; i++) {
+			struct bdev_queue *q =
+				__atomic_load_n(&l->bdev->queues[i],
+						__ATOMIC_ACQUIRE);
+
+			if (q)
+				out->inflight += __atomic_load_n(&q->inflight,
+								 __ATOMIC_RELAXED);
+		}
+	}
+}
+
+void stats_reset_local(struct lun_stats *s)
+{
+	struct reactor *r = reactor_self();
+	struct stats_slot *sl;
+	uint64_t *w;
+
+	if (!s || !r || r->index < 0 || r->index >= STATS_MAX_SLOTS)
+		return;
+	sl = s->slot[r->index];
+	if (!sl)
+		return;
+	/* Word by word: a reader summing meanwhile never sees torn values. */
+	w = (uint64_t *)sl;
+	for (size_t i = 0; i < sizeof(*sl) / sizeof(*w); i++)
+		PUT(w[i], 0);
+}

@@ -1,0 +1,177 @@
+/* Unit attention conditions, per I_T nexus per LUN (see ua.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "tcq/scsi_proto.h"
+#include "scsi/lun.h"
+#include "scsi/pr.h"
+#include "scsi/sense.h"
+#include "scsi/ua.h"
+
+_Static_assert(sizeof(((struct taskset *)0)->ua_q) / sizeof(uint16_t) ==
+	       UA_QUEUE_MAX, "UA_QUEUE_MAX must match taskset.ua_q");
+
+struct ua_lun {
+	struct list_node sets;	/* struct taskset.ua_node */
+};
+
+int ua_lun_init(struct lun *l)
+{
+	struct ua_lun *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return -1;
+	list_init(&u->sets);
+	l->ua = u;
+	return 0;
+}
+
+void ua_lun_free(struct lun *l)
+{
+	free(l->ua);
+	l->ua = NULL;
+}
+
+static void set_flag(struct taskset *ts)
+{
+	__atomic_store_n(&ts->ua_pending, ts->ua_n != 0, __ATOMIC_RELEASE);
+}
+
+void ua_establish_locked(struct taskset *ts, uint16_t asc)
+{
+	for (unsigned i = 0; i < ts->ua_n; i++)
+		if (ts->ua_q[i] == asc)
+			return;
+	if (ts->ua_n == UA_QUEUE_MAX) {
+		/* Full: the newest condition replaces the last one; the
+		 * initiator learns something changed either way. */
+		ts->ua_q[UA_QUEUE_MAX - 1] = asc;
+	} else {
+		ts->ua_q[ts->ua_n++] = asc;
+	}
+	set_flag(ts);
+}
+
+void ua_attach(struct lun *l, struct taskset *ts)
+{
+	struct ua_lun *u = l->ua;
+
+	pthread_mutex_lock(&l->lock);
+	ts->ua_n = 0;
+	ua_establish_locked(ts, ASC_POWER_ON_RESET);
+	if (u)
+		list_add_tail(&ts->ua_node, &u->sets);
+	else
+		list_init(&ts->ua_node);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void ua_detach(struct lun *l, struct taskset *ts)
+{
+	pthread_mutex_lock(&l->lock);
+	list_del(&ts->ua_node);
+	ts->ua_n = 0;
+	set_flag(ts);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Pops the oldest code; lun->lock held. */
+static bool pop_locked(struct taskset *ts, uint16_t *asc)
+{
+	if (!ts->ua_n)
+		return false;
+	*asc = ts->ua_q[0];
+	ts->ua_n--;
+	memmove(ts->ua_q, ts->ua_q + 1, ts->ua_n * sizeof(ts->ua_q[0]));
+	set_flag(ts);
+	return true;
+}
+
+bool ua_take(struct taskset *ts, struct sense_info *si)
+{
+	struct lun *l = ts->lun;
+	uint16_t asc;
+	bool got;
+
+	if (!ua_pending(ts))
+		return false;
+	pthread_mutex_lock(&l->lock);
+	got = pop_locked(ts, &asc);
+	pthread_mutex_unlock(&l->lock);
+	if (!got)
+		return false;
+	memset(si, 0, sizeof(*si));
+	si->key = SK_UNIT_ATTENTION;
+	si->asc = asc;
+	si->bit = -1;
+	return true;
+}
+
+bool ua_check(struct taskset *ts, struct tcq_task *t)
+{
+	struct sense_info si;
+	uint8_t op = t->cdb_len ? t->cdb[0] : 0xff;
+
+	/* SAM-5 5.14: these three run while a UA is pending; REQUEST
+	 * SENSE takes the UA itself (spc_request_sense). */
+	if (op == SOP_INQUIRY || op == SOP_REPORT_LUNS ||
+	    op == SOP_REQUEST_SENSE)
+		return false;
+	if (!ua_take(ts, &si))
+		return false;
+	sense_set_si(t, &si);
+	return true;
+}
+
+void ua_establish(struct taskset *ts, uint16_t asc)
+{
+	struct lun *l = ts->lun;
+
+	pthread_mutex_lock(&l->lock);
+	ua_establish_locked(ts, asc);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void ua_establish_match_locked(struct lun *l, ua_match_fn match, void *arg,
+			       uint16_t asc)
+{
+	struct ua_lun *u = l->ua;
+	struct list_node *pos;
+
+	if (!u)
+		return;
+	list_for_each(pos, &u->sets) {
+		struct taskset *ts = list_entry(pos, struct taskset, ua_node);
+
+		if (!match || match(ts, arg))
+			ua_establish_locked(ts, asc);
+	}
+}
+
+static bool not_nexus(const struct taskset *ts, void *arg)
+{
+	return ts->nexus != arg;
+}
+
+void ua_establish_others(struct lun *l, const void *nexus, uint16_t asc)
+{
+	pthread_mutex_lock(&l->lock);
+	ua_establish_match_locked(l, not_nexus, (void *)nexus, asc);
+	pthread_mutex_unlock(&l->lock);
+}
+
+static bool drop_all(const struct taskset *ts, void *arg)
+{
+	((struct taskset *)ts)->ua_n = 0;
+	return true;
+}
+
+void ua_establish_all(struct lun *l, uint16_t asc)
+{
+	bool reset = (asc >> 8) == (ASC_POWER_ON_RESET >> 8);
+
+	pthread_mutex_lock(&l->lock);
+	if (reset)
+		pr_reset_locked(l);
+	ua_establish_match_locked(l, reset ? drop_all : NULL, NULL, asc);
+	pthread_mutex_unlock(&l->lock);
+}

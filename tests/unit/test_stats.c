@@ -1,0 +1,395 @@
+/*
+ * Unit tests for scsi/stats (log-linear histograms, per-reactor slots) and
+ * target/ctl (the control socket, driven over a real unix socket against
+ * a reactor thread and a LUN on the null backend).
+ */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <json-c/json.h>
+#include "backend/bdev.h"
+#include "scsi/lun.h"
+#include "scsi/stats.h"
+#include "target/ctl.h"
+#include "target/reactor.h"
+#include "target/target.h"
+
+/* ---- histograms ---- */
+
+START_TEST(hist_buckets_tile)
+{
+	/* Buckets are contiguous, ordered, and cover all of uint64_t. */
+	ck_assert_uint_eq(stats_hist_lo(0), 0);
+	for (unsigned i = 0; i + 1 < STATS_HIST_BUCKETS; i++) {
+		ck_assert_uint_le(stats_hist_lo(i), stats_hist_hi(i));
+		ck_assert_uint_eq(stats_hist_hi(i) + 1, stats_hist_lo(i + 1));
+	}
+	ck_assert_uint_eq(stats_hist_hi(STATS_HIST_BUCKETS - 1), UINT64_MAX);
+	ck_assert_uint_eq(stats_hist_bucket(UINT64_MAX), STATS_HIST_BUCKETS - 1);
+	/* Exact below 32, and every value lands inside its bucket. */
+	for (uint64_t v = 0; v < 32; v++)
+		ck_assert_uint_eq(stats_hist_lo(stats_hist_bucket(v)), v);
+	for (uint64_t v = 1; v < (1ull << 62); v = v * 3 + 1) {
+		unsigned b = stats_hist_bucket(v);
+
+		ck_assert_uint_le(stats_hist_lo(b), v);
+		ck_assert_uint_ge(stats_hist_hi(b), v);
+		/* width at most 1/16 of the value: 6 % resolution */
+		ck_assert_uint_le(stats_hist_hi(b) - stats_hist_lo(b),
+				  v / 16 + 1);
+	}
+}
+END_TEST
+
+START_TEST(hist_quantiles)
+{
+	static struct stats_hist h;
+
+	memset(&h, 0, sizeof(h));
+	ck_assert_uint_eq(stats_hist_quantile(&h, 0.5), 0);
+	for (uint64_t v = 1; v <= 10000; v++)
+		h.b[stats_hist_bucket(v * 1000)]++;	/* 1 us .. 10 ms */
+	ck_assert_uint_eq(stats_hist_count(&h), 10000);
+	uint64_t p50 = stats_hist_quantile(&h, 0.5);
+	uint64_t p99 = stats_hist_quantile(&h, 0.99);
+	uint64_t p999 = stats_hist_quantile(&h, 0.999);
+	ck_assert_uint_ge(p50, 5000000 * 94 / 100);
+	ck_assert_uint_le(p50, 5000000 * 106 / 100);
+	ck_assert_uint_ge(p99, 9900000 * 94 / 100);
+	ck_assert_uint_le(p99, 9900000 * 106 / 100);
+	ck_assert_uint_ge(p999, p99);
+	ck_assert_uint_le(p999, 10000000 * 106 / 100);
+}
+END_TEST
+
+/* ---- a reactor thread with one target and one LUN ---- */
+
+#define IQN "iqn.2026-11.org.tcq:unit"
+
+static struct reactor R;
+static pthread_t rthread;
+static struct reactor *rlist[1];
+static struct target *tgt;
+static struct lun *lun;
+static struct bdev *bd;
+static char sock_path[108];
+
+static void *run_reactor(void *arg)
+{
+	reactor_run(&R);
+	return NULL;
+}
+
+static void setup(void)
+{
+	struct bdev_params bp = { .queue_depth = 32 };
+	char err[256];
+
+	ck_assert_int_eq(reactor_init(&R, 0), 0);
+	rlist[0] = &R;
+	bd = bdev_open("null:size=1M", &bp, err, sizeof(err));
+	ck_assert_msg(bd != NULL, "%s", err);
+	tgt = calloc(1, sizeof(*tgt));
+	snprintf(tgt->name, sizeof(tgt->name), IQN);
+	lun = lun_create(tgt, 0, bd, tgt->name);
+	ck_assert_ptr_nonnull(lun);
+	ck_assert_ptr_nonnull(lun->stats);
+	tgt->luns[0] = lun;
+	tgt->nluns = 1;
+	tcqd = calloc(1, sizeof(*tcqd));
+	tcqd->targets = calloc(1, sizeof(*tcqd->targets));
+	tcqd->targets[0] = tgt;
+	tcqd->ntargets = 1;
+	snprintf(sock_path, sizeof(sock_path), "/tmp/tcq-test-stats.%d.sock",
+		 (int)getpid());
+	ck_assert_int_eq(ctl_start(sock_path, rlist, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(pthread_create(&rthread, NULL, run_reactor, NULL), 0);
+}
+
+static void stop_on_reactor(void *arg)
+{
+	ctl_stop();
+	reactor_stop(&R);
+}
+
+static void teardown(void)
+{
+	struct stat st;
+
+	reactor_post(&R, stop_on_reactor, NULL);
+	pthread_join(rthread, NULL);
+	ck_assert_int_ne(stat(sock_path, &st), 0);	/* unlinked */
+	lun_destroy(lun);
+	bdev_close(bd);
+	free(tgt);
+	free(tcqd->targets);
+	free(tcqd);
+	tcqd = NULL;
+	reactor_fini(&R);
+}
+
+/* Sends one request line, returns the parsed answer. */
+static json_object *ask(const char *line)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[65536];
+	size_t len = 0;
+	ssize_t n;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(send(fd, line, strlen(line), MSG_NOSIGNAL),
+			 (ssize_t)strlen(line));
+	shutdown(fd, SHUT_WR);	/* as tcqctl does: EOF ends a request */
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	json_object *o = json_tokener_parse(buf);
+	ck_assert_msg(o != NULL, "not JSON: '%s'", buf);
+	return o;
+}
+
+static json_object *path(json_object *o, const char *a, const char *b)
+{
+	json_object *v = NULL;
+
+	ck_assert_msg(json_object_object_get_ex(o, a, &v), "no %s", a);
+	if (b)
+		ck_assert_msg(json_object_object_get_ex(v, b, &v), "no %s", b);
+	return v;
+}
+
+static bool ok(json_object *o)
+{
+	return json_object_get_boolean(path(o, "ok", NULL));
+}
+
+static json_object *lun0(json_object *o)
+{
+	json_object *arr = path(o, "luns", NULL);
+
+	ck_assert_uint_eq(json_object_array_length(arr), 1);
+	return json_object_array_get_idx(arr, 0);
+}
+
+/* Drives the data-path hooks on the reactor thread, as a session would. */
+static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hook_cond = PTHREAD_COND_INITIALIZER;
+static int hook_done;
+
+static void hooks_on_reactor(void *arg)
+{
+	struct tcq_task t;
+	struct bdev_queue q;
+
+	memset(&t, 0, sizeof(t));
+	memset(&q, 0, sizeof(q));
+	for (int i = 0; i < 10; i++) {
+		t.attr = i < 7 ? TASK_ATTR_SIMPLE : i < 9 ? TASK_ATTR_ORDERED
+							  : TASK_ATTR_HEAD_OF_QUEUE;
+		stats_task_arrive(lun, &t);
+		ck_assert_uint_ne(t.t_arrive_ns, 0);
+		t.t_arrive_ns -= 2000000;	/* pretend it took 2 ms */
+		if (t.attr == TASK_ATTR_ORDERED)
+			stats_ordered_enabled(lun, &t);
+		q.inflight = (uint32_t)i;
+		stats_io_submit(lun, &q, i == 9 ? BDEV_FLUSH : BDEV_READ,
+				false);
+		q.inflight = (uint32_t)i + 1;
+		stats_io_submitted(lun, &q);
+		stats_task_done(lun, &t);
+	}
+	pthread_mutex_lock(&hook_lock);
+	hook_done = 1;
+	pthread_cond_signal(&hook_cond);
+	pthread_mutex_unlock(&hook_lock);
+}
+
+static void run_hooks(void)
+{
+	hook_done = 0;
+	ck_assert_int_eq(reactor_post(&R, hooks_on_reactor, NULL), 0);
+	pthread_mutex_lock(&hook_lock);
+	while (!hook_done)
+		pthread_cond_wait(&hook_cond, &hook_lock);
+	pthread_mutex_unlock(&hook_lock);
+}
+
+START_TEST(ctl_stats_and_reset)
+{
+	json_object *r, *l;
+
+	/* Off a reactor the hooks do nothing (and do not crash). */
+	struct tcq_task t;
+	memset(&t, 0, sizeof(t));
+	stats_task_arrive(lun, &t);
+	ck_assert_uint_eq(t.t_arrive_ns, 0);
+
+	run_hooks();
+	r = ask("stats\n");
+	ck_assert(ok(r));
+	l = lun0(r);
+	ck_assert_str_eq(json_object_get_string(path(l, "target", NULL)), IQN);
+	ck_assert_int_eq(json_object_get_int(path(l, "commands", "simple")), 7);
+	ck_assert_int_eq(json_object_get_int(path(l, "commands", "ordered")), 2);
+	ck_assert_int_eq(json_object_get_int(path(l, "commands", "head_of_queue")), 1);
+	ck_assert_int_eq(json_object_get_int(path(l, "commands", "total")), 10);
+	ck_assert_int_eq(json_object_get_int(path(l, "commands", "completed")), 10);
+	ck_assert_int_eq(json_object_get_int(path(l, "inflight", "peak")), 10);
+	ck_assert_int_eq(json_object_get_int(path(l, "inflight", "ios")), 10);
+	ck_assert_int_eq(json_object_get_int(path(l, "flushes", "total")), 1);
+	ck_assert_int_eq(json_object_get_int(path(l, "ordered_drain_us", "count")), 2);
+	double p50 = json_object_get_double(path(l, "latency_us", "p50"));
+	ck_assert_msg(p50 >= 1900 && p50 <= 2300, "p50 %f", p50);
+	ck_assert_double_ge(json_object_get_double(path(l, "ordered_drain_us", "max")), 1900);
+	/* occupancy: one sample at each of 0..9 */
+	json_object *occ = path(l, "inflight", "occupancy_at_submit");
+	ck_assert_uint_eq(json_object_array_length(occ), 10);
+	ck_assert_int_eq(json_object_get_int(path(json_object_array_get_idx(occ, 9), "lo", NULL)), 9);
+	json_object_put(r);
+
+	r = ask("reset");	/* EOF ends the request too */
+	ck_assert(ok(r));
+	json_object_put(r);
+	r = ask("stats 0\n");
+	ck_assert(ok(r));
+	l = lun0(r);
+	ck_assert_int_eq(json_object_get_int(path(l, "commands", "total")), 0);
+	ck_assert_int_eq(json_object_get_int(path(l, "inflight", "peak")), 0);
+	ck_assert_uint_eq(json_object_array_length(path(l, "inflight", "occupancy_at_submit")), 0);
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(ctl_set_live)
+{
+	json_object *r;
+
+	r = ask("set 0 queue_depth=4 barrier=flush write_cache=off\n");
+	ck_assert(ok(r));
+	ck_assert_int_eq(json_object_get_int(path(r, "lun", "queue_depth")), 4);
+	json_object_put(r);
+	ck_assert_uint_eq(atomic_load(&bd->queue_depth), 4);
+	ck_assert_int_eq(lun_get_barrier(lun), BARRIER_FLUSH);
+	ck_assert(!lun_get_write_cache(lun));
+
+	r = ask("set " IQN "/0 barrier=ignore write_cache=on\n");
+	ck_assert(ok(r));
+	json_object_put(r);
+	ck_assert_int_eq(lun_get_barrier(lun), BARRIER_IGNORE);
+	ck_assert(lun_get_write_cache(lun));
+
+	/* A bad value changes nothing, not even the good keys before it. */
+	r = ask("set 0 barrier=drain queue_depth=0\n");
+	ck_assert(!ok(r));
+	ck_assert_ptr_nonnull(strstr(json_object_get_string(path(r, "error", NULL)),
+				     "queue_depth"));
+	json_object_put(r);
+	ck_assert_int_eq(lun_get_barrier(lun), BARRIER_IGNORE);
+	ck_assert_uint_eq(atomic_load(&bd->queue_depth), 4);
+
+	r = ask("luns\n");
+	ck_assert(ok(r));
+	ck_assert_str_eq(json_object_get_string(path(lun0(r), "barrier", NULL)),
+			 "ignore");
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(ctl_errors)
+{
+	static const char *bad[] = {
+		"frob\n", "\n", "set\n", "set 0\n", "set 5 queue_depth=1\n",
+		"set x queue_depth=1\n", "set 0 queue_depth=1025\n",
+		"set 0 queue_depth=4x\n", "set 0 barrier=maybe\n",
+		"set 0 write_cache=perhaps\n", "set 0 colour=blue\n",
+		"set 0 queue_depth\n", "set iqn.2026-11.org.tcq:nope/0 barrier=drain\n",
+		"stats 1 2\n", "sessions all\n", "crash\n", "crash 0\n",
+		"reset 9\n",
+	};
+	json_object *r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		r = ask(bad[i]);
+		ck_assert_msg(!ok(r), "'%s' accepted", bad[i]);
+		ck_assert_msg(strlen(json_object_get_string(path(r, "error", NULL))) > 5,
+			      "no message for '%s'", bad[i]);
+		json_object_put(r);
+	}
+	/* An over-long request is refused, not truncated into a command. */
+	char *big = malloc(10000);
+	memset(big, 'a', 9998);
+	big[9998] = '\n';
+	big[9999] = '\0';
+	r = ask(big);
+	free(big);
+	ck_assert(!ok(r));
+	json_object_put(r);
+
+	r = ask("sessions\n");
+	ck_assert(ok(r));
+	ck_assert_int_eq(json_object_get_int(path(r, "count", NULL)), 0);
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(ctl_refuses_live_socket)
+{
+	char err[256];
+	struct reactor r2;
+
+	/* Our own socket is live: a second daemon must not steal it. */
+	ck_assert_int_eq(reactor_init(&r2, 1), 0);
+	struct reactor *l2[1] = { &r2 };
+	ck_assert_int_eq(ctl_start(sock_path, l2, 1, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "in use"));
+	reactor_fini(&r2);
+}
+END_TEST
+
+START_TEST(ctl_find_lun_forms)
+{
+	char err[256];
+
+	ck_assert_ptr_eq(ctl_find_lun("0", err, sizeof(err)), lun);
+	ck_assert_ptr_eq(ctl_find_lun(IQN "/0", err, sizeof(err)), lun);
+	ck_assert_ptr_null(ctl_find_lun("1", err, sizeof(err)));
+	ck_assert_ptr_null(ctl_find_lun("/0", err, sizeof(err)));
+	ck_assert_ptr_null(ctl_find_lun("-1", err, sizeof(err)));
+	ck_assert_ptr_null(ctl_find_lun("256", err, sizeof(err)));
+	ck_assert_ptr_null(ctl_find_lun(IQN "/", err, sizeof(err)));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("stats");
+	TCase *h = tcase_create("hist"), *c = tcase_create("ctl");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_test(h, hist_buckets_tile);
+	tcase_add_test(h, hist_quantiles);
+	tcase_add_checked_fixture(c, setup, teardown);
+	tcase_add_test(c, ctl_stats_and_reset);
+	tcase_add_test(c, ctl_set_live);
+	tcase_add_test(c, ctl_errors);
+	tcase_add_test(c, ctl_refuses_live_socket);
+	tcase_add_test(c, ctl_find_lun_forms);
+	suite_add_tcase(s, h);
+	suite_add_tcase(s, c);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? 1 : 0;
+}
