@@ -818,7 +818,7 @@ static bool do_clear(struct tcq_task *t, struct lun *l, struct pr_state *ps)
  * returns how many went. */
 static unsigned preempt_key(struct lun *l, struct pr_state *ps,
 			    uint64_t key, bool all, struct pr_reg **self,
-			    const void *nexus)
+			    const void *nexus, bool abort)
 {
 	unsigned n = 0;
 	char me[PR_PORT_MAX];
@@ -832,6 +832,8 @@ static unsigned preempt_key(struct lun *l, struct pr_state *ps,
 			continue;
 		}
 		ua_reg(l, r, nexus, ASC_REGISTRATIONS_PREEMPTED);
+		if (abort)
+			sess_abort_lun_tasks(l, r->port, nexus);
 		remove_reg(ps, r);
 		n++;
 	}
@@ -839,8 +841,9 @@ static unsigned preempt_key(struct lun *l, struct pr_state *ps,
 	return n;
 }
 
-/* PREEMPT and PREEMPT AND ABORT (SPC-4 5.13.11.4). The preempted nexuses'
- * tasks are not aborted here yet (TMF work); they get the UA. */
+/* PREEMPT and PREEMPT AND ABORT (SPC-4 5.13.11.4). With ABORT, the
+ * preempted nexuses' tasks on this LUN are aborted too (each on its own
+ * reactor, through the session layer). */
 static bool do_preempt(struct tcq_task *t, struct lun *l,
 		       struct pr_state *ps, const struct prout *po,
 		       struct pr_reg *self)
@@ -849,7 +852,8 @@ static bool do_preempt(struct tcq_task *t, struct lun *l,
 		if (ps->resv && po->sark == 0) {
 			/* All-registrants: zero preempts everyone else and
 			 * the preemptor reserves with the new type. */
-			preempt_key(l, ps, 0, true, &self, t->nexus);
+			preempt_key(l, ps, 0, true, &self, t->nexus,
+				    po->sa == PRO_PREEMPT_ABORT);
 			drop_reservation(ps);
 			ps->resv = true;
 			ps->type = po->type;
@@ -860,7 +864,8 @@ static bool do_preempt(struct tcq_task *t, struct lun *l,
 			bad_param(t, 8, -1);
 			return false;
 		}
-		if (!preempt_key(l, ps, po->sark, false, &self, t->nexus)) {
+		if (!preempt_key(l, ps, po->sark, false, &self, t->nexus,
+				    po->sa == PRO_PREEMPT_ABORT)) {
 			conflict(t);
 			return false;
 		}
@@ -875,7 +880,8 @@ static bool do_preempt(struct tcq_task *t, struct lun *l,
 			bad_param(t, 8, -1);
 			return false;
 		}
-		if (!preempt_key(l, ps, po->sark, false, &self, t->nexus)) {
+		if (!preempt_key(l, ps, po->sark, false, &self, t->nexus,
+				    po->sa == PRO_PREEMPT_ABORT)) {
 			conflict(t);
 			return false;
 		}
@@ -884,7 +890,8 @@ static bool do_preempt(struct tcq_task *t, struct lun *l,
 	/* The holder's key: its registrations go, the reservation moves to
 	 * the preemptor with the type of this CDB. */
 	uint8_t old = ps->type;
-	preempt_key(l, ps, po->sark, false, &self, t->nexus);
+	preempt_key(l, ps, po->sark, false, &self, t->nexus,
+				    po->sa == PRO_PREEMPT_ABORT);
 	drop_reservation(ps);
 	ps->resv = true;
 	ps->type = po->type;

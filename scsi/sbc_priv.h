@@ -39,6 +39,23 @@ struct sbc_lun {
 	/* removable medium (guarded by lun->lock) */
 	bool ejected;
 	bool sanitizing;		/* SANITIZE running: NOT READY */
+	/* The SANITIZE running in the background (scsi/sbc_sanitize.c):
+	 * it belongs to the LUN, not to the task that started it, so it
+	 * outlives an abort, a reset or the loss of the I_T nexus. */
+	struct sbc_san {
+		struct lun *l;
+		struct tcq_task *t;	/* waits for the end (no IMMED) */
+		struct bdev_io io;
+		enum bdev_op op;
+		unsigned passes_left;	/* OVERWRITE passes after this one */
+		bool invert;		/* flip the pattern between passes */
+		bool in_kick, again;	/* runs synchronous completions
+					 * in a loop, not recursively */
+		void *buf;		/* pattern chunk (OVERWRITE) */
+		uint64_t chunk;		/* bytes per I/O */
+		uint64_t off, end;	/* bytes, this pass */
+		_Atomic uint64_t done, total;	/* progress, in bytes */
+	} san;
 	unsigned nprevent;		/* nexuses holding PREVENT */
 	void **prevent;			/* those nexuses */
 	unsigned prevent_cap;

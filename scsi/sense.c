@@ -8,6 +8,11 @@
 /* Sense-key specific bytes for a field pointer (SPC-4 4.5.2.4.2). */
 static void put_sks(uint8_t *p, const struct sense_info *si)
 {
+	if (si->progress_valid) {
+		p[0] = 0x80;
+		put_be16(p + 1, si->progress);
+		return;
+	}
 	p[0] = 0x80 | (si->cd ? 0x40 : 0);
 	if (si->bit >= 0)
 		p[0] |= 0x08 | (si->bit & 7);

@@ -20,6 +20,10 @@ struct sense_info {
 	bool cd;		/* pointer is into the CDB (else param list) */
 	int8_t bit;		/* bit pointer 0..7, or -1: not given */
 	uint16_t field;		/* byte of the field in error */
+	/* With sksv: the sense-key specific bytes carry a PROGRESS
+	 * INDICATION (x/65536 done; SPC-4 4.5.2.4.4) instead. */
+	bool progress_valid;
+	uint16_t progress;
 };
 
 /* Writes sense into buf (at least SENSE_BUF_MAX); returns its length. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "tcq/bufpool.h"
 #include "tcq/compiler.h"
@@ -188,6 +189,70 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 		 s->discovery ? "discovery" : "normal", s->tsih, s->iname,
 		 s->target ? " to " : "", s->target ? s->target->name : "");
 	return 0;
+}
+
+struct abort_msg {
+	struct session *s;
+	uint64_t gen;
+	struct lun *l;
+};
+
+static bool sess_alive_locked(const struct session *s, uint64_t gen)
+{
+	struct list_node *pos;
+
+	list_for_each(pos, &all_sessions) {
+		if (list_entry(pos, struct session, all_node) == s)
+			return s->gen == gen;
+	}
+	return false;
+}
+
+static void sess_abort_on_reactor(void *arg)
+{
+	struct abort_msg *m = arg;
+	bool alive;
+
+	pthread_mutex_lock(&reg_lock);
+	alive = sess_alive_locked(m->s, m->gen);
+	pthread_mutex_unlock(&reg_lock);
+	if (alive && !m->s->dead)
+		tmf_abort_for_other(m->s, m->l);
+	free(m);
+}
+
+static bool port_matches(const struct session *s, const char *iport)
+{
+	if (!iport)
+		return true;
+	if (strstr(iport, ",i,0x"))
+		return strcasecmp(iport, s->iport) == 0;
+	return strcasecmp(iport, s->iname) == 0;
+}
+
+void sess_abort_lun_tasks(struct lun *l, const char *iport,
+			  const void *except)
+{
+	struct list_node *pos;
+
+	pthread_mutex_lock(&reg_lock);
+	list_for_each(pos, &registry) {
+		struct session *o = list_entry(pos, struct session, reg_node);
+		struct abort_msg *m;
+
+		if (o == except || o->discovery || o->target != l->target ||
+		    !port_matches(o, iport))
+			continue;
+		m = malloc(sizeof(*m));
+		if (!m)
+			continue;	/* best effort: the UA still tells */
+		m->s = o;
+		m->gen = o->gen;
+		m->l = l;
+		if (reactor_post(o->r, sess_abort_on_reactor, m))
+			free(m);
+	}
+	pthread_mutex_unlock(&reg_lock);
 }
 
 bool sess_tsih_exists(uint16_t tsih)

@@ -63,6 +63,17 @@ const char *sess_initiator_name(const void *nexus);
 const char *sess_initiator_port(const void *nexus);
 uint16_t sess_tsih(const void *nexus);
 
+/*
+ * Aborts, from any thread, the tasks other I_T nexuses have on l: those of
+ * every session to l's target except `except`, or only of the sessions
+ * whose initiator port matches iport ("iname,i,0xISID", or "iname" for
+ * any ISID). Each session does it on its own reactor, soon after; the
+ * caller does not wait (LUN reset, PREEMPT AND ABORT).
+ */
+struct lun;
+void sess_abort_lun_tasks(struct lun *l, const char *iport,
+			  const void *except);
+
 /* Whether a live session has this TSIH (a login adding a connection). */
 bool sess_tsih_exists(uint16_t tsih);
 

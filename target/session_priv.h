@@ -107,6 +107,9 @@ struct taskset *sess_taskset_of(struct session *s, struct lun *l);
 
 /* tmf.c: a Task Management Function Request in its CmdSN turn. */
 void tmf_rx(struct conn *c, const uint8_t *bhs);
+/* Aborts s's tasks on l because another nexus asked (LUN reset, PREEMPT
+ * AND ABORT): TASK ABORTED status when the control page has TAS=1. */
+void tmf_abort_for_other(struct session *s, struct lun *l);
 /* An affected command is gone: the TMF may answer now. */
 void tmf_cmd_gone(struct cmd *cmd);
 #endif

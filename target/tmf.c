@@ -81,8 +81,9 @@ static struct lun *cmd_lun(const struct cmd *cmd)
 	return s->target->luns[n];
 }
 
-/* Marks cmd as aborted by m; returns true when the device server holds it
- * (the caller then asks the task set to abort it). */
+/* Marks cmd as aborted (by m, when a TMF waits for it); returns true when
+ * the device server holds it (the caller then asks the task set to abort
+ * it). */
 static bool tmf_mark(struct tmf *m, struct cmd *cmd)
 {
 	if (cmd->tmf || cmd->task_done || cmd->rsp_queued)
@@ -91,14 +92,19 @@ static bool tmf_mark(struct tmf *m, struct cmd *cmd)
 		cmd->abort_pending = true;	/* dropped at its turn */
 		return false;
 	}
-	cmd->tmf = m;
 	cmd->unsol_done = true;	/* no more Data-Out is awaited */
-	m->waiting++;
+	if (m) {
+		cmd->tmf = m;
+		m->waiting++;
+	}
 	return true;
 }
 
-/* Every command of this session on lun (NULL: on every LUN). */
-static void tmf_abort_lun(struct tmf *m, struct session *s, struct lun *l)
+/* Every command of this session on lun (NULL: on every LUN). report: the
+ * tasks end with TASK ABORTED status (TAS=1 for another nexus' request)
+ * instead of silently. */
+static void tmf_abort_lun_as(struct tmf *m, struct session *s, struct lun *l,
+			     bool report)
 {
 	for (unsigned h = 0; h < ITT_HASH; h++) {
 		for (struct cmd *cmd = s->itt[h]; cmd; cmd = cmd->hnext) {
@@ -112,8 +118,18 @@ static void tmf_abort_lun(struct tmf *m, struct session *s, struct lun *l)
 		struct taskset *ts = s->ts[i];
 
 		if (ts && (!l || l->id == i))
-			taskset_abort_all(ts, false);
+			taskset_abort_all(ts, report);
 	}
+}
+
+static void tmf_abort_lun(struct tmf *m, struct session *s, struct lun *l)
+{
+	tmf_abort_lun_as(m, s, l, false);
+}
+
+void tmf_abort_for_other(struct session *s, struct lun *l)
+{
+	tmf_abort_lun_as(NULL, s, l, l->tas != 0);
 }
 
 static bool tmf_lun_scoped(uint8_t fn)
@@ -203,6 +219,7 @@ void tmf_rx(struct conn *c, const uint8_t *bhs)
 	}
 	case ISCSI_TMF_LUN_RESET:
 		tmf_abort_lun(m, s, l);
+		sess_abort_lun_tasks(l, NULL, s);
 		lun_reset(l, s);
 		break;
 	case ISCSI_TMF_TARGET_COLD_RESET:
@@ -213,8 +230,12 @@ void tmf_rx(struct conn *c, const uint8_t *bhs)
 		tmf_abort_lun(m, s, NULL);
 		if (q.function != ISCSI_TMF_I_T_NEXUS_RESET) {
 			for (int i = 0; i < s->target->nluns; i++) {
-				if (s->target->luns[i])
-					lun_reset(s->target->luns[i], s);
+				struct lun *tl = s->target->luns[i];
+
+				if (!tl)
+					continue;
+				sess_abort_lun_tasks(tl, NULL, s);
+				lun_reset(tl, s);
 			}
 		}
 		break;
