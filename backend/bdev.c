@@ -4,6 +4,7 @@
  * so backends can batch what one reactor pass produced.
  */
 #include <errno.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,7 @@ static const struct {
 	{ "delay", bdev_delay_open },
 	{ "fault", bdev_fault_open },
 	{ "cache", bdev_cache_open },
+	{ "rbd", bdev_rbd_open },
 };
 
 struct bdev *bdev_open(const char *spec, const struct bdev_params *p,
@@ -225,7 +227,7 @@ struct bdev *bdev_open(const char *spec, const struct bdev_params *p,
 		goto opened;
 	}
 	snprintf(err, errlen,
-		 "unknown backend '%.*s' (expected aio, null, ram, delay, "
+		 "unknown backend '%.*s' (expected aio, null, ram, rbd, delay, "
 		 "fault, cache or a path)",
 		 (int)(nlen > 64 ? 64 : nlen), spec);
 	return NULL;
@@ -316,6 +318,8 @@ out:
 /* 0 when io may go to the backend, else the -errno to complete it with. */
 static int bdev_check(const struct bdev *b, const struct bdev_io *io)
 {
+	uint64_t size;
+
 	switch (io->op) {
 	case BDEV_FLUSH:
 		return 0;
@@ -326,7 +330,8 @@ static int bdev_check(const struct bdev *b, const struct bdev_io *io)
 			return -EROFS;
 		/* fall through */
 	case BDEV_READ:
-		if (io->offset > b->size || io->len > b->size - io->offset)
+		size = __atomic_load_n(&b->size, __ATOMIC_ACQUIRE); /* resize */
+		if (io->offset > size || io->len > size - io->offset)
 			return -ERANGE;
 		if ((io->offset | io->len) & (b->block_size - 1))
 			return -EINVAL;
@@ -400,6 +405,27 @@ void bdev_complete(struct bdev_io *io, int result)
 	bdev_kick(q);
 }
 
+/* ---- resize ------------------------------------------------------------ */
+
+void bdev_set_resize_hook(struct bdev *b,
+			  void (*fn)(void *arg, uint64_t size), void *arg)
+{
+	pthread_mutex_lock(&b->qlock);
+	b->on_resize = fn;
+	b->resize_arg = arg;
+	pthread_mutex_unlock(&b->qlock);
+}
+
+void bdev_resized(struct bdev *b, uint64_t size)
+{
+	pthread_mutex_lock(&b->qlock);
+	/* Reactors read b->size in bdev_check without the lock. */
+	__atomic_store_n(&b->size, size, __ATOMIC_RELEASE);
+	if (b->on_resize)
+		b->on_resize(b->resize_arg, size);
+	pthread_mutex_unlock(&b->qlock);
+}
+
 int bdev_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 		    bool *mapped)
 {
@@ -411,4 +437,32 @@ int bdev_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 		return 0;
 	}
 	return b->ops->lba_status(b, offset, len, mapped);
+}
+
+/* 16 MiB of zero pages mapped read-only once: the kernel backs them all
+ * with the one zero page, so it costs no memory. */
+#define ZERO_REGION (16u << 20)
+static void *zero_region;
+static pthread_once_t zero_once = PTHREAD_ONCE_INIT;
+
+static void zero_region_init(void)
+{
+	void *p = mmap(NULL, ZERO_REGION, PROT_READ,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	zero_region = p == MAP_FAILED ? NULL : p;
+}
+
+void *bdev_zero_region(size_t len)
+{
+	if (len > ZERO_REGION)
+		return NULL;
+	pthread_once(&zero_once, zero_region_init);
+	return zero_region;
+}
+
+bool bdev_is_zero_region(const void *p)
+{
+	return zero_region && (const char *)p >= (const char *)zero_region &&
+	       (const char *)p < (const char *)zero_region + ZERO_REGION;
 }

@@ -78,10 +78,18 @@ struct bdev {
 	bool read_only;
 	bool thin;		/* sparse file: UNMAP punches holes */
 	bool direct;		/* O_DIRECT in effect */
+	bool zero_reads;	/* reads always return zeros (null): the
+				 * device server may read into the shared
+				 * zero region instead of a buffer */
 	_Atomic uint32_t queue_depth;	/* live-changeable cap per queue */
 	void *priv;
-	pthread_mutex_t qlock;		/* guards queues[] creation only */
+	pthread_mutex_t qlock;		/* guards queues[] creation and the
+					 * resize hook */
 	struct bdev_queue *queues[BDEV_MAX_QUEUES];
+	/* Who hears of a medium resized under us (the LUN); see
+	 * bdev_set_resize_hook. */
+	void (*on_resize)(void *arg, uint64_t size);
+	void *resize_arg;
 };
 
 /* Options a LUN passes to open a backend (from config or --export). */
@@ -115,6 +123,23 @@ void bdev_submit(struct bdev_queue *q, struct bdev_io *io);
 /* Called by backends when io finished (on q's reactor thread). */
 void bdev_complete(struct bdev_io *io, int result);
 
+/*
+ * Resize notification, for backends whose medium can change size under
+ * the target (rbd). The owner of b (lun_create) sets the hook, and clears
+ * it (fn NULL) before it goes away. A backend that sees a new size calls
+ * bdev_resized from any thread: b->size is updated, then fn(arg, size)
+ * runs, serialised with hook changes.
+ */
+void bdev_set_resize_hook(struct bdev *b,
+			  void (*fn)(void *arg, uint64_t size), void *arg);
+void bdev_resized(struct bdev *b, uint64_t size);
+
+/* A read-only, all-zero region of at least len bytes shared by everyone
+ * (NULL when len is larger than it): Data-In for a zero_reads backend is
+ * sent from it, with no buffer to fill. */
+void *bdev_zero_region(size_t len);
+bool bdev_is_zero_region(const void *p);
+
 /* Provisioning status of the run at offset (GET LBA STATUS). */
 int bdev_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 		    bool *mapped);
@@ -125,6 +150,11 @@ struct bdev *bdev_aio_open(const char *opts, const struct bdev_params *p,
 struct bdev *bdev_null_open(const char *opts, const struct bdev_params *p,
 			    char *err, size_t errlen);
 struct bdev *bdev_ram_open(const char *opts, const struct bdev_params *p,
+			   char *err, size_t errlen);
+/* Ceph RBD image over librbd (backend/rbd.c): "rbd:pool=P,image=I[,conf=
+ * PATH][,id=CLIENT][,timeout=SECONDS]". Fails with a clear message when
+ * tcq was built without librbd. */
+struct bdev *bdev_rbd_open(const char *opts, const struct bdev_params *p,
 			   char *err, size_t errlen);
 /* Test backends wrapping another one ("NAME:opts,base=SPEC", base=
  * last; see backend/wrap.h and conf/tcqd.conf). */

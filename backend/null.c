@@ -31,7 +31,8 @@ static void null_queue_fini(struct bdev_queue *q)
 static void null_submit(struct bdev_queue *q, struct bdev_io *io)
 {
 	if (io->op == BDEV_READ)
-		memset(io->buf, 0, io->len);
+		if (!bdev_is_zero_region(io->buf))
+			memset(io->buf, 0, io->len);
 	bdev_cq_push(q->priv, io, 0);
 }
 
@@ -69,5 +70,7 @@ struct bdev *bdev_null_open(const char *opts, const struct bdev_params *p,
 	b = bdev_alloc(&null_ops, p, size, err, errlen);
 	if (b)
 		b->thin = true;	/* discards are free and read back zeros */
+	if (b)
+		b->zero_reads = true;
 	return b;
 }

@@ -414,6 +414,18 @@ int cdb_decode(const uint8_t *cdb, uint16_t len, uint32_t block_size,
 		return 0;
 	case SOP_MAINTENANCE_IN:
 		req->sa = cdb[1] & 0x1f;
+		if (req->sa == MI_REPORT_TARGET_PORT_GROUPS) {
+			/* SPC-4 6.36: PARAMETER DATA FORMAT 000b or 001b
+			 * into flags (scsi/alua.c). */
+			if (cdb[1] & 0xc0)
+				return bad_field(err, 1, 7);
+			if (rsvd_bytes(cdb, 2, 5, err) ||
+			    rsvd_bytes(cdb, 10, 10, err))
+				return -1;
+			req->flags = cdb[1] >> 5;
+			req->alloc_len = req->data_in_len = get_be32(cdb + 6);
+			return 0;
+		}
 		if (req->sa != MI_REPORT_SUPPORTED_OPCODES)
 			return bad_field(err, 1, 4);
 		if (rsvd(cdb, 1, 0xe0, err) || rsvd(cdb, 2, 0x78, err) ||

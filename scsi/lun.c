@@ -9,6 +9,7 @@
 #include "tcq/log.h"
 #include "tcq/scsi_proto.h"
 #include "backend/bdev.h"
+#include "scsi/alua.h"
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
 #include "scsi/sbc.h"
@@ -53,6 +54,13 @@ static void make_naa(uint8_t *naa, uint64_t h1, uint64_t h2)
 		naa[8 + i] = (uint8_t)(h2 >> (56 - 8 * i));
 }
 
+static void lun_bdev_resized(void *arg, uint64_t size)
+{
+	struct lun *l = arg;
+
+	lun_capacity_changed(l, size / l->block_size);
+}
+
 struct lun *lun_create(struct target *tgt, uint64_t id, struct bdev *b,
 		       const char *target_name)
 {
@@ -93,7 +101,21 @@ struct lun *lun_create(struct target *tgt, uint64_t id, struct bdev *b,
 		return NULL;
 	}
 	l->stats = stats_new();	/* NULL: the LUN runs without stats */
+	if (b)	/* a backend resized under us (rbd) tells the initiators */
+		bdev_set_resize_hook(b, lun_bdev_resized, l);
 	return l;
+}
+
+void lun_set_serial(struct lun *l, const char *serial)
+{
+	size_t n = strnlen(serial, sizeof(l->serial) - 1);
+	uint64_t h = fnv1a(0xcbf29ce484222325ull, serial, n);
+
+	memcpy(l->serial, serial, n);
+	l->serial[n] = 0;
+	/* The NAA follows the serial, so gateways that share a serial
+	 * report one logical unit. */
+	make_naa(l->naa, h, fnv1a(h ^ 0x5bd1e995u, serial, n));
 }
 
 /* The backend stays open: whoever opened it closes it. */
@@ -101,6 +123,8 @@ void lun_destroy(struct lun *l)
 {
 	if (!l)
 		return;
+	if (l->bdev)
+		bdev_set_resize_hook(l->bdev, NULL, NULL);
 	pthread_mutex_destroy(&l->lock);
 	sbc_lun_free(l->sbc);
 	ua_lun_free(l);
@@ -112,6 +136,17 @@ void lun_destroy(struct lun *l)
 /* Runs an enabled task whose data is in (the task set's executor). */
 static void lun_execute(struct tcq_task *t)
 {
+	/* A port in a standby or unavailable group (SPC-4 5.15.2.4):
+	 * before reservations, which the active ports enforce. */
+	if (t->lun->alua_state) {
+		uint16_t asc = alua_check(t->lun->alua_state, t->req.opcode,
+					  t->req.sa);
+		if (asc) {
+			sense_set(t, SK_NOT_READY, asc);
+			taskset_complete(t);
+			return;
+		}
+	}
 	/* Checked when the task runs, so that a reservation made by an
 	 * older task of the same nexus already counts. */
 	if (pr_active(t->lun) && pr_conflict(t)) {
@@ -122,7 +157,7 @@ static void lun_execute(struct tcq_task *t)
 	}
 	uint16_t nr = sbc_not_ready(t);	/* ejected, sanitizing */
 	if (nr) {
-		sense_set(t, SK_NOT_READY, nr);
+		sbc_set_not_ready(t, nr);
 		taskset_complete(t);
 		return;
 	}
@@ -137,7 +172,12 @@ static void lun_execute(struct tcq_task *t)
 	case SOP_MODE_SELECT_6: case SOP_MODE_SELECT_10:
 		spc_mode_select(t);
 		break;
-	case SOP_MAINTENANCE_IN: spc_report_supported_opcodes(t); break;
+	case SOP_MAINTENANCE_IN:
+		if (t->req.sa == MI_REPORT_TARGET_PORT_GROUPS)
+			alua_report_tpg(t);
+		else
+			spc_report_supported_opcodes(t);
+		break;
 	case SOP_START_STOP_UNIT: sbc_start_stop(t); break;
 	case SOP_PREVENT_ALLOW: sbc_prevent_allow(t); break;
 	case SOP_READ_CAPACITY_10: sbc_read_capacity10(t); break;
@@ -276,6 +316,12 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 			 * the transport reports the overflow residual. */
 			t->req.blocks = allowed / l->block_size;
 			t->req.data_out_len = allowed;
+		} else if (cdb_access(&t->req) == CDB_ACCESS_WRITE &&
+			   (l->read_only || l->swp)) {
+			/* The medium refuses the write whatever the data:
+			 * that comes first (libiscsi's ReadOnly test sends
+			 * WRITE SAME without its block). */
+			sense_set(t, SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
 		} else {
 			/* Rule (b): a partial block cannot be written. */
 			sense_set(t, SK_ILLEGAL_REQUEST,

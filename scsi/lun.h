@@ -17,6 +17,7 @@ struct reactor;
 struct target;
 struct sbc_lun;
 struct lun_stats;
+struct alua_cfg;
 
 /* Barrier policy for ORDERED tasks (DESIGN.md, Principles). */
 enum lun_barrier {
@@ -38,6 +39,10 @@ struct lun {
 	uint8_t naa[16];	/* NAA IEEE Registered Extended (6h) designator */
 	uint16_t rel_port_id;	/* relative target port identifier */
 	uint16_t tpg_id;	/* target port group */
+	/* ALUA (scsi/alua.c): the target's groups (NULL: just this port's
+	 * group), and the access state of this port's group. */
+	const struct alua_cfg *alua;
+	uint8_t alua_state;	/* enum alua_state; 0 active/optimized */
 	pthread_mutex_t lock;	/* LUN-wide state: unit attentions, mode pages */
 	/* LUN-wide state continues to grow with later issues. */
 	void *ua;		/* unit attention state (scsi/ua.c) */
@@ -54,6 +59,8 @@ struct lun {
 	bool write_cache_default;
 	/* SBC state (scsi/sbc_*.c): */
 	bool sanitize_ok;	/* [lun] sanitize = yes: SANITIZE allowed */
+	uint8_t lbppbe;		/* log2(physical / logical block size),
+				 * READ CAPACITY(16) */
 	struct sbc_lun *sbc;	/* range locks, medium state, copy results */
 	struct lun_stats *stats;	/* scsi/stats.c: per-reactor counters */
 };
@@ -84,6 +91,10 @@ static inline void lun_set_write_cache(struct lun *l, bool on)
 struct lun *lun_create(struct target *tgt, uint64_t id, struct bdev *b,
 		       const char *target_name);
 void lun_destroy(struct lun *l);
+/* Sets the unit serial number (at most 32 characters) and derives the NAA
+ * designator from it: gateways configured with one serial report one
+ * logical unit whatever their names. */
+void lun_set_serial(struct lun *l, const char *serial);
 
 /*
  * LOGICAL UNIT RESET side effects on LUN-wide state, after the caller

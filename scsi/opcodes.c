@@ -118,6 +118,11 @@ static const struct opc_entry opc_tab[] = {
 	  TO_EMUL,
 	  { SOP_MAINTENANCE_IN, MI_REPORT_SUPPORTED_OPCODES,
 	    RSOC_RCTD | RSOC_OPT_MASK, 0xff, LEN2, LEN4, 0, CTL } },
+	/* scsi/alua.c; byte 1 bits 7:5: PARAMETER DATA FORMAT. */
+	{ SOP_MAINTENANCE_IN, MI_REPORT_TARGET_PORT_GROUPS, OPC_F_SA, 12,
+	  TO_EMUL,
+	  { SOP_MAINTENANCE_IN, 0xe0 | MI_REPORT_TARGET_PORT_GROUPS, 0, 0, 0,
+	    0, LEN4, 0, CTL } },
 	{ SOP_READ_12, 0, 0, 12, TO_IO,
 	  { SOP_READ_12, RW1, LBA4, LEN4, 0, CTL } },
 	{ SOP_WRITE_12, 0, 0, 12, TO_IO,

@@ -159,8 +159,10 @@ void sbc_read_capacity16(struct tcq_task *t)
 	memset(buf, 0, sizeof(buf));
 	put_be64(buf, l->nblocks ? l->nblocks - 1 : 0);
 	put_be32(buf + 8, l->block_size);
-	/* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT 0 (libiscsi's GET LBA
-	 * STATUS test misreads larger ones); no protection information. */
+	/* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT from the LUN's
+	 * physical_block_size (default 0: libiscsi's GET LBA STATUS test
+	 * UnmapSingle only holds for 0); no protection information. */
+	buf[13] = l->lbppbe & 0x0f;
 	if (l->bdev && l->bdev->thin)
 		buf[14] = 0x80 | 0x40;	/* LBPME, LBPRZ */
 	if (spc_data_in(t, buf, sizeof(buf)) == 0)
@@ -240,7 +242,13 @@ void sbc_read(struct tcq_task *t)
 		return;
 	}
 	uint64_t n = ALIGN_UP((uint64_t)want, (uint64_t)bs);
-	if (!t->buf) {
+	if (!t->buf && l->bdev->zero_reads &&
+	    (t->buf = bdev_zero_region(n)) != NULL) {
+		/* All zeros anyway: Data-In goes out of the shared zero
+		 * pages, nothing to allocate or fill. */
+		t->buf_len = (uint32_t)n;
+		t->buf_owned = false;
+	} else if (!t->buf) {
 		t->buf = bufpool_alloc(n);
 		if (!t->buf) {
 			fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);

@@ -28,7 +28,13 @@ void sbc_write_same(struct tcq_task *t);
 void sbc_start_stop(struct tcq_task *t);
 void sbc_prevent_allow(struct tcq_task *t);
 void sbc_read_defect_data(struct tcq_task *t);
+/* scsi/sbc_sanitize.c */
 void sbc_sanitize(struct tcq_task *t);
+/* A SANITIZE runs on l: true, with *progress in 1/65536ths. */
+bool sbc_sanitize_progress(const struct lun *l, uint16_t *progress);
+/* NOT READY with asc (from sbc_not_ready), with the SANITIZE progress
+ * indication where it applies. */
+void sbc_set_not_ready(struct tcq_task *t, uint16_t asc);
 /* Whether op needs the medium (removable LUN ejected: NOT READY). */
 bool sbc_needs_medium(uint8_t op);
 /* 0 when t may run, else the NOT READY ASC (medium ejected, SANITIZE in

@@ -33,6 +33,7 @@ void sbc_lun_free(struct sbc_lun *s)
 	if (!s)
 		return;
 	free(s->prevent);
+	free(s->san.buf);	/* a SANITIZE cut short by shutdown */
 	free(s);
 }
 

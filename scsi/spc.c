@@ -96,6 +96,7 @@ static uint32_t inquiry_std(const struct lun *l, uint8_t *p)
 	} else {
 		p[0] = PDT_DIRECT_ACCESS;
 		p[1] = l->removable ? 0x80 : 0;
+		p[5] |= 0x10;	/* TPGS 01b: implicit ALUA (scsi/alua.c) */
 	}
 	p[2] = 0x06;		/* SPC-4 */
 	p[3] = 0x20 | 0x10 | 0x02;	/* NormACA, HiSup, format 2 */
@@ -286,6 +287,11 @@ void spc_request_sense(struct tcq_task *t)
 	} else if (ts && ts->pending_valid) {
 		si = ts->pending;
 		ts->pending_valid = false;
+	} else if (sbc_sanitize_progress(t->lun, &si.progress)) {
+		/* SPC-4 5.11: the not-ready state, with how far it is. */
+		si.key = SK_NOT_READY;
+		si.asc = ASC_SANITIZE_IN_PROGRESS;
+		si.sksv = si.progress_valid = true;
 	}
 	uint8_t n = sense_build(buf, t->req.flags & CDBF_DESC, &si);
 	if (spc_data_in(t, buf, n) == 0)

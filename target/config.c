@@ -202,6 +202,26 @@ int cfg_parse_bool(const char *s, bool *out, char *err, size_t errlen)
 	return -1;
 }
 
+int cfg_parse_serial(const char *s, char *out, char *err, size_t errlen)
+{
+	size_t n = strlen(s);
+
+	/* VPD page 80h and the T10 designator carry it as ASCII. */
+	if (n < 1 || n > 32) {
+		snprintf(err, errlen, "a serial number must be 1..32 characters");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (s[i] <= 0x20 || s[i] >= 0x7f) {
+			snprintf(err, errlen,
+				 "'%s': a serial number is printable ASCII without spaces",
+				 s);
+			return -1;
+		}
+	memcpy(out, s, n + 1);
+	return 0;
+}
+
 static bool is_hex_lower(char ch)
 {
 	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
@@ -518,6 +538,9 @@ int cfg_finish(struct cfg *c, const char *fname)
 		snprintf(what, sizeof(what), "[target %s]", c->targets[i]->name);
 		cfg_check_chap(c, fname, &c->targets[i]->chap, what,
 			       c->targets[i]->line);
+		if (alua_finish(&c->targets[i]->alua, err, sizeof(err)) < 0)
+			cfg_msg(c, fname, c->targets[i]->line, true, "%s: %s",
+				what, err);
 	}
 	cfg_sort_msgs(c);
 	return c->nerrors ? -1 : 0;
@@ -546,6 +569,8 @@ enum ktype {
 	K_ACL_NET,	/* repeatable: struct acl networks */
 	K_BARRIER,	/* drain|flush|ignore into a uint8_t */
 	K_QAM,		/* restricted|unrestricted into a uint8_t */
+	K_ALUA_GROUP,	/* repeatable: ID:STATE:PORTS into struct alua_cfg */
+	K_SERIAL,	/* unit serial number into char[33] */
 };
 
 struct key {
@@ -598,6 +623,12 @@ static const struct key target_keys[] = {
 	{ "max_sessions", K_U32, 0, 65535, offsetof(struct cfg_target, max_sessions) },
 	{ "max_sessions_per_initiator", K_U32, 0, 65535,
 	  offsetof(struct cfg_target, max_sessions_per_initiator) },
+	/* ALUA (scsi/alua.h): this gateway's group and port, and every
+	 * group of the target. */
+	{ "tpg_id", K_U16, 1, 65535, offsetof(struct cfg_target, alua.tpg_id) },
+	{ "rel_port_id", K_U16, 1, 65535,
+	  offsetof(struct cfg_target, alua.rel_port_id) },
+	{ "tpg", K_ALUA_GROUP, 0, 0, offsetof(struct cfg_target, alua) },
 };
 
 #define LUN(f) offsetof(struct cfg_lun, f)
@@ -606,6 +637,8 @@ static const struct key lun_keys[] = {
 	{ "backend", K_STR, 0, 0, LUN(backend) },
 	{ "size", K_SIZE64, 0, 0, LUN(size) },
 	{ "block_size", K_BLOCK, 0, 0, LUN(block_size) },
+	{ "physical_block_size", K_SIZE32, 512, 1u << 20,
+	  LUN(phys_block_size) },
 	{ "read_only", K_BOOL, 0, 0, LUN(read_only) },
 	{ "create", K_BOOL, 0, 0, LUN(create) },
 	{ "queue_depth", K_U32, 1, CFG_MAX_QUEUE_DEPTH, LUN(queue_depth) },
@@ -615,6 +648,7 @@ static const struct key lun_keys[] = {
 	{ "removable", K_BOOL, 0, 0, LUN(removable) },
 	{ "thin", K_TRI, 0, 0, LUN(thin) },
 	{ "sanitize", K_BOOL, 0, 0, LUN(sanitize) },
+	{ "serial", K_SERIAL, 0, 0, LUN(serial) },
 };
 #undef LUN
 
@@ -655,6 +689,13 @@ static void section_end(struct parser *p)
 		if (l->create && !l->size)
 			cfg_msg(p->c, p->fname, l->line, true,
 				"create = yes needs a size");
+		if (l->phys_block_size &&
+		    (l->phys_block_size < l->block_size ||
+		     (l->phys_block_size & (l->phys_block_size - 1))))
+			cfg_msg(p->c, p->fname, l->line, true,
+				"physical_block_size %u is not block_size %u "
+				"times a power of two", l->phys_block_size,
+				l->block_size);
 		if (!l->path && backend_is_aio(l->backend))
 			cfg_msg(p->c, p->fname, l->line, true,
 				"[lun %s %u] has no path", l->target, l->id);
@@ -877,6 +918,15 @@ static void set_value(struct parser *p, const struct key *k, void *base,
 		if (cfg_parse_qam(v, (uint8_t *)field, err, sizeof(err)) < 0)
 			goto bad;
 		return;
+	case K_ALUA_GROUP:
+		if (alua_add_group((struct alua_cfg *)field, v, err,
+				   sizeof(err)) < 0)
+			goto bad;
+		return;
+	case K_SERIAL:
+		if (cfg_parse_serial(v, field, err, sizeof(err)) < 0)
+			goto bad;
+		return;
 	case K_LOGLEVEL: {
 		int lv = log_parse_level(v);
 
@@ -930,7 +980,8 @@ static int on_key(void *user, const char *section, const char *name,
 		return 1;
 	}
 	if (keys[i].type != K_LISTEN && keys[i].type != K_ACL_NAME &&
-	    keys[i].type != K_ACL_NET && (p->seen & (1u << i))) {
+	    keys[i].type != K_ACL_NET && keys[i].type != K_ALUA_GROUP &&
+	    (p->seen & (1u << i))) {
 		ERR(p, "duplicate key '%s' in %s", keys[i].name, p->sect_text);
 		return 1;
 	}
@@ -938,6 +989,8 @@ static int on_key(void *user, const char *section, const char *name,
 	if (p->sect == S_GLOBAL)
 		p->global_seen = p->seen;
 	set_value(p, &keys[i], base, value);
+	if (p->sect == S_TARGET && !strcasecmp(keys[i].name, "tpgt"))
+		p->tgt->tpgt_set = true;
 	return 1;	/* errors are ours to report: keep inih going */
 }
 

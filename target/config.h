@@ -25,6 +25,8 @@ struct cfg_lun {
 	char *backend;			/* backend spec, default "aio" */
 	uint64_t size;			/* bytes; 0: from the file */
 	uint32_t block_size;		/* 512 or 4096 */
+	uint32_t phys_block_size;	/* 0: block_size; else block_size
+					 * times a power of two */
 	bool read_only;
 	bool create;			/* create a sparse file if missing */
 	bool write_cache;		/* WCE */
@@ -36,6 +38,7 @@ struct cfg_lun {
 					 * 1 flush, 2 ignore */
 	uint8_t qam;			/* control page QAM: 0 restricted
 					 * (default), 1 unrestricted */
+	char serial[33];		/* LUN identity; "": from the names */
 	int line;			/* of the section header */
 	int size_line;			/* of the size key, 0 if unset */
 };
@@ -49,6 +52,8 @@ struct cfg_target {
 	struct auth_chap_cfg chap;	/* CHAP credentials (auth.h) */
 	struct acl acl;			/* allow_initiator, allow_network */
 	uint32_t max_sessions, max_sessions_per_initiator;
+	struct alua_cfg alua;		/* tpg_id, rel_port_id, tpg keys */
+	bool tpgt_set;			/* tpgt given (else rel_port_id) */
 };
 
 struct cfg {
@@ -102,6 +107,9 @@ int cfg_parse_barrier(const char *s, uint8_t *out, char *err, size_t errlen);
 int cfg_parse_qam(const char *s, uint8_t *out, char *err, size_t errlen);
 int cfg_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 		   char *err, size_t errlen);
+/* LUN serial number: 1..32 printable ASCII characters, no spaces; copied
+ * into out (33 bytes). */
+int cfg_parse_serial(const char *s, char *out, char *err, size_t errlen);
 /* RFC 7143 3.2.6 iqn./eui./naa. syntax, lower case, at most 223 bytes. */
 int cfg_check_name(const char *name, char *err, size_t errlen);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <openssl/crypto.h>
 #include "backend/bdev.h"
+#include "scsi/alua.h"
 #include "scsi/lun.h"
 #include "target/config.h"
 #include "target/portal.h"
@@ -30,6 +31,8 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 		return -1;
 	}
 	l = lun_create(t, cl->id, b, t->name);
+	if (l && cl->serial[0])	/* the same identity on every gateway */
+		lun_set_serial(l, cl->serial);
 	if (!l) {
 		bdev_close(b);
 		snprintf(err, errlen, "[lun %s %u]: cannot create the LUN",
@@ -41,9 +44,13 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 	l->qam = cl->qam;
 	l->removable = cl->removable;
 	l->sanitize_ok = cl->sanitize;
+	for (l->lbppbe = 0; cl->phys_block_size &&
+	     (l->block_size << l->lbppbe) < cl->phys_block_size;)
+		l->lbppbe++;
 	if (cl->thin >= 0)	/* else the backend's choice (sparse file) */
 		b->thin = cl->thin;
 	l->read_only = cl->read_only || b->read_only;
+	alua_lun_apply(l, &t->alua);
 	t->luns[cl->id] = l;
 	if ((int)cl->id >= t->nluns)
 		t->nluns = (int)cl->id + 1;
@@ -83,6 +90,18 @@ struct tcqd *cfg_build(const struct cfg *c, char *err, size_t errlen)
 		snprintf(t->name, sizeof(t->name), "%s", ct->name);
 		snprintf(t->alias, sizeof(t->alias), "%s", ct->alias);
 		t->tpgt = ct->tpgt;
+		t->alua = ct->alua;
+		/* Done by cfg_finish; again for a cfg built by hand. */
+		if (alua_finish(&t->alua, err, errlen) < 0)
+			goto fail;
+		/* Each gateway is its own SCSI target port: unless tpgt is
+		 * given, its portal group tag is its relative port id. */
+		if (!ct->tpgt_set && ct->alua.rel_port_id)
+			t->tpgt = ct->alua.rel_port_id;
+		/* One target: its portals are its portal group. */
+		if (c->ntargets == 1)
+			for (int j = 0; j < d->nportals; j++)
+				d->portals[j].tpgt = t->tpgt;
 		t->chap = ct->chap;
 		t->max_sessions = ct->max_sessions;
 		t->max_sessions_per_initiator = ct->max_sessions_per_initiator;

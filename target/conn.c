@@ -530,6 +530,7 @@ static void conn_rx_ready(struct reactor *r, uint32_t events, void *arg)
 	while (budget && c->state != CONN_CLOSING &&
 	       c->state != CONN_LOGGED_OUT) {
 		ssize_t n;
+		size_t want;
 
 		conn_rx_compact(c);
 		if (c->rx_state == RX_DATA && c->rx_head == c->rx_tail &&
@@ -540,6 +541,7 @@ static void conn_rx_ready(struct reactor *r, uint32_t events, void *arg)
 				  c->rx_data_len - c->rx_data_got },
 				{ c->rxbuf, CONN_RXBUF },
 			};
+			want = iov[0].iov_len + iov[1].iov_len;
 			n = readv(c->fd, iov, 2);
 			if (n > 0) {
 				uint32_t direct = (uint32_t)MIN((size_t)n,
@@ -555,8 +557,8 @@ static void conn_rx_ready(struct reactor *r, uint32_t events, void *arg)
 				conn_close(c, "receive buffer overrun");
 				return;
 			}
-			n = read(c->fd, c->rxbuf + c->rx_tail,
-				 CONN_RXBUF - c->rx_tail);
+			want = CONN_RXBUF - c->rx_tail;
+			n = read(c->fd, c->rxbuf + c->rx_tail, want);
 			if (n > 0)
 				c->rx_tail += (uint32_t)n;
 		}
@@ -576,6 +578,10 @@ static void conn_rx_ready(struct reactor *r, uint32_t events, void *arg)
 		budget = (uint32_t)n >= budget ? 0 : budget - (uint32_t)n;
 		if (conn_rx_parse(c) < 0)
 			return;
+		/* A short read drained the socket: another read would only
+		 * say EAGAIN (level-triggered epoll reports what comes next). */
+		if ((size_t)n < want)
+			break;
 	}
 }
 

@@ -60,8 +60,10 @@ static void usage(FILE *f)
 "      --read-only          refuse writes\n"
 "      --queue-depth N      backend I/Os in flight, 1..%d (default %d)\n"
 "      --backend SPEC       backend spec (default " CFG_DEFAULT_BACKEND "): aio, null,\n"
-"                           ram, or the test wrappers delay, fault, cache\n"
-"                           (NAME:opts,base=SPEC; see tcqd.conf)\n"
+"                           ram, rbd:pool=P,image=I[,conf=PATH][,id=CLIENT]\n"
+"                           (Ceph; needs no --export), or the test wrappers\n"
+"                           delay, fault, cache (NAME:opts,base=SPEC; see\n"
+"                           tcqd.conf)\n"
 "      --write-cache on|off volatile write cache (default on)\n"
 "      --barrier drain|flush|ignore  what an ORDERED task costs (default\n"
 "                           drain: wait for older tasks; flush: also flush\n"
@@ -78,6 +80,17 @@ static void usage(FILE *f)
 "      --mutual-chap USER:SECRET  the target's credentials for mutual CHAP\n"
 "      --allow IQN          only this initiator may log in (repeatable;\n"
 "                           wildcards * and ?)\n"
+"      --serial S           unit serial number (1..32 characters); the NAA\n"
+"                           follows it: give gateways of one LUN the same\n"
+"                           serial and target name\n"
+"      --tpg-id N           this gateway's target port group (default 1)\n"
+"      --rel-port-id N      this gateway's relative target port (default 1);\n"
+"                           also its portal group tag unless --tpgt is given\n"
+"      --tpg ID:STATE:PORT[,PORT...]  a target port group of the target\n"
+"                           (repeatable; STATE active-optimized,\n"
+"                           active-non-optimized, standby or unavailable);\n"
+"                           default: one active-optimized group of this port\n"
+"      --tpgt N             target portal group tag (default: rel-port-id)\n"
 "options:\n"
 "      --threads N          reactor threads (default: number of CPUs)\n"
 "      --log-level LEVEL    error, warn, info or debug\n"
@@ -110,6 +123,8 @@ enum { OPT_CTL = 512, OPT_STATE_DIR };	/* global options outside the export rang
 enum { OPT_REMOVABLE = 600, OPT_THIN, OPT_SANITIZE };
 /* Ordering options of --export. */
 enum { OPT_BARRIER = 700, OPT_QAM };
+/* Identity and ALUA options of --export (scsi/alua.h). */
+enum { OPT_SERIAL = 800, OPT_TPG_ID, OPT_REL_PORT_ID, OPT_TPG, OPT_TPGT };
 
 static const struct option long_opts[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -134,6 +149,11 @@ static const struct option long_opts[] = {
 	{ "sanitize", no_argument, NULL, OPT_SANITIZE },
 	{ "barrier", required_argument, NULL, OPT_BARRIER },
 	{ "qam", required_argument, NULL, OPT_QAM },
+	{ "serial", required_argument, NULL, OPT_SERIAL },
+	{ "tpg-id", required_argument, NULL, OPT_TPG_ID },
+	{ "rel-port-id", required_argument, NULL, OPT_REL_PORT_ID },
+	{ "tpg", required_argument, NULL, OPT_TPG },
+	{ "tpgt", required_argument, NULL, OPT_TPGT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -159,6 +179,9 @@ struct opts {
 	const char *chap, *mutual_chap;
 	const char *allow[64];
 	int nallow;
+	const char *serial, *tpg_id, *rel_port_id, *tpgt;
+	const char *tpg[ALUA_MAX_GROUPS + 1];
+	int ntpg;
 };
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -210,6 +233,20 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->allow[o->nallow++] = optarg;
 			o->export_only_used = true;
 			break;
+		case OPT_SERIAL: case OPT_TPG_ID: case OPT_REL_PORT_ID:
+		case OPT_TPGT:
+			*(ch == OPT_SERIAL ? &o->serial :
+			  ch == OPT_TPG_ID ? &o->tpg_id :
+			  ch == OPT_REL_PORT_ID ? &o->rel_port_id : &o->tpgt) =
+				optarg;
+			o->export_only_used = true;
+			break;
+		case OPT_TPG:
+			if (o->ntpg == (int)(sizeof(o->tpg) / sizeof(o->tpg[0])))
+				usage_error("too many --tpg options%s", "");
+			o->tpg[o->ntpg++] = optarg;
+			o->export_only_used = true;
+			break;
 		case 'v': o->verbose++; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("tcqd %s\n", PACKAGE_VERSION); exit(0);
@@ -220,13 +257,20 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
+	/* A backend that needs no path (rbd, null, ram) may stand alone:
+	 * its spec then names the export. */
+	if (!o->export_path && !o->config && o->backend &&
+	    !bdev_spec_uses_path(o->backend))
+		o->export_path = o->backend;
 	if (o->config && o->export_path)
 		usage_error("-c and --export exclude each other%s", "");
 	if (!o->export_path && o->export_only_used)
 		usage_error("--size, --listen, --iqn, --block-size, --read-only, "
 			    "--queue-depth, --backend, --write-cache, --chap, "
 			    "--mutual-chap, --allow, --removable, --thin, "
-			    "--sanitize, --barrier and --qam go with --export%s",
+			    "--sanitize, --barrier, --qam, --serial, --tpg-id, "
+			    "--rel-port-id, --tpg and --tpgt go with --export "
+			    "(or with a --backend that needs no path)%s",
 			    "");
 }
 
@@ -318,6 +362,29 @@ static void export_cfg(struct cfg *c, const struct opts *o)
 			usage_error("--thin: %s", err);
 		l->thin = thin;
 	}
+	if (o->serial && cfg_parse_serial(o->serial, l->serial, err,
+					  sizeof(err)) < 0)
+		usage_error("--serial: %s", err);
+	if (o->tpg_id) {
+		if (cfg_parse_uint(o->tpg_id, 1, 65535, &v, err, sizeof(err)) < 0)
+			usage_error("--tpg-id: %s", err);
+		t->alua.tpg_id = (uint16_t)v;
+	}
+	if (o->rel_port_id) {
+		if (cfg_parse_uint(o->rel_port_id, 1, 65535, &v, err,
+				   sizeof(err)) < 0)
+			usage_error("--rel-port-id: %s", err);
+		t->alua.rel_port_id = (uint16_t)v;
+	}
+	if (o->tpgt) {
+		if (cfg_parse_uint(o->tpgt, 1, 65535, &v, err, sizeof(err)) < 0)
+			usage_error("--tpgt: %s", err);
+		t->tpgt = (uint16_t)v;
+		t->tpgt_set = true;
+	}
+	for (int i = 0; i < o->ntpg; i++)
+		if (alua_add_group(&t->alua, o->tpg[i], err, sizeof(err)) < 0)
+			usage_error("--tpg: %s", err);
 	for (int i = 0; i < o->nlisten; i++)
 		if (cfg_add_listen(c, o->listen[i], err, sizeof(err)) < 0)
 			usage_error("--listen: %s", err);

@@ -675,6 +675,46 @@ static void sess_cmd_unsol_end(struct cmd *cmd)
 	cmd_finish_check(cmd);
 }
 
+/*
+ * Walks the AHS of a SCSI Command (RFC 7143 11.2.1.2): an Extended CDB AHS
+ * carries the CDB bytes past the first 16; a Bidirectional Read Expected
+ * Data Transfer Length AHS is accepted (no bidirectional command exists
+ * here). Anything malformed is a protocol error. Returns the extra CDB
+ * length in *ext_len.
+ */
+static int sess_ext_cdb(const struct conn *c, const uint8_t *bhs,
+			uint8_t *ext, uint32_t *ext_len)
+{
+	const uint8_t *p = c->rx_ahs;
+	uint32_t left = c->rx_ahs_len;
+
+	*ext_len = 0;
+	if (!pdu_ahs_len(bhs))
+		return 0;
+	while (left) {
+		uint32_t len, total;
+
+		if (left < 4)
+			return -1;
+		len = get_be16(p);
+		total = (3 + len + 3) & ~3u;
+		if (!len || total > left)
+			return -1;
+		if (p[2] == ISCSI_AHS_EXTENDED_CDB) {
+			/* AHSLength counts a reserved byte before the CDB. */
+			if (*ext_len || len - 1 > TASK_CDB_MAX - 16)
+				return -1;
+			memcpy(ext, p + 4, len - 1);
+			*ext_len = len - 1;
+		} else if (p[2] != ISCSI_AHS_BIDI_READ_LEN || len != 5) {
+			return -1;
+		}
+		p += total;
+		left -= total;
+	}
+	return 0;
+}
+
 static uint8_t *sess_scsi_cmd_header(struct conn *c, const uint8_t *bhs,
 				     bool *discard, int *err)
 {
@@ -682,6 +722,8 @@ static uint8_t *sess_scsi_cmd_header(struct conn *c, const uint8_t *bhs,
 	struct pdu_scsi_cmd pc;
 	struct cmd *cmd;
 	uint32_t dlen = pdu_data_len(bhs);
+	uint8_t ext_cdb[TASK_CDB_MAX - 16];
+	uint32_t ext_len = 0;
 
 	pdu_decode_scsi_cmd(bhs, &pc);
 	if (s->discovery) {
@@ -710,6 +752,10 @@ static uint8_t *sess_scsi_cmd_header(struct conn *c, const uint8_t *bhs,
 		sess_reject_cmd(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
 		return NULL;
 	}
+	if (sess_ext_cdb(c, bhs, ext_cdb, &ext_len) < 0) {
+		sess_reject_cmd(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
+		return NULL;
+	}
 	cmd = cmd_alloc(s, c);
 	if (!cmd) {
 		*err = -1;
@@ -717,6 +763,9 @@ static uint8_t *sess_scsi_cmd_header(struct conn *c, const uint8_t *bhs,
 		return NULL;
 	}
 	memcpy(cmd->bhs, bhs, ISCSI_BHS_LEN);
+	memcpy(cmd->task.cdb, bhs + BHS_CDB, 16);
+	memcpy(cmd->task.cdb + 16, ext_cdb, ext_len);
+	cmd->task.cdb_len = (uint16_t)(16 + ext_len);
 	cmd->itt = pc.itt;
 	cmd->cmdsn = pc.cmdsn;
 	cmd->immediate = pc.immediate;
@@ -867,8 +916,7 @@ static void sess_dispatch(struct session *s, struct cmd *cmd)
 		 s->target->luns[lun_nr] : NULL;
 	t->nexus = s;
 	t->target = s->target;
-	memcpy(t->cdb, bhs + BHS_CDB, 16);
-	t->cdb_len = 16;
+	/* t->cdb (with any extended CDB) was filled when the header came. */
 	t->attr = bhs[BHS_FLAGS] & ISCSI_CMD_ATTR_MASK;
 	if (t->attr == 0)
 		t->attr = TASK_ATTR_SIMPLE;	/* untagged runs as SIMPLE */

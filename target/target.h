@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include "target/acl.h"
 #include "target/auth.h"
+#include "scsi/alua.h"
 
 struct lun;
 
@@ -35,6 +36,7 @@ struct target {
 	struct acl acl;			/* who may log in; empty: anyone */
 	uint32_t max_sessions;		/* 0: no limit */
 	uint32_t max_sessions_per_initiator;
+	struct alua_cfg alua;		/* target port groups (scsi/alua.h) */
 };
 
 /* Settings that apply daemon-wide, from [global] or the command line. */

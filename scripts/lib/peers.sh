@@ -7,7 +7,18 @@
 #   peers_start_tgt FILE rdwr|aio       sets TGT_PID, TGT_URL
 #   peers_start_istgt FILE              sets ISTGT_PID, ISTGT_URL
 #   peers_stop                          stops whatever was started
+#   peers_need CMD:PKG...               apt-get the packages of missing CMDs
+#   peers_cpu PID                       prints "TICKS THREADS": utime+stime
+#                                       of all its threads, in clock ticks
+#
+# TGT_BSOFLAGS (default "direct": O_DIRECT like tcqd, so both read the
+# disk and not the page cache; empty for buffered) is tgt's --bsoflags
+# for the rdwr store (aio always opens O_DIRECT and refuses the flag).
+# istgt has no such switch: it always goes through the page cache.
+# PEERS_WRAP (words) prefixes tgtd and istgt, e.g. a valgrind command;
+# PEERS_KILL_WAIT is how long peers_kill waits before SIGKILL (seconds).
 
+TGT_BSOFLAGS=${TGT_BSOFLAGS-direct}
 PEERS_DIR=${PEERS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/tcq-peers.XXXXXX")}
 TGT_PID= ISTGT_PID= TGT_URL= ISTGT_URL= TGT_CTL=
 
@@ -18,6 +29,27 @@ peers_install() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	apt-get install -y -qq "${missing[@]}" >/dev/null ||
 		{ apt-get update -qq && apt-get install -y -qq "${missing[@]}"; }
+}
+
+peers_need() {
+	local want pkgs=()
+	for want in "$@"; do
+		command -v "${want%%:*}" >/dev/null || pkgs+=("${want#*:}")
+	done
+	[ ${#pkgs[@]} -eq 0 ] && return 0
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null ||
+		{ apt-get update -qq &&
+		  apt-get install -y -qq --no-install-recommends "${pkgs[@]}"; }
+}
+
+# The process's stat sums its live threads and the ones that ended;
+# fields after the ")" of comm: 12 utime, 13 stime, 18 num_threads.
+peers_cpu() {
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || { echo "0 0"; return 1; }
+	st=${st##*) }
+	awk '{ print $12 + $13, $18 }' <<<"$st"
 }
 
 peers_free_port() {
@@ -36,17 +68,20 @@ peers_wait_port() {
 }
 
 peers_start_tgt() {
-	local file=$1 bs=${2:-rdwr} port ctl iqn=iqn.2026-11.org.tcq:tgt
+	local file=$1 bs=${2:-rdwr} port ctl iqn=iqn.2026-11.org.tcq:tgt flags=()
+	[ "$bs" = rdwr ] && [ -n "$TGT_BSOFLAGS" ] &&
+		flags=(--bsoflags "$TGT_BSOFLAGS")
 	port=$(peers_free_port)
 	ctl=$((1000 + RANDOM % 30000))
 	TGT_CTL=$ctl
-	tgtd -f -C "$ctl" --iscsi "portal=127.0.0.1:$port" \
+	${PEERS_WRAP:-} tgtd -f -C "$ctl" --iscsi "portal=127.0.0.1:$port" \
 		>"$PEERS_DIR/tgtd.log" 2>&1 &
 	TGT_PID=$!
 	peers_wait_port "$port" || return 1
 	tgtadm -C "$ctl" --lld iscsi --op new --mode target --tid 1 -T "$iqn" &&
 	tgtadm -C "$ctl" --lld iscsi --op new --mode logicalunit --tid 1 \
-		--lun 1 --bstype "$bs" -b "$file" &&
+		--lun 1 --bstype "$bs" -b "$file" \
+		"${flags[@]}" &&
 	tgtadm -C "$ctl" --lld iscsi --op bind --mode target --tid 1 -I ALL ||
 		{ echo "peers: tgtadm failed (see $PEERS_DIR/tgtd.log)" >&2; return 1; }
 	TGT_URL=iscsi://127.0.0.1:$port/$iqn/1
@@ -99,31 +134,37 @@ peers_start_istgt() {
   QueueDepth 64
   LUN0 Storage $file $size
 CONF
-	istgt -c "$PEERS_DIR/istgt.conf" -p "$PEERS_DIR/istgt.pid" -D \
+	${PEERS_WRAP:-} istgt -c "$PEERS_DIR/istgt.conf" -p "$PEERS_DIR/istgt.pid" -D \
 		>"$PEERS_DIR/istgt.log" 2>&1 &
 	ISTGT_PID=$!
 	peers_wait_port "$port" || return 1
 	ISTGT_URL=iscsi://127.0.0.1:$port/$base:istgt/0
 }
 
-# Ends a peer by PID: SIGTERM, then SIGKILL after 5 s.
+# Ends a peer by PID: SIGTERM, then SIGKILL after PEERS_KILL_WAIT s (5).
 peers_kill() {
 	local p=$1 i
-	kill "$p" 2>/dev/null || return 0
-	for ((i = 0; i < 50; i++)); do
+	kill "$p" 2>/dev/null || { wait "$p" 2>/dev/null; return 0; }
+	for ((i = 0; i < ${PEERS_KILL_WAIT:-5} * 10; i++)); do
 		kill -0 "$p" 2>/dev/null || break
 		sleep 0.1
 	done
-	kill -9 "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
+	kill -9 "$p" 2>/dev/null || true
+	wait "$p" 2>/dev/null || true
 	return 0
 }
 
 peers_stop() {
-	# tgtd leaves on SIGTERM only once it has no targets.
-	[ -n "$TGT_PID" ] && tgtadm -C "$TGT_CTL" --op delete --mode system \
-		>/dev/null 2>&1
+	# tgtd leaves on SIGTERM only once it has no targets, and deleting
+	# the system (after which it exits by itself) needs the target gone.
+	if [ -n "$TGT_PID" ]; then
+		tgtadm -C "$TGT_CTL" --op delete --mode target --tid 1 --force \
+			>/dev/null 2>&1 || true
+		tgtadm -C "$TGT_CTL" --op delete --mode system \
+			>/dev/null 2>&1 || true
+	fi
 	[ -n "$TGT_PID" ] && peers_kill "$TGT_PID"
 	[ -n "$ISTGT_PID" ] && peers_kill "$ISTGT_PID"
 	TGT_PID= ISTGT_PID=
+	return 0	# callers run under set -e
 }

@@ -94,7 +94,7 @@ make_lun() {
 # TCQD_IQN and TCQD_PORTAL (HOST:PORT). Extra URL lines (several targets)
 # end up in TCQD_URLS.
 start_tcqd() {
-	local args=("$@") a has_listen=0 has_export=0 has_cfg=0 line i
+	local args=("$@") a has_listen=0 has_export=0 has_cfg=0 line i prev=
 	[ -z "$TCQD_PID" ] || fail "start_tcqd: tcqd already running"
 	[ -x "$TCQD" ] || fail "tcqd not built at $TCQD"
 	for a in "$@"; do
@@ -102,7 +102,10 @@ start_tcqd() {
 		--listen | --listen=*) has_listen=1 ;;
 		--export | --export=*) has_export=1 ;;
 		-c | --config | --config=*) has_cfg=1 ;;
+		--backend=rbd:*) has_export=1 ;;	# needs no path
 		esac
+		[ "$prev" = --backend ] && [[ $a == rbd:* ]] && has_export=1
+		prev=$a
 	done
 	if [ "$has_cfg" -eq 0 ]; then
 		[ "$has_listen" -eq 1 ] || args+=(--listen 127.0.0.1:0)

@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
+#include "tcq/crc32c.h"
 #include "tcq/scsi_proto.h"
 #include "tests/integration/pdutest.h"
 
@@ -82,17 +83,15 @@ int pt_tcp_connect(void)
 	return fd;
 }
 
-int pt_send_pdu(int fd, const uint8_t *bhs, const void *data, uint32_t len)
+/* Sends every iovec in full (blocking): 0, or -1 (errno set). */
+static int send_all(int fd, struct iovec *iov, int iovcnt)
 {
-	static const uint8_t zeros[4];
-	struct iovec iov[3] = {
-		{ (void *)bhs, ISCSI_BHS_LEN },
-		{ (void *)data, len },
-		{ (void *)zeros, pdu_pad(len) },
-	};
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 3 };
-	size_t left = ISCSI_BHS_LEN + len + pdu_pad(len);
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)iovcnt };
+	size_t left = 0;
+	int i;
 
+	for (i = 0; i < iovcnt; i++)
+		left += iov[i].iov_len;
 	while (left > 0) {
 		ssize_t n = sendmsg(fd, &mh, MSG_NOSIGNAL);
 
@@ -117,6 +116,63 @@ int pt_send_pdu(int fd, const uint8_t *bhs, const void *data, uint32_t len)
 		}
 	}
 	return 0;
+}
+
+int pt_send_pdu(int fd, const uint8_t *bhs, const void *data, uint32_t len)
+{
+	static const uint8_t zeros[4];
+	struct iovec iov[3] = {
+		{ (void *)bhs, ISCSI_BHS_LEN },
+		{ (void *)data, len },
+		{ (void *)zeros, pdu_pad(len) },
+	};
+
+	return send_all(fd, iov, 3);
+}
+
+/* Digests travel least significant byte first (RFC 7143 12.1). */
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* Data digest: over the segment and its padding (RFC 7143 12.1). */
+static uint32_t data_crc(const void *data, uint32_t len)
+{
+	static const uint8_t zeros[4];
+	uint32_t crc = crc32c_update(0xffffffffu, data, len);
+
+	return ~crc32c_update(crc, zeros, pdu_pad(len));
+}
+
+int pt_sess_send(struct pt_sess *s, const uint8_t *bhs, const void *data,
+		 uint32_t len, uint32_t hd_xor, uint32_t dd_xor)
+{
+	static const uint8_t zeros[4];
+	uint8_t hd[4], dd[4];
+	uint32_t v;
+	struct iovec iov[5] = {
+		{ (void *)bhs, ISCSI_BHS_LEN },
+		{ hd, s->hdgst ? 4 : 0 },
+		{ (void *)data, len },
+		{ (void *)zeros, pdu_pad(len) },
+		{ dd, s->ddgst && len ? 4 : 0 },
+	};
+
+	v = crc32c(bhs, ISCSI_BHS_LEN) ^ hd_xor;
+	put_le32(hd, v);
+	v = len ? data_crc(data, len) ^ dd_xor : 0;
+	put_le32(dd, v);
+	return send_all(s->fd, iov, 5);
 }
 
 /* Reads exactly n bytes before the deadline: 1 done, 0 timeout, -1 EOF
@@ -155,21 +211,35 @@ void pt_rx_free(struct pt_rx *r)
 	r->len = 0;
 }
 
-int pt_recv_raw(int fd, struct pt_rx *r, int64_t deadline)
+/* One PDU; with s, the digests s negotiated are read and checked. */
+static int recv_pdu(int fd, struct pt_rx *r, int64_t deadline,
+		    struct pt_sess *s)
 {
-	uint8_t ahs[255 * 4];
+	uint8_t hdr[ISCSI_BHS_LEN + 255 * 4];
 	uint32_t ahs_len, pad;
-	uint8_t padbuf[4];
+	uint8_t padbuf[4], dg[4];
 	int rc;
 
 	r->data = NULL;
 	r->len = 0;
-	rc = recv_full(fd, r->bhs, ISCSI_BHS_LEN, deadline);
+	rc = recv_full(fd, hdr, ISCSI_BHS_LEN, deadline);
 	if (rc <= 0)
 		return rc;
+	memcpy(r->bhs, hdr, ISCSI_BHS_LEN);
 	ahs_len = pdu_ahs_len(r->bhs);
-	if (ahs_len && recv_full(fd, ahs, ahs_len, deadline) <= 0)
+	if (ahs_len &&
+	    recv_full(fd, hdr + ISCSI_BHS_LEN, ahs_len, deadline) <= 0)
 		return -1;
+	if (s && s->hdgst) {
+		if (recv_full(fd, dg, 4, deadline) <= 0)
+			return -1;
+		s->hdgst_checked++;
+		if (get_le32(dg) != crc32c(hdr, ISCSI_BHS_LEN + ahs_len)) {
+			s->digest_errors++;
+			pt_note("header digest mismatch on opcode 0x%02x ITT 0x%x",
+				pdu_opcode(r->bhs), pdu_itt(r->bhs));
+		}
+	}
 	r->len = pdu_data_len(r->bhs);
 	if (r->len > PT_MAX_RX_SEGMENT) {
 		pt_note("target sent a %u-byte data segment", r->len);
@@ -190,7 +260,29 @@ int pt_recv_raw(int fd, struct pt_rx *r, int64_t deadline)
 		pt_rx_free(r);
 		return -1;
 	}
+	if (s && s->ddgst && r->len) {
+		if (recv_full(fd, dg, 4, deadline) <= 0) {
+			pt_rx_free(r);
+			return -1;
+		}
+		s->ddgst_checked++;
+		if (get_le32(dg) != data_crc(r->data, r->len)) {
+			s->digest_errors++;
+			pt_note("data digest mismatch on opcode 0x%02x ITT 0x%x (%u bytes)",
+				pdu_opcode(r->bhs), pdu_itt(r->bhs), r->len);
+		}
+	}
 	return 1;
+}
+
+int pt_recv_raw(int fd, struct pt_rx *r, int64_t deadline)
+{
+	return recv_pdu(fd, r, deadline, NULL);
+}
+
+int pt_sess_recv_raw(struct pt_sess *s, struct pt_rx *r, int64_t deadline)
+{
+	return recv_pdu(s->fd, r, deadline, s);
 }
 
 void pt_track_sn(struct pt_sess *s, const uint8_t *bhs)
@@ -241,7 +333,7 @@ void pt_answer_ping(struct pt_sess *s, const struct pt_rx *r)
 	no.expstatsn = s->exp_statsn;
 	pdu_encode_nop_out(bhs, &no);
 	pdu_set_data_len(bhs, 0);
-	if (pt_send_pdu(s->fd, bhs, NULL, 0) == 0)
+	if (pt_sess_send(s, bhs, NULL, 0, 0, 0) == 0)
 		s->pings_answered++;
 }
 
@@ -250,7 +342,7 @@ int pt_recv(struct pt_sess *s, struct pt_rx *r, int timeout_ms)
 	int64_t deadline = pt_now_ms() + timeout_ms;
 
 	for (;;) {
-		int rc = pt_recv_raw(s->fd, r, deadline);
+		int rc = pt_sess_recv_raw(s, r, deadline);
 		uint8_t op;
 
 		if (rc <= 0)
@@ -383,8 +475,10 @@ static size_t login_keys(char *keys, size_t cap, const struct pt_login_opts *o)
 	}
 	klen = pt_kv_add(keys, klen, cap, "TargetName", pt_target_iqn);
 	klen = pt_kv_add(keys, klen, cap, "SessionType", "Normal");
-	klen = pt_kv_add(keys, klen, cap, "HeaderDigest", "None");
-	klen = pt_kv_add(keys, klen, cap, "DataDigest", "None");
+	klen = pt_kv_add(keys, klen, cap, "HeaderDigest",
+			 o->digests ? "CRC32C" : "None");
+	klen = pt_kv_add(keys, klen, cap, "DataDigest",
+			 o->digests ? "CRC32C" : "None");
 	klen = pt_kv_add(keys, klen, cap, "MaxRecvDataSegmentLength", mrdsl);
 	klen = pt_kv_add(keys, klen, cap, "InitialR2T", "Yes");
 	klen = pt_kv_add(keys, klen, cap, "ImmediateData",
@@ -505,6 +599,13 @@ int pt_login(struct pt_sess *s, const struct pt_login_opts *o)
 						   "MaxRecvDataSegmentLength");
 			if (v)
 				s->peer_mrdsl = (uint32_t)strtoul(v, NULL, 10);
+			/* Digests start after the last login response. */
+			v = pt_kv_find(r.data, r.len, "HeaderDigest");
+			if (v)
+				s->hdgst = !strcmp(v, "CRC32C");
+			v = pt_kv_find(r.data, r.len, "DataDigest");
+			if (v)
+				s->ddgst = !strcmp(v, "CRC32C");
 		}
 		/* Next round answers what the target offered on its own. */
 		klen = answer_offers(keys, sizeof(keys), keys, klen, &r);
@@ -541,7 +642,10 @@ int pt_send_nop_ping(struct pt_sess *s, uint32_t itt, const void *data,
 	no.data_len = declared_len;
 	pdu_encode_nop_out(bhs, &no);
 	pdu_set_data_len(bhs, declared_len);
-	return pt_send_pdu(s->fd, bhs, data, len);
+	/* The data digest only means something for a truthful length. */
+	if (len != declared_len)
+		return pt_send_pdu(s->fd, bhs, data, len);
+	return pt_sess_send(s, bhs, data, len, 0, 0);
 }
 
 int pt_send_cdb(struct pt_sess *s, uint32_t itt, uint32_t cmdsn,
@@ -560,7 +664,7 @@ int pt_send_cdb(struct pt_sess *s, uint32_t itt, uint32_t cmdsn,
 	memcpy(sc.cdb, cdb, cdb_len);
 	pdu_encode_scsi_cmd(bhs, &sc);
 	pdu_set_data_len(bhs, 0);
-	return pt_send_pdu(s->fd, bhs, NULL, 0);
+	return pt_sess_send(s, bhs, NULL, 0, 0, 0);
 }
 
 /* Sense key from the SCSI Response data segment (2-byte length first). */
@@ -636,7 +740,7 @@ void pt_logout(struct pt_sess *s)
 	lo.expstatsn = s->exp_statsn;
 	pdu_encode_logout_req(bhs, &lo);
 	pdu_set_data_len(bhs, 0);
-	if (pt_send_pdu(s->fd, bhs, NULL, 0) == 0) {
+	if (pt_sess_send(s, bhs, NULL, 0, 0, 0) == 0) {
 		while (pt_recv(s, &r, 5000) > 0) {
 			bool done = pdu_opcode(r.bhs) == ISCSI_OP_LOGOUT_RSP;
 

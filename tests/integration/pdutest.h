@@ -45,6 +45,11 @@ struct pt_sess {
 	/* pt_recv counts PDUs carrying this ITT (0xffffffff: off). */
 	uint32_t watch_itt;
 	unsigned watch_hits;
+	/* CRC32C digests negotiated at login (pt_login_opts.digests): every
+	 * PDU after the login carries them both ways. Received digests are
+	 * checked; mismatches are counted (and the PDU still returned). */
+	bool hdgst, ddgst;
+	unsigned hdgst_checked, ddgst_checked, digest_errors;
 };
 
 struct pt_rx {
@@ -62,6 +67,7 @@ struct pt_login_opts {
 	const char *immediate_data;	/* NULL: "Yes" */
 	const char *mrdsl;		/* our MaxRecvDataSegmentLength */
 	bool split;			/* first text in two PDUs (C bit) */
+	bool digests;			/* ask for CRC32C header and data digests */
 };
 
 void pt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -83,6 +89,14 @@ int pt_tcp_connect(void);
 int pt_send_pdu(int fd, const uint8_t *bhs, const void *data, uint32_t len);
 /* One PDU: 1 received, 0 deadline passed, -1 closed or bad framing. */
 int pt_recv_raw(int fd, struct pt_rx *r, int64_t deadline);
+/* pt_send_pdu with the session's digests; hd_xor and dd_xor are XORed
+ * into the header and data digests (0: correct digests) so a test can
+ * send corrupted ones. */
+int pt_sess_send(struct pt_sess *s, const uint8_t *bhs, const void *data,
+		 uint32_t len, uint32_t hd_xor, uint32_t dd_xor);
+/* pt_recv_raw for a session: digests are read and checked when
+ * negotiated (s->hdgst_checked, s->ddgst_checked, s->digest_errors). */
+int pt_sess_recv_raw(struct pt_sess *s, struct pt_rx *r, int64_t deadline);
 void pt_rx_free(struct pt_rx *r);
 /* Follows ExpCmdSN/MaxCmdSN/StatSN in a PDU from the target. */
 void pt_track_sn(struct pt_sess *s, const uint8_t *bhs);

@@ -7,6 +7,9 @@
  *     read LBA N BYTE|-     READ(16); BYTE (hex): check all data equals it
  *     write LBA N BYTE fua|nofua   WRITE(16) of N blocks filled with BYTE
  *     sync                  SYNCHRONIZE CACHE(10) of the whole LUN
+ *     readcap               READ CAPACITY(16): "CAPACITY N" blocks on GOOD
+ *     waitfile PATH         no command: waits (up to 60 s) until PATH
+ *                           exists, so a test can act mid-session
  *
  * One line per command: "GOOD", "MISMATCH at byte N", or
  * "CHECK CONDITION key=0xK asc=0xAA ascq=0xQQ"; other statuses by value.
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
@@ -25,7 +29,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: scsicmd URL {read LBA N BYTE|-, write LBA N "
-			"BYTE fua|nofua, sync}...\n");
+			"BYTE fua|nofua, sync, readcap, waitfile PATH}...\n");
 	return 2;
 }
 
@@ -131,6 +135,31 @@ int main(int argc, char **argv)
 					       !strcmp(argv[i + 4], "fua"), 0, 0);
 			free(buf);
 			i += 5;
+		} else if (!strcmp(argv[i], "readcap")) {
+			struct scsi_readcapacity16 *rc16;
+
+			t = iscsi_readcapacity16_sync(iscsi, url->lun);
+			i += 1;
+			if (t && t->status == SCSI_STATUS_GOOD) {
+				rc16 = scsi_datain_unmarshall(t);
+				if (rc16)
+					printf("CAPACITY %llu\n",
+					       (unsigned long long)
+					       rc16->returned_lba + 1);
+				else
+					printf("CAPACITY unreadable\n");
+				scsi_free_scsi_task(t);
+				continue;
+			}
+		} else if (!strcmp(argv[i], "waitfile") && i + 1 < argc) {
+			int w;
+
+			fflush(stdout);	/* the test reads what came before */
+			for (w = 0; w < 600 && access(argv[i + 1], F_OK); w++)
+				usleep(100000);
+			printf("%s\n", w < 600 ? "WAITED" : "WAIT TIMEOUT");
+			i += 2;
+			continue;
 		} else if (!strcmp(argv[i], "sync")) {
 			t = iscsi_synchronizecache10_sync(iscsi, url->lun, 0, 0,
 							  0, 0);

@@ -445,9 +445,12 @@ static void fake_send(struct fake *f, const struct pdu_login_req *q,
 	r.status_class = (uint8_t)(status >> 8);
 	r.status_detail = (uint8_t)status;
 	pdu_encode_login_rsp(bhs, &r);
-	if (write(f->fd, bhs, sizeof(bhs)) < 0 ||
-	    (len && write(f->fd, text, len) < 0) ||
-	    write(f->fd, zero, pdu_pad((uint32_t)len)) < 0)
+	/* The initiator may have hung up already (a refused login):
+	 * no SIGPIPE for that. */
+	if (send(f->fd, bhs, sizeof(bhs), MSG_NOSIGNAL) < 0 ||
+	    (len && send(f->fd, text, len, MSG_NOSIGNAL) < 0) ||
+	    (pdu_pad((uint32_t)len) &&
+	     send(f->fd, zero, pdu_pad((uint32_t)len), MSG_NOSIGNAL) < 0))
 		f->failures++;
 }
 

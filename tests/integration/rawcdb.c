@@ -1,0 +1,155 @@
+/*
+ * rawcdb: sends CDBs as given (hex) over one libiscsi session and prints
+ * each outcome with the Data-In bytes, for tests of commands libiscsi has
+ * no helper for (REPORT TARGET PORT GROUPS in alua.sh).
+ *
+ *   rawcdb URL CDB[:ALLOC]...   CDB in hex (6..16 bytes), ALLOC the
+ *                               expected Data-In length (default 0)
+ *
+ * One line per CDB: "GOOD HEX..." (the Data-In, "-" when none), or
+ * "CHECK CONDITION key=0xK asc=0xAA ascq=0xQQ", or "STATUS 0xSS". A UNIT
+ * ATTENTION (the session's first command) is retried, not printed. Exit 0
+ * when every CDB ran, 1 on transport errors, 2 on usage errors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <iscsi/iscsi.h>
+#include <iscsi/scsi-lowlevel.h>
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: rawcdb URL CDBHEX[:ALLOC]...\n");
+	return 2;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* "12000000600" style hex into cdb; returns its length or -1. */
+static int parse_cdb(const char *s, unsigned char *cdb, unsigned long *alloc)
+{
+	const char *colon = strchr(s, ':');
+	size_t n = colon ? (size_t)(colon - s) : strlen(s);
+	char *end;
+
+	if (n % 2 || n < 12 || n > 32)
+		return -1;
+	for (size_t i = 0; i < n; i += 2) {
+		int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		cdb[i / 2] = (unsigned char)(hi << 4 | lo);
+	}
+	*alloc = 0;
+	if (colon) {
+		*alloc = strtoul(colon + 1, &end, 0);
+		if (!colon[1] || *end || *alloc > 1u << 20)
+			return -1;
+	}
+	return (int)(n / 2);
+}
+
+static struct scsi_task *run(struct iscsi_context *iscsi, int lun,
+			     const unsigned char *cdb, int len,
+			     unsigned long alloc)
+{
+	struct scsi_task *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	memcpy(t->cdb, cdb, (size_t)len);
+	t->cdb_size = len;
+	t->xfer_dir = alloc ? SCSI_XFER_READ : SCSI_XFER_NONE;
+	t->expxferlen = (int)alloc;
+	if (!iscsi_scsi_command_sync(iscsi, lun, t, NULL)) {
+		scsi_free_scsi_task(t);
+		return NULL;
+	}
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	const char *ini = getenv("INITIATOR");
+	struct iscsi_context *iscsi;
+	struct iscsi_url *url;
+	int rc = 0;
+
+	if (argc < 3)
+		return usage();
+	iscsi = iscsi_create_context(ini && *ini ? ini :
+				     "iqn.2026-11.org.tcq:rawcdb");
+	if (!iscsi)
+		return 1;
+	url = iscsi_parse_full_url(iscsi, argv[1]);
+	if (!url) {
+		fprintf(stderr, "rawcdb: %s\n", iscsi_get_error(iscsi));
+		iscsi_destroy_context(iscsi);
+		return 2;
+	}
+	iscsi_set_targetname(iscsi, url->target);
+	iscsi_set_session_type(iscsi, ISCSI_SESSION_NORMAL);
+	iscsi_set_header_digest(iscsi, ISCSI_HEADER_DIGEST_NONE_CRC32C);
+	/* Not iscsi_full_connect_sync: its TEST UNIT READY fails the login
+	 * through a standby port. */
+	if (iscsi_connect_sync(iscsi, url->portal) != 0 ||
+	    iscsi_login_sync(iscsi) != 0) {
+		fprintf(stderr, "rawcdb: login: %s\n", iscsi_get_error(iscsi));
+		rc = 1;
+		goto out;
+	}
+	for (int i = 2; i < argc && rc == 0; i++) {
+		unsigned char cdb[16];
+		unsigned long alloc;
+		struct scsi_task *t = NULL;
+		int len = parse_cdb(argv[i], cdb, &alloc);
+
+		if (len < 0) {
+			rc = usage();
+			break;
+		}
+		for (int tries = 0; tries < 4; tries++) {
+			if (t)
+				scsi_free_scsi_task(t);
+			t = run(iscsi, url->lun, cdb, len, alloc);
+			if (!t || t->status != SCSI_STATUS_CHECK_CONDITION ||
+			    t->sense.key != SCSI_SENSE_UNIT_ATTENTION)
+				break;
+		}
+		if (!t) {
+			fprintf(stderr, "rawcdb: %s\n", iscsi_get_error(iscsi));
+			rc = 1;
+			break;
+		}
+		if (t->status == SCSI_STATUS_GOOD) {
+			printf("GOOD ");
+			for (int k = 0; k < t->datain.size; k++)
+				printf("%02x", t->datain.data[k]);
+			printf("%s\n", t->datain.size > 0 ? "" : "-");
+		} else if (t->status == SCSI_STATUS_CHECK_CONDITION) {
+			printf("CHECK CONDITION key=0x%x asc=0x%02x ascq=0x%02x\n",
+			       (unsigned)t->sense.key,
+			       (unsigned)(t->sense.ascq >> 8),
+			       (unsigned)(t->sense.ascq & 0xff));
+		} else {
+			printf("STATUS 0x%02x\n", (unsigned)t->status);
+		}
+		scsi_free_scsi_task(t);
+	}
+	fflush(stdout);
+	iscsi_logout_sync(iscsi);
+out:
+	iscsi_destroy_url(url);
+	iscsi_destroy_context(iscsi);
+	return rc;
+}

@@ -1,0 +1,162 @@
+#!/bin/bash
+# The rbd backend against a real (throw-away) Ceph cluster: the disk
+# suites of libiscsi's conformance suite with 0 failures, tcq-bench
+# order-check and a --verify run through rbd, and an `rbd resize` seen by
+# a logged-in initiator as CAPACITY DATA HAS CHANGED and the new size in
+# READ CAPACITY(16), and commands that fail with sense data, not hang,
+# while the OSD is frozen. Skips (77) when tcqd was built without librbd or Ceph
+# is not installed; scripts/install-deps installs it, so CI runs it.
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/integration/ceph.sh
+. "$top_srcdir/tests/integration/ceph.sh"
+
+BENCH=${BENCH:-$top_builddir/tcq-bench}
+SCSICMD=${SCSICMD:-$top_builddir/tests/integration/scsicmd}
+: "${CONFORMANCE_TIMEOUT:=300}"
+[ -x "$TCQD" ] || fail "tcqd not built at $TCQD"
+[ -x "$BENCH" ] || fail "tcq-bench not built at $BENCH"
+[ -x "$SCSICMD" ] || fail "scsicmd not built at $SCSICMD"
+
+probe=$(CEPH_CONF=/nonexistent timeout 10 "$TCQD" --backend rbd:image=probe \
+	--listen 127.0.0.1:0 2>&1 </dev/null)
+grep -q 'built without librbd' <<<"$probe" &&
+	skip "tcqd was built without librbd (install librbd-dev librados-dev, re-run configure)"
+ceph_available ||
+	skip "Ceph is not installed (scripts/install-deps installs ceph-mon ceph-osd ceph-mgr ceph-common)"
+need_tool iscsi-test-cu
+
+# tcqd first (it talks to the cluster), then the cluster, then lib.sh's
+# cleanup with the test's own status.
+# shellcheck disable=SC2317  # called through the EXIT trap
+rbd_cleanup() {
+	local rc=$? i
+	if [ -n "$TCQD_PID" ]; then
+		kill -TERM "$TCQD_PID" 2>/dev/null
+		for ((i = 0; i < 50; i++)); do
+			kill -0 "$TCQD_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$TCQD_PID" 2>/dev/null
+		wait "$TCQD_PID" 2>/dev/null
+		TCQD_PID=
+	fi
+	ceph_stop
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ -n "$CEPH_DIR" ]; then
+		for f in "$CEPH_DIR"/log/osd.0.log "$CEPH_DIR"/log/mon.a.log; do
+			[ -s "$f" ] && { echo "----- $f -----"; tail -n 30 "$f"; }
+		done
+	fi
+	(exit "$rc")
+	lib_cleanup
+}
+trap rbd_cleanup EXIT
+
+t0=$SECONDS
+ceph_start "$TEST_TMP/ceph" || fail "the Ceph cluster did not start"
+ok "Ceph cluster started in $((SECONDS - t0)) s"
+# Layering only: no exclusive lock, whose holder, if killed, would stall
+# the next writer until its watch times out.
+run timeout 60 rbd create --size 128M --image-feature layering rbd/disk ||
+	fail "rbd create failed"
+
+start_tcqd --backend rbd:pool=rbd,image=disk,timeout=20 \
+	--iqn iqn.2026-11.org.tcq:rbd
+grep -q 'rbd rbd/disk: 134217728 bytes' "$TCQD_LOG" ||
+	fail "tcqd did not report the image's size"
+
+# 1. The conformance suites that apply to a disk.
+suites=(SCSI.Inquiry SCSI.ReadCapacity16 SCSI.Read10 SCSI.Read16
+	SCSI.Write10 SCSI.Write16 SCSI.Unmap SCSI.WriteSame16
+	SCSI.CompareAndWrite iSCSI.iSCSIcmdsn)
+for suite in "${suites[@]}"; do
+	log=$TEST_TMP/cu-$suite.log
+	rc=0
+	t1=$SECONDS
+	CLIENT_TIMEOUT=$CONFORMANCE_TIMEOUT tc iscsi-test-cu -d \
+		-i "$INITIATOR" -I "$INITIATOR2" --test="$suite" "$TCQD_URL" \
+		>"$log" 2>&1 || rc=$?
+	tests=$(awk '$1 == "tests" { print $3 " ran, " $4 " passed, " $5 " failed" }' "$log")
+	if [ "$rc" -ne 0 ] || [ -z "$tests" ] ||
+		! awk '$1 == "tests" && $5 != 0 { exit 1 }' "$log"; then
+		cat "$log"
+		fail "$suite: iscsi-test-cu exit $rc (${tests:-no summary})"
+	fi
+	ok "$suite: $tests ($((SECONDS - t1)) s)"
+done
+tcqd_alive
+
+# 2. SAM-5 ordering survives the trip through RADOS.
+run "$BENCH" order-check --count 2000 "$TCQD_URL" ||
+	fail "order-check through rbd failed"
+grep -q '^order-check: 0 violations' <<<"$OUT" ||
+	fail "order-check reported violations"
+ok "order-check through rbd: 0 violations"
+
+# 3. Every acknowledged write reads back.
+run "$BENCH" --engine libiscsi --rw write,randwrite,read --verify \
+	--span 16m --bs 4k,64k --depth 8 --sessions 2 --runtime 3 --quiet \
+	"$TCQD_URL" || fail "--verify through rbd failed"
+ok "--verify passes through rbd"
+
+# 4. rbd resize under a logged-in initiator: its next command gets
+# CAPACITY DATA HAS CHANGED (6/2A/09), then READ CAPACITY(16) the new size.
+: >"$TEST_TMP/sc.out"
+"$SCSICMD" "$TCQD_URL" readcap waitfile "$TEST_TMP/resized" readcap \
+	readcap >"$TEST_TMP/sc.out" 2>&1 &
+sc_pid=$!
+for ((i = 0; i < 100; i++)); do
+	grep -q CAPACITY "$TEST_TMP/sc.out" && break
+	sleep 0.1
+done
+grep -qx 'CAPACITY 262144' "$TEST_TMP/sc.out" ||
+	{ cat "$TEST_TMP/sc.out"; fail "READ CAPACITY(16) before the resize"; }
+run timeout 60 rbd resize --size 192M rbd/disk || fail "rbd resize failed"
+for ((i = 0; i < 100; i++)); do
+	grep -q 'rbd rbd/disk: resized' "$TCQD_LOG" && break
+	sleep 0.1
+done
+grep -q 'rbd rbd/disk: resized from 134217728 to 201326592' "$TCQD_LOG" ||
+	fail "tcqd did not see the resize within 10 s"
+touch "$TEST_TMP/resized"
+rc=0
+wait "$sc_pid" || rc=$?
+cat "$TEST_TMP/sc.out"
+[ "$rc" -eq 0 ] || fail "scsicmd exit $rc"
+[ "$(sed -n 3p "$TEST_TMP/sc.out")" = "CHECK CONDITION key=0x6 asc=0x2a ascq=0x09" ] ||
+	fail "no CAPACITY DATA HAS CHANGED after the resize"
+[ "$(sed -n 4p "$TEST_TMP/sc.out")" = "CAPACITY 393216" ] ||
+	fail "READ CAPACITY(16) does not show the new size"
+ok "rbd resize: CAPACITY DATA HAS CHANGED, then 393216 blocks"
+# The new blocks are usable at once.
+run "$SCSICMD" "$TCQD_URL" write 393000 8 5a fua read 393000 8 5a ||
+	fail "scsicmd failed past the old end"
+[ "$(printf '%s\n' "$OUT" | grep -c '^GOOD$')" -eq 2 ] ||
+	fail "I/O past the old end failed"
+ok "I/O beyond the old size works"
+
+stop_tcqd
+
+# 5. A cluster that stops answering (the OSD frozen): commands fail with
+# sense data after timeout= seconds instead of hanging, and work again
+# once it is back.
+start_tcqd --backend rbd:pool=rbd,image=disk,timeout=3 \
+	--iqn iqn.2026-11.org.tcq:rbd
+osd=$(ceph_pid osd.0)
+[ -n "$osd" ] || fail "no OSD pid"
+kill -STOP "$osd"
+t1=$SECONDS
+run "$SCSICMD" "$TCQD_URL" write 100 8 77 fua read 100 8 -
+rc=$?
+kill -CONT "$osd"
+[ "$rc" -eq 0 ] || fail "scsicmd exit $rc with the OSD frozen"
+[ "$(printf '%s\n' "$OUT" | grep -c '^CHECK CONDITION key=0x3 ')" -eq 2 ] ||
+	fail "commands to a frozen cluster did not end in MEDIUM ERROR"
+ok "frozen cluster: MEDIUM ERROR after $((SECONDS - t1)) s, no hang"
+run "$SCSICMD" "$TCQD_URL" write 100 8 77 fua read 100 8 77 ||
+	fail "scsicmd failed after the OSD came back"
+[ "$(printf '%s\n' "$OUT" | grep -c '^GOOD$')" -eq 2 ] ||
+	fail "I/O did not recover once the OSD answered again"
+ok "I/O recovers when the cluster answers again"
+stop_tcqd
+pass "rbd backend: conformance, ordering, verify, resize and timeouts in $((SECONDS - t0)) s"
