@@ -113,7 +113,8 @@ static uint32_t inquiry_std(const struct lun *l, uint8_t *p)
 	return 96;
 }
 
-static const uint8_t vpd_pages[] = { 0x00, 0x80, 0x83, 0xb0, 0xb1, 0xb2 };
+static const uint8_t vpd_pages[] = { 0x00, 0x80, 0x83, 0x86, 0xb0, 0xb1,
+				     0xb2 };
 
 static uint32_t vpd_designators(const struct lun *l, uint8_t *p)
 {
@@ -185,6 +186,12 @@ static uint32_t inquiry_vpd(const struct lun *l, uint8_t page, uint8_t *p)
 		return 4 + n;
 	case 0x83:
 		return vpd_designators(l, p);
+	case 0x86:		/* extended INQUIRY data (SPC-4 7.8.7) */
+		p[3] = 0x3c;
+		p[5] = 0x07;	/* HEADSUP, ORDSUP, SIMPSUP: task attributes */
+		p[6] = 0x01;	/* V_SUP: a volatile write cache */
+		p[13] = SENSE_BUF_MAX;	/* longest sense data we return */
+		return 64;
 	case 0xb0: {		/* block limits */
 		uint32_t bs = l->block_size;
 		p[3] = 0x3c;

@@ -42,6 +42,7 @@ run iscsi-inq -i "$INITIATOR" -e 1 -c 0 "$TCQD_URL" ||
 	fail "INQUIRY VPD 0x00 failed"
 expect '^Page:0x80' "supported pages list 0x80"
 expect '^Page:0x83' "supported pages list 0x83"
+expect '^Page:0x86' "supported pages list 0x86"
 
 run iscsi-inq -i "$INITIATOR" -e 1 -c 128 "$TCQD_URL" ||
 	fail "INQUIRY VPD 0x80 failed"

@@ -479,6 +479,30 @@ START_TEST(read_defect_data)
 }
 END_TEST
 
+/* Extended INQUIRY Data VPD page: the task attributes we honour. */
+START_TEST(vpd_extended_inquiry)
+{
+	uint8_t cdb[6] = { SOP_INQUIRY, 0x01, 0x86, 0, 64, 0 };
+	struct cmd *c = run(ts_a, cdb, 6, NULL, 0, 64);
+	const uint8_t *p = c->t.buf;
+
+	ck_assert_int_eq(c->t.status, SAM_STAT_GOOD);
+	ck_assert_uint_eq(c->t.data_in_len, 64);
+	ck_assert_uint_eq(p[1], 0x86);
+	ck_assert_uint_eq(get_be16(p + 2), 0x3c);
+	ck_assert_uint_eq(p[5], 0x07);		/* HEADSUP ORDSUP SIMPSUP */
+	ck_assert_uint_eq(p[6] & 0x01, 0x01);	/* V_SUP */
+	cmd_free(c);
+
+	uint8_t list[6] = { SOP_INQUIRY, 0x01, 0x00, 0, 64, 0 };
+	c = run(ts_a, list, 6, NULL, 0, 64);
+	p = c->t.buf;
+	ck_assert_int_eq(c->t.status, SAM_STAT_GOOD);
+	ck_assert_ptr_nonnull(memchr(p + 4, 0x86, p[3]));
+	cmd_free(c);
+}
+END_TEST
+
 /* ---- SANITIZE --------------------------------------------------------- */
 
 START_TEST(sanitize)
@@ -616,6 +640,7 @@ static Suite *sbc_suite(void)
 	tcase_add_test(tc, write_same);
 	tcase_add_test(tc, eject_and_prevent);
 	tcase_add_test(tc, read_defect_data);
+	tcase_add_test(tc, vpd_extended_inquiry);
 	tcase_add_test(tc, sanitize);
 	tcase_add_test(tc, extended_copy);
 	suite_add_tcase(s, tc);
