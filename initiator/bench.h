@@ -51,6 +51,7 @@ struct bench_opts {
 /* Errors of one point, by cause. */
 struct bench_errors {
 	uint64_t check;		/* CHECK CONDITION */
+	uint64_t unit_attention;	/* UNIT ATTENTIONs retried (no error) */
 	uint64_t status;	/* other non-GOOD SCSI status (BUSY, ...) */
 	uint64_t transport;	/* connection lost, timeouts, -errno */
 	uint64_t verify;	/* stamp mismatches */

@@ -193,6 +193,13 @@ void bench_print_errors(FILE *f, const struct bench_point *pts, unsigned n)
 		const struct bench_point *p = &pts[i];
 		const struct bench_errors *e = &p->mean.err;
 
+		if (e->unit_attention) {
+			bench_fmt_size(bs, sizeof(bs), p->bs);
+			fprintf(f, "note: %s sessions=%u bs=%s depth=%u: %" PRIu64
+				" UNIT ATTENTION answers, commands sent again\n",
+				bench_rw_name(p->rw), p->sessions, bs, p->depth,
+				e->unit_attention);
+		}
 		if (!bench_errors_total(e))
 			continue;
 		bench_fmt_size(bs, sizeof(bs), p->bs);

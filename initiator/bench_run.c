@@ -30,6 +30,7 @@ struct run_io {
 	struct bench_io io;
 	struct run_sess *s;
 	struct run_io *next_ready;
+	uint8_t ua_retries;	/* UNIT ATTENTION resubmissions of this I/O */
 };
 
 struct run_sess {
@@ -243,6 +244,22 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 	for (; r; r = next) {
 		next = r->next_ready;
 		if (r->io.done) {	/* a finished I/O, not a fresh slot */
+			/* A UNIT ATTENTION reports an event (reset, mode or
+			 * capacity change), not a failed I/O: like any
+			 * initiator, send the same command again. */
+			if (r->io.status == 2 && r->io.sense_key == 6 &&
+			    r->ua_retries < 3 && !s->dead) {
+				r->ua_retries++;
+				w->err.unit_attention++;
+				r->io.status = 0;
+				r->io.t_done_ns = 0;
+				if (w->pt->ops->submit(s->e, &r->io) == 0) {
+					s->inflight++;
+					continue;
+				}
+				r->io.status = -EIO;
+			}
+			r->ua_retries = 0;
 			run_account(w, r);
 			r->io.done = NULL;
 		}
@@ -633,6 +650,7 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 			e->first_lba = we->first_lba;
 		}
 		e->check += we->check;
+		e->unit_attention += we->unit_attention;
 		e->status += we->status;
 		e->transport += we->transport;
 		e->verify += we->verify;

@@ -106,6 +106,7 @@ void bench_point_fold(struct bench_point *p, const struct bench_sample *s,
 		e->status += se->status;
 		e->transport += se->transport;
 		e->verify += se->verify;
+		e->unit_attention += se->unit_attention;
 		if (se->have_lba && !e->have_lba) {
 			e->have_lba = true;
 			e->first_lba = se->first_lba;

@@ -22,6 +22,7 @@
 #include "tcq/log.h"
 #include "backend/bdev.h"
 #include "scsi/lun.h"
+#include "scsi/ua.h"
 #include "scsi/stats.h"
 #include "target/config.h"
 #include "target/ctl.h"
@@ -463,9 +464,16 @@ static json_object *do_set(char **argv, int argc)
 	if (ch.barrier)
 		lun_set_barrier(l, ch.b);
 	if (ch.wc) {
+		bool changed;
+
 		pthread_mutex_lock(&l->lock);	/* vs MODE SELECT */
+		changed = lun_get_write_cache(l) != ch.write_cache;
 		lun_set_write_cache(l, ch.write_cache);
 		pthread_mutex_unlock(&l->lock);
+		/* WCE is a mode parameter: every I_T nexus is told (SPC-4
+		 * 5.14: MODE PARAMETERS CHANGED). */
+		if (changed)
+			ua_establish_all(l, ASC_MODE_PARAMETERS_CHANGED);
 	}
 	log_info("tcqctl: %s/%llu: settings changed",
 		 l->target ? l->target->name : "?", (unsigned long long)l->id);
