@@ -1112,6 +1112,20 @@ static void logout_try(struct session *s)
 		r.response = ISCSI_LOGOUT_RSP_CID_NOT_FOUND;
 	else
 		r.response = ISCSI_LOGOUT_RSP_SUCCESS;
+	if (r.response == ISCSI_LOGOUT_RSP_SUCCESS) {
+		/* The I_T nexus ends with this answer (one connection per
+		 * session): what it held on each LUN (an SPC-2 reservation,
+		 * PREVENT MEDIUM REMOVAL, its unit attentions) goes before the
+		 * initiator hears the answer, so its next command, on any
+		 * other session, already sees the LUN free. No command is
+		 * left, so the task sets are idle. */
+		for (unsigned i = 0; i < TCQ_MAX_LUNS; i++) {
+			if (s->ts[i]) {
+				taskset_destroy(s->ts[i]);
+				s->ts[i] = NULL;
+			}
+		}
+	}
 	r.statsn = conn_next_statsn(c);
 	r.expcmdsn = s->exp_cmdsn;
 	r.maxcmdsn = s->max_cmdsn;
