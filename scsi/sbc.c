@@ -312,7 +312,8 @@ static void write_locked(struct tcq_task *t)
 	write_start(t);
 }
 
-void sbc_write(struct tcq_task *t)
+void sbc_write_run(struct tcq_task *t, bool excl,
+		   void (*run)(struct tcq_task *t))
 {
 	if (sbc_check_access(t, true))
 		return;
@@ -324,10 +325,15 @@ void sbc_write(struct tcq_task *t)
 		fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
 		return;
 	}
-	/* Waits only while COMPARE AND WRITE & co. hold these blocks. */
-	if (sbc_lock(t, t->req.lba, t->req.blocks, false, write_locked))
+	if (sbc_lock(t, t->req.lba, t->req.blocks, excl, run))
 		return;
-	write_locked(t);
+	run(t);
+}
+
+void sbc_write(struct tcq_task *t)
+{
+	/* Waits only while COMPARE AND WRITE & co. hold these blocks. */
+	sbc_write_run(t, false, write_locked);
 }
 
 /* ---- VERIFY ----------------------------------------------------------- */

@@ -90,6 +90,12 @@ void sbc_fail(struct tcq_task *t, uint8_t key, uint16_t asc);
 void sbc_fail_lba(struct tcq_task *t, uint8_t key, uint16_t asc);
 void sbc_fail_cdb(struct tcq_task *t, uint16_t byte, int bit);
 
+/* The shared start of the writing commands: access checks, zero blocks
+ * answered GOOD, the Data-Out buffer present, the range lock taken
+ * (excl: COMPARE AND WRITE-like), then run(t), now or once granted. */
+void sbc_write_run(struct tcq_task *t, bool excl,
+		   void (*run)(struct tcq_task *t));
+
 /* Common checks of media access commands (write protect, transfer
  * length limit, LBA range); completes t and returns -1 when one fails. */
 int sbc_check_access(struct tcq_task *t, bool write);

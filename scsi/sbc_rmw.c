@@ -100,19 +100,7 @@ static void wv_locked(struct tcq_task *t)
 
 void sbc_write_verify(struct tcq_task *t)
 {
-	if (sbc_check_access(t, true))
-		return;
-	if (t->req.blocks == 0) {
-		good(t);
-		return;
-	}
-	if (!t->buf || t->buf_len < t->req.data_out_len) {
-		sbc_fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		return;
-	}
-	if (sbc_lock(t, t->req.lba, t->req.blocks, false, wv_locked))
-		return;
-	wv_locked(t);
+	sbc_write_run(t, false, wv_locked);
 }
 
 /* ---- ORWRITE ---------------------------------------------------------- */
@@ -145,19 +133,7 @@ static void or_locked(struct tcq_task *t)
 
 void sbc_orwrite(struct tcq_task *t)
 {
-	if (sbc_check_access(t, true))
-		return;
-	if (t->req.blocks == 0) {
-		good(t);
-		return;
-	}
-	if (!t->buf || t->buf_len < t->req.data_out_len) {
-		sbc_fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		return;
-	}
-	if (sbc_lock(t, t->req.lba, t->req.blocks, true, or_locked))
-		return;
-	or_locked(t);
+	sbc_write_run(t, true, or_locked);
 }
 
 /* ---- COMPARE AND WRITE ------------------------------------------------ */
@@ -243,17 +219,5 @@ void sbc_write_atomic(struct tcq_task *t)
 		sbc_fail_cdb(t, 12, -1);
 		return;
 	}
-	if (sbc_check_access(t, true))
-		return;
-	if (t->req.blocks == 0) {
-		good(t);
-		return;
-	}
-	if (!t->buf || t->buf_len < t->req.data_out_len) {
-		sbc_fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		return;
-	}
-	if (sbc_lock(t, t->req.lba, t->req.blocks, true, atomic_locked))
-		return;
-	atomic_locked(t);
+	sbc_write_run(t, true, atomic_locked);
 }
