@@ -323,6 +323,14 @@ static int bdev_check(const struct bdev *b, const struct bdev_io *io)
 	switch (io->op) {
 	case BDEV_FLUSH:
 		return 0;
+	case BDEV_COMPARE_AND_WRITE:
+	case BDEV_WRITE_SAME:
+		if (io->op == BDEV_COMPARE_AND_WRITE ?
+		    !b->caw_max || io->len > b->caw_max || !io->cmp_buf :
+		    !b->write_same || !io->pattern_len ||
+		    io->len % io->pattern_len)
+			return -EOPNOTSUPP;
+		/* fall through */
 	case BDEV_WRITE:
 	case BDEV_DISCARD:
 	case BDEV_WRITE_ZEROES:

@@ -25,6 +25,15 @@ enum bdev_op {
 	BDEV_FLUSH,		/* make completed writes durable */
 	BDEV_DISCARD,		/* deallocate (UNMAP) */
 	BDEV_WRITE_ZEROES,
+	/* Optional operations, offered when the bdev says so (bdev.c
+	 * refuses them with -EOPNOTSUPP otherwise). */
+	BDEV_COMPARE_AND_WRITE,	/* b->caw_max: compares cmp_buf with the
+				 * medium and writes buf only if equal, as one
+				 * atomic step of the backend (across every
+				 * client of a shared medium); a miscompare
+				 * completes with -EILSEQ and miscompare set */
+	BDEV_WRITE_SAME,	/* b->write_same: the pattern_len bytes at
+				 * buf repeated over [offset, offset+len) */
 };
 
 #define BDEV_FUA 0x1		/* this write durable before completion */
@@ -40,6 +49,11 @@ struct bdev_io {
 	void *ctx;
 	struct bdev_queue *q;
 	struct list_node node;	/* wait list / backend-private queues */
+	/* Operands of the optional operations (ignored by the others). */
+	const void *cmp_buf;	/* COMPARE_AND_WRITE: len bytes to compare */
+	uint32_t pattern_len;	/* WRITE_SAME: bytes at buf, divides len */
+	uint64_t miscompare;	/* COMPARE_AND_WRITE -EILSEQ: offset of the
+				 * first differing byte, from offset */
 };
 
 struct bdev_ops {
@@ -81,6 +95,11 @@ struct bdev {
 	bool zero_reads;	/* reads always return zeros (null): the
 				 * device server may read into the shared
 				 * zero region instead of a buffer */
+	bool write_through;	/* no volatile write cache: a completed
+				 * write is durable (the LUN reports WCE 0) */
+	uint32_t caw_max;	/* bytes one BDEV_COMPARE_AND_WRITE may
+				 * cover (0: not offered) */
+	bool write_same;	/* BDEV_WRITE_SAME offered */
 	_Atomic uint32_t queue_depth;	/* live-changeable cap per queue */
 	void *priv;
 	pthread_mutex_t qlock;		/* guards queues[] creation and the
@@ -152,10 +171,13 @@ struct bdev *bdev_null_open(const char *opts, const struct bdev_params *p,
 struct bdev *bdev_ram_open(const char *opts, const struct bdev_params *p,
 			   char *err, size_t errlen);
 /* Ceph RBD image over librbd (backend/rbd.c): "rbd:pool=P,image=I[,conf=
- * PATH][,id=CLIENT][,timeout=SECONDS]". Fails with a clear message when
+ * PATH][,id=CLIENT][,timeout=SECONDS][,cache=none|writeback]". Fails with a clear message when
  * tcq was built without librbd. */
 struct bdev *bdev_rbd_open(const char *opts, const struct bdev_params *p,
 			   char *err, size_t errlen);
+/* The rados_t of an rbd backend and its "pool/image" name, for state
+ * kept next to the image (backend/rados_store.c); -1: b is not rbd. */
+int bdev_rbd_cluster(struct bdev *b, void **cluster, const char **name);
 /* Test backends wrapping another one ("NAME:opts,base=SPEC", base=
  * last; see backend/wrap.h and conf/tcqd.conf). */
 struct bdev *bdev_delay_open(const char *opts, const struct bdev_params *p,

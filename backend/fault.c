@@ -57,6 +57,8 @@ static unsigned fault_class(enum bdev_op op)
 	case BDEV_WRITE:
 	case BDEV_DISCARD:
 	case BDEV_WRITE_ZEROES:
+	case BDEV_COMPARE_AND_WRITE:
+	case BDEV_WRITE_SAME:
 		return FOPS_WRITE;
 	case BDEV_FLUSH:
 		return FOPS_FLUSH;

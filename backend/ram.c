@@ -67,6 +67,9 @@ static void ram_submit(struct bdev_queue *q, struct bdev_io *io)
 	case BDEV_WRITE_ZEROES:
 		ram_zero(mem, io->offset, io->len);
 		break;
+	case BDEV_COMPARE_AND_WRITE:	/* not offered: bdev_check */
+	case BDEV_WRITE_SAME:		/* refuses them */
+		break;
 	}
 	bdev_cq_push(q->priv, io, 0);
 }

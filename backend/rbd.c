@@ -2,9 +2,10 @@
  * rbd: a Ceph RBD image through librbd's asynchronous C API.
  *
  * Spec: rbd:pool=P,image=I[,conf=PATH][,id=CLIENT][,timeout=SECONDS]
+ *          [,cache=none|writeback]
  * (pool defaults to "rbd", id to "admin"; conf to librados' search path,
- * which honours CEPH_CONF). The capacity is the image's; params->size is
- * ignored.
+ * which honours CEPH_CONF; cache to none). The capacity is the image's;
+ * params->size is ignored.
  *
  * librbd completes I/O on its own threads. Each reactor queue keeps a
  * fixed array of slots (one per I/O in flight, no malloc per command);
@@ -13,9 +14,30 @@
  * an eventfd registered on it. The reactor drains the list and calls
  * bdev_complete on its own thread; it never waits for the cluster.
  *
- * Durability: librbd's cache is the LUN's volatile write cache (WCE):
- * open flushes once so it runs write-back; a FUA write is the write
- * followed by rbd_aio_flush; FLUSH is rbd_aio_flush. DISCARD and WRITE_ZEROES are both rbd_aio_write_zeroes
+ * Cache: librbd's cache lives in each client, so with several gateways
+ * on one image a read through B misses a write still cached in A, and a
+ * gateway killed loses the writes it cached and acknowledged. Hence
+ * cache=none (the default, as ceph-iscsi does): rbd_cache=false, a write
+ * completes once RADOS has it, the LUN reports no volatile write cache
+ * (WCE 0, b->write_through) and FUA costs no flush. cache=writeback, for a
+ * single gateway: rbd_cache=true with the writeback policy, librbd's
+ * cache is the LUN's volatile write cache (WCE): open flushes once so it
+ * runs write-back; a FUA write is the write followed by rbd_aio_flush.
+ * FLUSH is rbd_aio_flush either way.
+ *
+ * COMPARE AND WRITE is rbd_aio_compare_and_write: librbd sends the compare
+ * and the write to the OSD as one object operation, so it is atomic
+ * across every gateway (the in-process range lock of the SBC layer is
+ * not). librbd 16.2 takes exactly one 512-byte sector there (longer or
+ * unaligned requests get -EINVAL), so b->caw_max is 512: a LUN of 512-byte
+ * blocks reports MAXIMUM COMPARE AND WRITE LENGTH 1; with 4096-byte
+ * blocks the SBC layer keeps its read-compare-write under its own lock,
+ * atomic within this gateway only. librbd reports the miscompare offset
+ * counted from the start of the object set, not of the request (16.2);
+ * rbd_caw_offset turns it into the offset within the request.
+ * WRITE SAME is rbd_aio_writesame: one block sent, librbd repeats it.
+ *
+ * DISCARD and WRITE_ZEROES are both rbd_aio_write_zeroes
  * (not thick-provisioned): it deallocates whole objects and zeroes the
  * pieces in between, so unmapped blocks read back as zeros as the LUN
  * reports (LBPRZ). rbd_aio_discard would silently skip pieces smaller than
@@ -54,6 +76,11 @@ struct bdev *bdev_rbd_open(const char *opts, const struct bdev_params *p,
 	return NULL;
 }
 
+int bdev_rbd_cluster(struct bdev *b, void **cluster, const char **name)
+{
+	return -1;
+}
+
 #else
 
 #include <signal.h>
@@ -66,6 +93,7 @@ struct bdev *bdev_rbd_open(const char *opts, const struct bdev_params *p,
 
 #define RBD_NSLOTS 256		/* I/Os in flight per queue before overflow */
 #define RBD_DEFAULT_TIMEOUT 30
+#define RBD_CAW_MAX 512		/* librbd 16.2: one sector per compare */
 
 enum rbd_stage {
 	RBD_ST_MAIN,		/* the operation itself */
@@ -80,6 +108,7 @@ struct rbd_slot {
 	struct rbd_slot *next;	/* free list, or done list */
 	enum rbd_stage stage;
 	int res;		/* librbd's return value, set by the callback */
+	uint64_t mismatch;	/* COMPARE AND WRITE: set by librbd */
 };
 
 struct rbd_dev {
@@ -88,6 +117,7 @@ struct rbd_dev {
 	rados_ioctx_t ioctx;
 	rbd_image_t image;
 	bool watching;
+	bool cache;		/* cache=writeback: librbd caches writes */
 	uint64_t watch_handle;
 	char *name;		/* "pool/image", for logs */
 	/* Resize thread, woken by the update watch. */
@@ -197,6 +227,17 @@ static int rbd_issue(struct rbd_queue *rq, struct rbd_slot *s)
 			rc = rbd_aio_write_zeroes(img, io->offset, io->len, c,
 						  0, 0);
 			break;
+		case BDEV_COMPARE_AND_WRITE:
+			s->mismatch = UINT64_MAX;
+			rc = (int)rbd_aio_compare_and_write(img, io->offset,
+				io->len, io->cmp_buf, io->buf, c, &s->mismatch,
+				0);
+			break;
+		case BDEV_WRITE_SAME:
+			rc = (int)rbd_aio_writesame(img, io->offset, io->len,
+						    io->buf, io->pattern_len,
+						    c, 0);
+			break;
 		default:
 			rc = -EINVAL;
 			break;
@@ -222,12 +263,43 @@ static void rbd_start(struct rbd_queue *rq, struct rbd_slot *s,
 	}
 }
 
+/* The offset of the first differing byte within io's range, from what
+ * librbd reported: the request's own offset (as documented), the image's,
+ * or (16.2) the object set's plus the request's. io->offset is 512-aligned
+ * and io->len 512 at most (RBD_CAW_MAX), so the remainder modulo 512 is
+ * the offset in all three cases; larger requests take it as given. */
+static uint64_t rbd_caw_offset(const struct bdev_io *io, uint64_t m)
+{
+	if (m >= io->offset && m - io->offset < io->len)
+		return m - io->offset;
+	if (m < io->len)
+		return m;
+	return io->len <= RBD_CAW_MAX && !(io->offset % RBD_CAW_MAX) ?
+	       m % RBD_CAW_MAX : 0;
+}
+
+/* Whether io is a write that FUA makes durable with a flush after it. */
+static bool rbd_needs_fua_flush(const struct rbd_dev *dev,
+				const struct bdev_io *io)
+{
+	if (!dev->cache || !(io->flags & BDEV_FUA))
+		return false;	/* no cache: a completed write is in RADOS */
+	return io->op == BDEV_WRITE || io->op == BDEV_WRITE_ZEROES ||
+	       io->op == BDEV_COMPARE_AND_WRITE || io->op == BDEV_WRITE_SAME;
+}
+
 /* A slot librbd finished: next stage, or complete its I/O. */
 static void rbd_reap_one(struct rbd_queue *rq, struct rbd_slot *s)
 {
 	struct bdev_io *io = s->io;
 	int res = s->res;
 
+	if (res == -EILSEQ && s->stage == RBD_ST_MAIN &&
+	    io->op == BDEV_COMPARE_AND_WRITE) {
+		io->miscompare = rbd_caw_offset(io, s->mismatch);
+		rbd_finish(rq, s, res);	/* an answer, not a failure */
+		return;
+	}
 	if (res < 0) {
 		log_debug("rbd %s: %s at %llu+%llu failed: %s", rq->dev->name,
 			  s->stage == RBD_ST_FUA_FLUSH ? "FUA flush" : "I/O",
@@ -238,8 +310,7 @@ static void rbd_reap_one(struct rbd_queue *rq, struct rbd_slot *s)
 	}
 	/* Reads return the byte count, writes and the rest 0: both succeed
 	 * (librbd zero-fills reads past written data). */
-	if (s->stage == RBD_ST_MAIN && io->op == BDEV_WRITE &&
-	    (io->flags & BDEV_FUA)) {
+	if (s->stage == RBD_ST_MAIN && rbd_needs_fua_flush(rq->dev, io)) {
 		s->stage = RBD_ST_FUA_FLUSH;
 		res = rbd_issue(rq, s);
 		if (res == 0)
@@ -427,6 +498,7 @@ static const struct bdev_ops rbd_ops = {
 struct rbd_opts {
 	char pool[128], image[256], conf[512], id[128];
 	unsigned timeout;
+	bool cache;		/* cache=writeback */
 };
 
 static int rbd_parse(const char *opts, struct rbd_opts *o, char *err,
@@ -465,10 +537,18 @@ static int rbd_parse(const char *opts, struct rbd_opts *o, char *err,
 			}
 			o->timeout = (unsigned)v;
 			continue;
+		} else if (!strcmp(key, "cache")) {
+			if (strcmp(val, "none") && strcmp(val, "writeback")) {
+				snprintf(err, errlen, "rbd: cache '%s': none "
+					 "or writeback", val);
+				return -1;
+			}
+			o->cache = !strcmp(val, "writeback");
+			continue;
 		} else {
 			snprintf(err, errlen, "rbd: unknown option '%s' "
-				 "(expected pool, image, conf, id, timeout)",
-				 key);
+				 "(expected pool, image, conf, id, timeout, "
+				 "cache)", key);
 			return -1;
 		}
 		if (!*val || strlen(val) >= dlen) {
@@ -524,6 +604,17 @@ static int rbd_connect(struct rbd_dev *dev, const struct rbd_opts *o,
 			return -1;
 		}
 	}
+	/* librbd reads its options from this handle's configuration. */
+	rc = rados_conf_set(dev->cluster, "rbd_cache",
+			    o->cache ? "true" : "false");
+	if (rc == 0 && o->cache)
+		rc = rados_conf_set(dev->cluster, "rbd_cache_policy",
+				    "writeback");
+	if (rc < 0) {
+		snprintf(err, errlen, "rbd: setting rbd_cache: %s",
+			 strerror(-rc));
+		return -1;
+	}
 	rc = rados_connect(dev->cluster);
 	if (rc < 0) {
 		snprintf(err, errlen, "rbd: cannot connect to the cluster as "
@@ -554,6 +645,17 @@ static int rbd_connect(struct rbd_dev *dev, const struct rbd_opts *o,
 static struct bdev *rbd_open_dev(const struct rbd_opts *o,
 				 const struct bdev_params *p,
 				 char *err, size_t errlen);
+
+int bdev_rbd_cluster(struct bdev *b, void **cluster, const char **name)
+{
+	struct rbd_dev *dev;
+
+	if (!b || b->ops != &rbd_ops || !(dev = b->priv))
+		return -1;
+	*cluster = dev->cluster;
+	*name = dev->name;
+	return 0;
+}
 
 struct bdev *bdev_rbd_open(const char *opts, const struct bdev_params *p,
 			   char *err, size_t errlen)
@@ -609,7 +711,8 @@ static struct bdev *rbd_open_dev(const struct rbd_opts *o,
 	 * cache (WCE) and flush, and FUA and WCE=0 writes are flushed one by
 	 * one, so start in write-back: without it a 4K write waits for the
 	 * OSD's disk (milliseconds instead of a fraction of one). */
-	if (!p->read_only) {
+	dev->cache = o->cache;
+	if (!p->read_only && o->cache) {
 		rc = rbd_flush(dev->image);
 		if (rc < 0) {
 			snprintf(err, errlen, "rbd: %s: flush: %s", dev->name,
@@ -623,6 +726,9 @@ static struct bdev *rbd_open_dev(const struct rbd_opts *o,
 		goto fail;
 	b->priv = dev;
 	b->thin = true;		/* discard deallocates, reads back zeros */
+	b->write_through = !o->cache;
+	b->caw_max = RBD_CAW_MAX;
+	b->write_same = true;
 	dev->b = b;
 	dev->rsize = size;
 	if (pthread_create(&dev->rthread, NULL, rbd_resize_thread, dev) != 0) {
@@ -637,8 +743,9 @@ static struct bdev *rbd_open_dev(const struct rbd_opts *o,
 			 "seen", dev->name, strerror(-rc));
 	else
 		dev->watching = true;
-	log_info("rbd %s: %llu bytes, block size %u%s", dev->name,
+	log_info("rbd %s: %llu bytes, block size %u, cache %s%s", dev->name,
 		 (unsigned long long)size, b->block_size,
+		 o->cache ? "writeback" : "none",
 		 p->read_only ? ", read-only" : "");
 	return b;
 fail_b:

@@ -24,7 +24,9 @@ enum bench_metric {
 
 struct bench_opts {
 	const struct engine_ops *engine;
-	const char *target;
+	const char *target;		/* the first of targets[] */
+	const char *targets[BENCH_MAXLIST];	/* sessions go round-robin */
+	unsigned ntargets;
 	struct engine_opts eo;
 	int rw[BENCH_NRW];
 	unsigned nrw;
@@ -124,8 +126,15 @@ void verify_unlock(struct bench_verify *v, uint64_t lba, uint32_t blocks);
  * generation. Call with the range locked. */
 void verify_stamp(struct bench_verify *v, void *buf, uint64_t lba,
 		  uint32_t blocks);
-/* A write failed: its blocks' content is unknown from now on. */
+/* A write completed GOOD: its blocks hold exactly the stamped generation.
+ * Call with the range locked. */
+void verify_written(struct bench_verify *v, uint64_t lba, uint32_t blocks);
+/* A write failed or was never acknowledged (session lost): each of its
+ * blocks may hold its old or its new generation, and nothing else, until
+ * a read finds which (then that one is expected) or a write succeeds. */
 void verify_forget(struct bench_verify *v, uint64_t lba, uint32_t blocks);
+/* A stamped write that was never sent: back to the state before it. */
+void verify_cancel(struct bench_verify *v, uint64_t lba, uint32_t blocks);
 /* Checks a completed read; reports each bad block through report() and
  * returns the number of bad blocks. Call with the range locked. */
 uint64_t verify_check(struct bench_verify *v, const void *buf, uint64_t lba,

@@ -18,7 +18,7 @@
 static void usage(FILE *f)
 {
 	fputs(
-"usage: tcq-bench [OPTIONS] URL\n"
+"usage: tcq-bench [OPTIONS] URL...\n"
 "       tcq-bench order-check [OPTIONS] URL   (see tcq-bench order-check --help)\n"
 "\n"
 "Sweeps block size x queue depth against an iSCSI target (or a local file or\n"
@@ -26,7 +26,13 @@ static void usage(FILE *f)
 "queue depth.\n"
 "\n"
 "URL: iscsi://[user%secret@]host[:port]/target-iqn/lun, or a file or block\n"
-"device path with --engine local.\n"
+"device path with --engine local. Several URLs (or --url given again): the\n"
+"sessions of a point go round-robin over them (session i to URL i mod n), e.g.\n"
+"one per gateway of a multipath target; they must show the same capacity.\n"
+"A session whose connection is lost counts its I/Os in flight as errors and\n"
+"stops; the others run to the end of the point. Later points run with the\n"
+"sessions that can still log in (all of a point's sessions must log in on\n"
+"the first point).\n"
 "\n"
 "Engine:\n"
 "  --engine NAME        native (default), libiscsi, or local (libaio+O_DIRECT)\n"
@@ -54,6 +60,7 @@ static void usage(FILE *f)
 "  --seed N             random seed (default 1)\n"
 "  --ordered PCT, --hoq PCT       share of commands sent ORDERED / HEAD OF\n"
 "                       QUEUE (needs an engine that can: native)\n"
+"  --url URL            add a URL (as a positional one)\n"
 "  --verify             stamp written blocks and check reads (below)\n"
 "  --repeat N           run every point N times; cells show mean ± sd\n"
 "\n"
@@ -78,7 +85,10 @@ static void usage(FILE *f)
 "read-only run finds blocks corrupted since an earlier --verify write run.\n"
 "Workloads run writes first (write, randwrite, randrw, then read, randread),\n"
 "so one run with --rw write,read --verify writes the region then reads it\n"
-"back. Mismatches are printed with their LBA and counted as errors.\n"
+"back. Mismatches are printed with their LBA and counted as errors. A write\n"
+"that failed or was in flight on a lost session was never acknowledged: each\n"
+"of its blocks may read back with its old or its new generation (the first\n"
+"read settles which), nothing else; every acknowledged write must read back.\n"
 "\n"
 "Examples:\n"
 "  tcq-bench --rw read --bs 4k,16k,64k,128k --depth 1,2,4,8,32 \\\n"
@@ -172,7 +182,7 @@ enum {
 	OPT_DETAIL, OPT_COMPARE, OPT_JSON, OPT_CSV, OPT_PLOT, OPT_QUIET,
 	OPT_INAME, OPT_CHAP_USER, OPT_CHAP_SECRET, OPT_MUTUAL_USER,
 	OPT_MUTUAL_SECRET, OPT_CHAP_ALGS, OPT_HDIGEST, OPT_DDIGEST,
-	OPT_BUFFERED, OPT_HELP, OPT_VERSION,
+	OPT_BUFFERED, OPT_HELP, OPT_VERSION, OPT_URL,
 };
 
 static const struct option long_opts[] = {
@@ -211,6 +221,7 @@ static const struct option long_opts[] = {
 	{ "buffered", no_argument, NULL, OPT_BUFFERED },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "url", required_argument, NULL, OPT_URL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -248,7 +259,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	o->eo.direct = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		const char *name = c >= OPT_ENGINE && c <= OPT_VERSION ?
+		const char *name = c >= OPT_ENGINE && c <= OPT_URL ?
 				   long_opts[c - OPT_ENGINE].name : "?";
 
 		switch (c) {
@@ -357,6 +368,11 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		case OPT_HDIGEST: o->eo.header_digest = true; break;
 		case OPT_DDIGEST: o->eo.data_digest = true; break;
 		case OPT_BUFFERED: o->eo.direct = false; break;
+		case OPT_URL:
+			if (o->ntargets >= BENCH_MAXLIST)
+				return bad(name, optarg);
+			o->targets[o->ntargets++] = optarg;
+			break;
 		case 'h':
 		case OPT_HELP:
 			usage(stdout);
@@ -369,11 +385,19 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			return -1;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "tcq-bench: exactly one URL expected (see --help)\n");
+	for (; optind < argc; optind++) {
+		if (o->ntargets >= BENCH_MAXLIST) {
+			fprintf(stderr, "tcq-bench: at most %u URLs\n",
+				BENCH_MAXLIST);
+			return -1;
+		}
+		o->targets[o->ntargets++] = argv[optind];
+	}
+	if (!o->ntargets) {
+		fprintf(stderr, "tcq-bench: a URL expected (see --help)\n");
 		return -1;
 	}
-	o->target = argv[optind];
+	o->target = o->targets[0];
 	if (o->ordered_pct + o->hoq_pct > 100) {
 		fprintf(stderr, "tcq-bench: --ordered + --hoq exceed 100%%\n");
 		return -1;

@@ -1,10 +1,17 @@
 /*
- * One measurement point: open `sessions` engine instances, spread them
+ * One measurement point: open `sessions` engine instances (round-robin
+ * over the URLs), spread them
  * round-robin over min(threads, sessions) worker threads, keep `depth`
  * I/Os in flight on each session until the run time (or --ios) is used
  * up, then drain. Each worker owns its sessions, buffers and histogram:
  * the only shared state on the hot path is the --ios budget (one atomic)
  * and, with --verify, the per-block lock bytes.
+ *
+ * Losing a target (a gateway of a multipath setup) ends only its
+ * sessions: their I/Os in flight complete with errors, and the other
+ * sessions run to the end of the point. A later point opens what it can:
+ * sessions that cannot log in any more are counted as errors and left out
+ * (the first point needs all of them, so a typo in a URL stops the run).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -73,6 +80,7 @@ struct run_point {
 static struct bench_verify *run_verify;
 static uint64_t run_verify_first, run_verify_nblocks;
 static _Atomic unsigned run_verify_reported;
+static bool run_opened_once;	/* a point opened all its sessions */
 static bool run_tty;		/* a progress line may be on stderr */
 
 static uint64_t now_ns(void)
@@ -145,6 +153,8 @@ static void run_account(struct run_worker *w, struct run_io *r)
 			w->err.verify += verify_check(run_verify, io->buf,
 						      io->lba, io->blocks,
 						      verify_report, w);
+		else if (io->status == 0 && io->write)
+			verify_written(run_verify, io->lba, io->blocks);
 		else if (io->status != 0 && io->write)
 			verify_forget(run_verify, io->lba, io->blocks);
 		verify_unlock(run_verify, io->lba, io->blocks);
@@ -280,7 +290,7 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 			if (run_verify) {
 				/* the stamp's generation never reached the disk */
 				if (r->io.write)
-					verify_forget(run_verify, r->io.lba,
+					verify_cancel(run_verify, r->io.lba,
 						      r->io.blocks);
 				verify_unlock(run_verify, r->io.lba,
 					      r->io.blocks);
@@ -470,6 +480,8 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 	struct run_worker *ws;
 	struct engine_opts eo = o->eo;
 	struct bench_hist *hist = NULL;
+	struct engine *e0 = NULL;	/* the first session open */
+	uint64_t lost = 0;		/* sessions that did not log in */
 	uint64_t first, count, t0, bytes = 0, last = 0, prev_bytes = 0;
 	uint64_t prev_t;
 	unsigned nthreads, i, k, started = 0;
@@ -495,11 +507,32 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 		goto out;
 	}
 	for (i = 0; i < sessions; i++) {
+		const char *url = o->targets[i % (o->ntargets ? o->ntargets : 1)];
 		char e2[256];
 
-		ss[i].e = pt.ops->open(o->target, &eo, e2, sizeof(e2));
+		if (!o->ntargets)
+			url = o->target;
+		ss[i].e = pt.ops->open(url, &eo, e2, sizeof(e2));
+		if (!ss[i].e && run_opened_once) {
+			fprintf(stderr, "%stcq-bench: session %u (%s) left out: %s\n",
+				tty ? "\r\033[K" : "", i, url, e2);
+			ss[i].dead = true;
+			lost++;
+			continue;
+		}
 		if (!ss[i].e) {
-			snprintf(err, errlen, "%s engine: %s", pt.ops->name, e2);
+			snprintf(err, errlen, "%s engine: %s: %s", pt.ops->name,
+				 url, e2);
+			goto out;
+		}
+		if (!e0) {
+			e0 = ss[i].e;
+		} else if (pt.ops->block_size(ss[i].e) !=
+			   pt.ops->block_size(e0) ||
+			   pt.ops->nblocks(ss[i].e) != pt.ops->nblocks(e0)) {
+			snprintf(err, errlen, "%s: capacity or block size differs "
+				 "from the first session's (not the same LUN?)",
+				 url);
 			goto out;
 		}
 		if ((o->ordered_pct || o->hoq_pct) &&
@@ -510,8 +543,13 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 			goto out;
 		}
 	}
-	pt.block_size = pt.ops->block_size(ss[0].e);
-	if (run_region(o, pt.block_size, pt.ops->nblocks(ss[0].e), bs, &first,
+	if (!e0) {
+		snprintf(err, errlen, "no session could log in");
+		goto out;
+	}
+	run_opened_once = true;
+	pt.block_size = pt.ops->block_size(e0);
+	if (run_region(o, pt.block_size, pt.ops->nblocks(e0), bs, &first,
 		       &count, err, errlen))
 		goto out;
 	pt.first_lba = first;
@@ -655,6 +693,7 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 		e->transport += we->transport;
 		e->verify += we->verify;
 	}
+	out->err.transport += lost;
 	secs = last > pt.t_ramp_end ? (double)(last - pt.t_ramp_end) / 1e9 : 0;
 	out->runtime_s = secs;
 	if (secs > 0) {

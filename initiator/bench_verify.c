@@ -8,6 +8,15 @@
  * array (16 bits per block; 0 = not written in this run). I/Os in flight
  * never overlap in verify mode: each takes a per-block lock byte, so the
  * expected content of a block is known exactly when a read completes.
+ *
+ * A write that failed (its session lost, or an error status) may or may
+ * not have reached the medium, block by block: such a block may hold its
+ * old or its new generation, and nothing else. alt[] keeps that old one
+ * (ALT_FLAG | gen, gen 0 for the content from before the run) from the
+ * stamp until the write succeeds; a read that finds one of the two settles
+ * the block on it. A block whose ambiguous write is followed by another
+ * failed one could hold any of three or more: ALT_ANY, checked for
+ * integrity only. Generations run from 1 to GEN_MAX so ALT_ANY stays free.
  */
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -18,7 +27,10 @@
 #include "tcq/crc32c.h"
 
 #define VERIFY_MAGIC 0x5443514256524659ull	/* "TCQBVRFY" */
-#define VERIFY_MAX_BLOCKS (128ull << 20)	/* ~400 MiB of state */
+#define VERIFY_MAX_BLOCKS (128ull << 20)	/* ~640 MiB of state */
+#define GEN_MAX 0x7ffeu
+#define ALT_FLAG 0x8000u
+#define ALT_ANY 0xffffu
 
 struct verify_hdr {
 	uint64_t magic;
@@ -33,6 +45,7 @@ struct bench_verify {
 	uint64_t first, nblocks;
 	uint32_t block_size, run_id;
 	uint16_t *gen;
+	uint16_t *alt;		/* 0, ALT_FLAG | old generation, ALT_ANY */
 	atomic_uchar *lock;
 };
 
@@ -55,12 +68,15 @@ struct bench_verify *verify_create(uint64_t first_lba, uint64_t nblocks,
 	}
 	v = calloc(1, sizeof(*v));
 	if (v) {
+		/* calloc'd zero pages cost nothing until a block is used */
 		v->gen = calloc(nblocks, sizeof(*v->gen));
+		v->alt = calloc(nblocks, sizeof(*v->alt));
 		v->lock = calloc(nblocks, sizeof(*v->lock));
 	}
-	if (!v || !v->gen || !v->lock) {
+	if (!v || !v->gen || !v->alt || !v->lock) {
 		if (v) {
 			free(v->gen);
+			free(v->alt);
 			free(v->lock);
 		}
 		free(v);
@@ -79,6 +95,7 @@ void verify_destroy(struct bench_verify *v)
 	if (!v)
 		return;
 	free(v->gen);
+	free(v->alt);
 	free((void *)v->lock);
 	free(v);
 }
@@ -165,22 +182,79 @@ void verify_stamp(struct bench_verify *v, void *buf, uint64_t lba,
 	uint32_t i;
 
 	for (i = 0; i < blocks; i++) {
-		uint16_t *g = &v->gen[lba + i - v->first];
+		uint64_t b = lba + i - v->first;
+		uint16_t *g = &v->gen[b];
 
-		if (++*g == 0)
-			*g = 1;	/* 0 means "not written in this run" */
+		/* Until it succeeds, the block may keep what it holds now. */
+		v->alt[b] = v->alt[b] ? ALT_ANY : (uint16_t)(ALT_FLAG | *g);
+		/* 0 means "not written in this run" */
+		*g = *g >= GEN_MAX ? 1 : *g + 1;
 		verify_fill_block((uint8_t *)buf + (size_t)i * v->block_size,
 				  v->block_size, lba + i,
 				  *g, v->run_id);
 	}
 }
 
-void verify_forget(struct bench_verify *v, uint64_t lba, uint32_t blocks)
+void verify_written(struct bench_verify *v, uint64_t lba, uint32_t blocks)
+{
+	memset(&v->alt[lba - v->first], 0, (size_t)blocks * sizeof(*v->alt));
+}
+
+void verify_cancel(struct bench_verify *v, uint64_t lba, uint32_t blocks)
 {
 	uint32_t i;
 
-	for (i = 0; i < blocks; i++)
-		v->gen[lba + i - v->first] = 0;
+	for (i = 0; i < blocks; i++) {
+		uint64_t b = lba + i - v->first;
+
+		if (v->alt[b] != ALT_ANY) {	/* else no way back */
+			v->gen[b] = v->alt[b] & ~ALT_FLAG;
+			v->alt[b] = 0;
+		}
+	}
+}
+
+void verify_forget(struct bench_verify *v, uint64_t lba, uint32_t blocks)
+{
+	(void)v;	/* alt[] keeps the old generation since the stamp */
+	(void)lba;
+	(void)blocks;
+}
+
+/* Checks one block against the state of a block whose last write failed
+ * (alt != 0); on success settles the block on what it holds. */
+static const char *check_ambiguous(struct bench_verify *v, const void *blk,
+				   uint64_t lba)
+{
+	uint64_t b = lba - v->first;
+	uint16_t alt = v->alt[b], old = alt & ~ALT_FLAG;
+	uint32_t found;
+	const char *why;
+	struct verify_hdr h;
+
+	why = verify_check_block(blk, v->block_size, lba, 0, &found);
+	if (why)
+		return why;
+	memcpy(&h, blk, sizeof(h));
+	bool ours = found && h.magic == VERIFY_MAGIC && h.run_id == v->run_id;
+	if (alt == ALT_ANY) {
+		if (ours) {	/* settled on a generation of this run */
+			v->gen[b] = (uint16_t)found;
+			v->alt[b] = 0;
+		}
+		return NULL;
+	}
+	if (ours && found == v->gen[b]) {	/* the failed write landed */
+		v->alt[b] = 0;
+		return NULL;
+	}
+	if (old ? ours && found == old : !ours) {	/* it did not */
+		v->gen[b] = old;
+		v->alt[b] = 0;
+		return NULL;
+	}
+	return "neither the old nor the new generation of an unacknowledged "
+	       "write";
 }
 
 uint64_t verify_check(struct bench_verify *v, const void *buf, uint64_t lba,
@@ -198,6 +272,15 @@ uint64_t verify_check(struct bench_verify *v, const void *buf, uint64_t lba,
 		const char *why;
 		struct verify_hdr h;
 
+		if (v->alt[lba + i - v->first]) {
+			why = check_ambiguous(v, blk, lba + i);
+			if (why) {
+				bad++;
+				if (report)
+					report(ctx, lba + i, why);
+			}
+			continue;
+		}
 		why = verify_check_block(blk, v->block_size, lba + i, want,
 					 &found);
 		/* A block of this run must carry this run's id too. */

@@ -12,6 +12,7 @@
 #include "scsi/alua.h"
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
+#include "scsi/lun_store.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/pr.h"
@@ -125,6 +126,8 @@ void lun_destroy(struct lun *l)
 		return;
 	if (l->bdev)
 		bdev_set_resize_hook(l->bdev, NULL, NULL);
+	lun_store_close(l->store);	/* no more callbacks into l */
+	l->store = NULL;
 	pthread_mutex_destroy(&l->lock);
 	sbc_lun_free(l->sbc);
 	ua_lun_free(l);

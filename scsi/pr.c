@@ -15,27 +15,12 @@ struct cmd;	/* session.h names it in a prototype */
 #include "target/target.h"
 #include "scsi/lun.h"
 #include "scsi/pr.h"
+#include "scsi/pr_priv.h"
+#include "scsi/lun_store.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
 #include "scsi/taskset.h"
 #include "scsi/ua.h"
-
-struct pr_reg {
-	uint64_t key;
-	char port[PR_PORT_MAX];	/* "iname,i,0xISID", or "iname": any ISID */
-	bool all_tg_pt;
-	bool holder;		/* holds a non all-registrants reservation */
-};
-
-struct pr_state {
-	uint32_t generation;
-	unsigned nregs;
-	struct pr_reg regs[PR_REGS_MAX];
-	bool resv;		/* a persistent reservation exists */
-	uint8_t type;		/* PR_TYPE_* while resv */
-	bool aptpl;		/* persist through power loss */
-	const void *r2_nexus;	/* RESERVE(6/10) holder; NULL: none */
-};
 
 /* PROUT basic parameter list (SPC-4 6.16.3). */
 #define PROUT_LEN 24
@@ -81,8 +66,23 @@ void pr_lun_free(struct lun *l)
 
 static void update_flag(struct lun *l, const struct pr_state *ps)
 {
-	__atomic_store_n(&l->resv_active, ps->resv || ps->r2_nexus != NULL,
+	__atomic_store_n(&l->resv_active, ps->resv || ps->r2,
 			 __ATOMIC_RELEASE);
+}
+
+void pr_update_flag(struct lun *l)
+{
+	update_flag(l, l->pr);
+}
+
+/* The SPC-2 reservation ends (release, reset, nexus loss). */
+static void r2_clear(struct pr_state *ps)
+{
+	ps->r2 = false;
+	ps->r2_nexus = NULL;
+	ps->r2_port[0] = 0;
+	ps->r2_rtpi = 0;
+	ps->r2_gw = 0;
 }
 
 static bool type_valid(uint8_t type)
@@ -158,6 +158,20 @@ static void drop_reservation(struct pr_state *ps)
 
 /* ---- unit attentions to registrants ----------------------------------- */
 
+/* Records what r's nexuses are owed; applied once the change stands. */
+static void fx_add(struct pr_fxlist *fx, const char *port, uint16_t asc,
+		   bool abort)
+{
+	struct pr_fx *f;
+
+	if (!fx || fx->n == PR_FX_MAX)
+		return;	/* cannot happen: PR_FX_MAX covers two passes */
+	f = &fx->fx[fx->n++];
+	copy_port(f->port, port);
+	f->asc = asc;
+	f->abort = abort;
+}
+
 struct ua_to {
 	const char *port;	/* the registration's port name */
 	const void *except;	/* the nexus that caused it */
@@ -171,20 +185,23 @@ static bool match_port(const struct taskset *ts, void *arg)
 	       port_match(u->port, pr_nexus_port(ts->nexus));
 }
 
-static void ua_reg(struct lun *l, const struct pr_reg *r, const void *except,
-		   uint16_t asc)
+void pr_fx_apply_locked(struct lun *l, const struct pr_fxlist *fx,
+			const void *except)
 {
-	struct ua_to u = { r->port, except };
+	for (unsigned i = 0; fx && i < fx->n; i++) {
+		struct ua_to u = { fx->fx[i].port, except };
 
-	ua_establish_match_locked(l, match_port, &u, asc);
+		ua_establish_match_locked(l, match_port, &u, fx->fx[i].asc);
+		if (fx->fx[i].abort)
+			sess_abort_lun_tasks(l, fx->fx[i].port, except);
+	}
 }
 
 /* To every registrant except the nexus of the command. */
-static void ua_regs(struct lun *l, struct pr_state *ps, const void *except,
-		    uint16_t asc)
+static void ua_regs(struct pr_fxlist *fx, struct pr_state *ps, uint16_t asc)
 {
 	for (unsigned i = 0; i < ps->nregs; i++)
-		ua_reg(l, &ps->regs[i], except, asc);
+		fx_add(fx, ps->regs[i].port, asc, false);
 }
 
 /* ---- APTPL: the state file -------------------------------------------- */
@@ -220,6 +237,8 @@ static int pr_save(struct lun *l, struct pr_state *ps)
 	FILE *f;
 	int rc = 0;
 
+	if (l->store)	/* the store is the persistent copy */
+		return 0;
 	if (pr_state_path(l, state_dir(), path, sizeof(path)) < 0)
 		return -1;
 	if (!ps->aptpl) {
@@ -309,7 +328,7 @@ int pr_load(struct lun *l, const char *dir, char *err, size_t errlen)
 	}
 	fclose(f);
 	pthread_mutex_lock(&l->lock);
-	nps.r2_nexus = NULL;
+	r2_clear(&nps);
 	*ps = nps;
 	update_flag(l, ps);
 	pthread_mutex_unlock(&l->lock);
@@ -330,7 +349,9 @@ int pr_load_all(struct tcqd *d, char *err, size_t errlen)
 		for (int j = 0; j < d->targets[i]->nluns; j++) {
 			struct lun *l = d->targets[i]->luns[j];
 
-			if (l && pr_load(l, d->set.state_dir, err, errlen) < 0)
+			/* A LUN on a store has its state from there. */
+			if (l && !l->store &&
+			    pr_load(l, d->set.state_dir, err, errlen) < 0)
 				return -1;
 		}
 	return 0;
@@ -392,7 +413,7 @@ static bool conflict_locked(struct pr_state *ps, const struct tcq_task *t)
 {
 	const struct pr_reg *r;
 
-	if (ps->r2_nexus && ps->r2_nexus != t->nexus)
+	if (ps->r2 && ps->r2_nexus != t->nexus)
 		return !spc2_allowed(t);
 	if (!ps->resv || always_allowed(t))
 		return false;
@@ -405,8 +426,14 @@ static bool conflict_locked(struct pr_state *ps, const struct tcq_task *t)
 bool pr_conflict(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
+	uint8_t op = t->req.opcode;
 	bool c;
 
+	/* Shared: RESERVE / RELEASE decide against the store's state (the
+	 * local copy may lag a release made through another gateway). */
+	if (l->store && (op == SOP_RESERVE_6 || op == SOP_RESERVE_10 ||
+			 op == SOP_RELEASE_6 || op == SOP_RELEASE_10))
+		return false;
 	pthread_mutex_lock(&l->lock);
 	c = l->pr && conflict_locked(l->pr, t);
 	pthread_mutex_unlock(&l->lock);
@@ -417,20 +444,33 @@ void pr_nexus_lost(struct lun *l, const void *nexus)
 {
 	struct pr_state *ps = l->pr;
 
+	char port[PR_PORT_MAX];
+	bool shared = false;
+
 	pthread_mutex_lock(&l->lock);
-	if (ps && ps->r2_nexus == nexus) {
-		ps->r2_nexus = NULL;
-		update_flag(l, ps);
+	if (ps && ps->r2 && ps->r2_nexus == nexus) {
+		if (l->store) {
+			/* The store releases it (other gateways learn it
+			 * from there); meanwhile no nexus here holds it. */
+			ps->r2_nexus = NULL;
+			copy_port(port, ps->r2_port);
+			shared = true;
+		} else {
+			r2_clear(ps);
+			update_flag(l, ps);
+		}
 	}
 	pthread_mutex_unlock(&l->lock);
+	if (shared)
+		pr_store_nexus_lost(l, port);
 }
 
 void pr_reset_locked(struct lun *l)
 {
 	struct pr_state *ps = l->pr;
 
-	if (ps && ps->r2_nexus) {
-		ps->r2_nexus = NULL;
+	if (ps && ps->r2) {
+		r2_clear(ps);
 		update_flag(l, ps);
 	}
 }
@@ -448,23 +488,52 @@ static void conflict(struct tcq_task *t)
 	t->sense_len = 0;
 }
 
-void pr_reserve(struct tcq_task *t)
+/* With a store, ps is a copy whose r2_nexus is the local holder's (or
+ * NULL): the holder is the one of this gateway with t's nexus. */
+bool pr_reserve_apply(struct tcq_task *t, struct lun *l, struct pr_state *ps)
 {
-	struct lun *l = t->lun;
-	struct pr_state *ps = l->pr;
-
-	pthread_mutex_lock(&l->lock);
 	if (ps->resv) {
 		/* CRH: a persistent reservation holder gets GOOD and nothing
 		 * changes; anyone else conflicts (SPC-4 5.13.3). */
 		if (!is_holder(ps, find_reg(ps, pr_nexus_port(t->nexus))))
 			conflict(t);
-	} else if (ps->r2_nexus && ps->r2_nexus != t->nexus) {
-		conflict(t);
-	} else {
-		ps->r2_nexus = t->nexus;
-		update_flag(l, ps);
+		return false;
 	}
+	if (ps->r2 && ps->r2_nexus != t->nexus) {
+		conflict(t);
+		return false;
+	}
+	if (ps->r2)
+		return false;	/* held by t's nexus already */
+	ps->r2 = true;
+	ps->r2_nexus = t->nexus;
+	copy_port(ps->r2_port, pr_nexus_port(t->nexus));
+	ps->r2_rtpi = l->rel_port_id;
+	ps->r2_gw = pr_gateway_id();
+	return true;
+}
+
+bool pr_release_apply(struct tcq_task *t, struct pr_state *ps)
+{
+	/* Releasing what another nexus holds, or nothing, is GOOD and has
+	 * no effect (SPC-2 7.17); so is RELEASE under a PR (CRH). */
+	if (!ps->r2 || ps->r2_nexus != t->nexus)
+		return false;
+	r2_clear(ps);
+	return true;
+}
+
+void pr_reserve(struct tcq_task *t)
+{
+	struct lun *l = t->lun;
+
+	if (l->store) {
+		pr_store_submit(t);
+		return;
+	}
+	pthread_mutex_lock(&l->lock);
+	if (pr_reserve_apply(t, l, l->pr))
+		update_flag(l, l->pr);
 	pthread_mutex_unlock(&l->lock);
 	finish(t);
 }
@@ -472,15 +541,14 @@ void pr_reserve(struct tcq_task *t)
 void pr_release(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
-	struct pr_state *ps = l->pr;
 
-	/* Releasing what another nexus holds, or nothing, is GOOD and has
-	 * no effect (SPC-2 7.17); so is RELEASE under a PR (CRH). */
-	pthread_mutex_lock(&l->lock);
-	if (ps->r2_nexus == t->nexus) {
-		ps->r2_nexus = NULL;
-		update_flag(l, ps);
+	if (l->store) {
+		pr_store_submit(t);
+		return;
 	}
+	pthread_mutex_lock(&l->lock);
+	if (pr_release_apply(t, l->pr))
+		update_flag(l, l->pr);
 	pthread_mutex_unlock(&l->lock);
 	finish(t);
 }
@@ -572,6 +640,14 @@ static uint32_t prin_full_status(struct lun *l, struct pr_state *ps,
 
 void pr_in(struct tcq_task *t)
 {
+	if (t->lun->store)	/* refreshed from the store first */
+		pr_store_submit(t);
+	else
+		pr_in_local(t);
+}
+
+void pr_in_local(struct tcq_task *t)
+{
 	struct lun *l = t->lun;
 	struct pr_state *ps = l->pr;
 	uint8_t *buf = malloc(PRIN_MAX);
@@ -597,14 +673,6 @@ void pr_in(struct tcq_task *t)
 }
 
 /* ---- PERSISTENT RESERVE OUT ------------------------------------------- */
-
-struct prout {
-	uint64_t rk, sark;
-	uint8_t flags;		/* byte 20 */
-	uint8_t sa, scope, type;
-	const uint8_t *p;	/* the whole parameter list */
-	uint32_t len;
-};
 
 static void bad_param(struct tcq_task *t, uint16_t byte, int bit)
 {
@@ -719,7 +787,7 @@ static int register_spec(struct tcq_task *t, struct pr_state *ps,
 
 /* REGISTER and REGISTER AND IGNORE EXISTING KEY (SPC-4 5.13.7). Returns
  * true when the state changed. */
-static bool do_register(struct tcq_task *t, struct lun *l,
+static bool do_register(struct tcq_task *t, struct pr_fxlist *fx,
 			struct pr_state *ps, const struct prout *po,
 			const char *self)
 {
@@ -767,7 +835,7 @@ static bool do_register(struct tcq_task *t, struct lun *l,
 		remove_reg(ps, r);
 		drop_reservation(ps);
 		if (type == PR_TYPE_WE_RO || type == PR_TYPE_EA_RO)
-			ua_regs(l, ps, t->nexus, ASC_RESERVATIONS_RELEASED);
+			ua_regs(fx, ps, ASC_RESERVATIONS_RELEASED);
 	} else {
 		remove_reg(ps, r);
 	}
@@ -788,7 +856,7 @@ static bool do_reserve(struct tcq_task *t, struct pr_state *ps,
 	return false;	/* RESERVE leaves the generation alone */
 }
 
-static bool do_release(struct tcq_task *t, struct lun *l,
+static bool do_release(struct tcq_task *t, struct pr_fxlist *fx,
 		       struct pr_state *ps, const struct prout *po,
 		       struct pr_reg *r)
 {
@@ -802,13 +870,14 @@ static bool do_release(struct tcq_task *t, struct lun *l,
 	}
 	drop_reservation(ps);
 	if (type != PR_TYPE_WE && type != PR_TYPE_EA)
-		ua_regs(l, ps, t->nexus, ASC_RESERVATIONS_RELEASED);
+		ua_regs(fx, ps, ASC_RESERVATIONS_RELEASED);
 	return false;
 }
 
-static bool do_clear(struct tcq_task *t, struct lun *l, struct pr_state *ps)
+static bool do_clear(struct tcq_task *t, struct pr_fxlist *fx,
+		     struct pr_state *ps)
 {
-	ua_regs(l, ps, t->nexus, ASC_RESERVATIONS_PREEMPTED);
+	ua_regs(fx, ps, ASC_RESERVATIONS_PREEMPTED);
 	drop_reservation(ps);
 	ps->nregs = 0;
 	return true;
@@ -816,9 +885,9 @@ static bool do_clear(struct tcq_task *t, struct lun *l, struct pr_state *ps)
 
 /* Removes every registration with key (but the preempting one's own);
  * returns how many went. */
-static unsigned preempt_key(struct lun *l, struct pr_state *ps,
+static unsigned preempt_key(struct pr_fxlist *fx, struct pr_state *ps,
 			    uint64_t key, bool all, struct pr_reg **self,
-			    const void *nexus, bool abort)
+			    bool abort)
 {
 	unsigned n = 0;
 	char me[PR_PORT_MAX];
@@ -831,9 +900,7 @@ static unsigned preempt_key(struct lun *l, struct pr_state *ps,
 			i++;
 			continue;
 		}
-		ua_reg(l, r, nexus, ASC_REGISTRATIONS_PREEMPTED);
-		if (abort)
-			sess_abort_lun_tasks(l, r->port, nexus);
+		fx_add(fx, r->port, ASC_REGISTRATIONS_PREEMPTED, abort);
 		remove_reg(ps, r);
 		n++;
 	}
@@ -844,7 +911,7 @@ static unsigned preempt_key(struct lun *l, struct pr_state *ps,
 /* PREEMPT and PREEMPT AND ABORT (SPC-4 5.13.11.4). With ABORT, the
  * preempted nexuses' tasks on this LUN are aborted too (each on its own
  * reactor, through the session layer). */
-static bool do_preempt(struct tcq_task *t, struct lun *l,
+static bool do_preempt(struct tcq_task *t, struct pr_fxlist *fx,
 		       struct pr_state *ps, const struct prout *po,
 		       struct pr_reg *self)
 {
@@ -852,7 +919,7 @@ static bool do_preempt(struct tcq_task *t, struct lun *l,
 		if (ps->resv && po->sark == 0) {
 			/* All-registrants: zero preempts everyone else and
 			 * the preemptor reserves with the new type. */
-			preempt_key(l, ps, 0, true, &self, t->nexus,
+			preempt_key(fx, ps, 0, true, &self,
 				    po->sa == PRO_PREEMPT_ABORT);
 			drop_reservation(ps);
 			ps->resv = true;
@@ -864,7 +931,7 @@ static bool do_preempt(struct tcq_task *t, struct lun *l,
 			bad_param(t, 8, -1);
 			return false;
 		}
-		if (!preempt_key(l, ps, po->sark, false, &self, t->nexus,
+		if (!preempt_key(fx, ps, po->sark, false, &self,
 				    po->sa == PRO_PREEMPT_ABORT)) {
 			conflict(t);
 			return false;
@@ -880,7 +947,7 @@ static bool do_preempt(struct tcq_task *t, struct lun *l,
 			bad_param(t, 8, -1);
 			return false;
 		}
-		if (!preempt_key(l, ps, po->sark, false, &self, t->nexus,
+		if (!preempt_key(fx, ps, po->sark, false, &self,
 				    po->sa == PRO_PREEMPT_ABORT)) {
 			conflict(t);
 			return false;
@@ -890,14 +957,14 @@ static bool do_preempt(struct tcq_task *t, struct lun *l,
 	/* The holder's key: its registrations go, the reservation moves to
 	 * the preemptor with the type of this CDB. */
 	uint8_t old = ps->type;
-	preempt_key(l, ps, po->sark, false, &self, t->nexus,
+	preempt_key(fx, ps, po->sark, false, &self,
 				    po->sa == PRO_PREEMPT_ABORT);
 	drop_reservation(ps);
 	ps->resv = true;
 	ps->type = po->type;
 	self->holder = !type_all_reg(po->type);
 	if (old != po->type)
-		ua_regs(l, ps, t->nexus, ASC_RESERVATIONS_RELEASED);
+		ua_regs(fx, ps, ASC_RESERVATIONS_RELEASED);
 	return true;
 }
 
@@ -952,94 +1019,120 @@ static bool do_move(struct tcq_task *t, struct pr_state *ps,
 	return true;
 }
 
-void pr_out(struct tcq_task *t)
+bool pr_out_parse(struct tcq_task *t, struct prout *po)
 {
-	struct lun *l = t->lun;
-	struct pr_state *ps = l->pr;
-	struct prout po = { 0 };
-	const char *self = pr_nexus_port(t->nexus);
-	bool changed = false, aptpl;
-	struct pr_reg *r;
-
-	po.sa = t->req.sa;
-	po.scope = t->cdb[2] >> 4;
-	po.type = t->cdb[2] & 0x0f;
-	po.p = t->buf;
-	po.len = t->req.data_out_len;
-	if (po.len < PROUT_LEN || !t->buf || t->buf_len < po.len) {
+	memset(po, 0, sizeof(*po));
+	po->sa = t->req.sa;
+	po->scope = t->cdb[2] >> 4;
+	po->type = t->cdb[2] & 0x0f;
+	po->p = t->buf;
+	po->len = t->req.data_out_len;
+	if (po->len < PROUT_LEN || !t->buf || t->buf_len < po->len) {
 		sense_set(t, SK_ILLEGAL_REQUEST,
 			  ASC_PARAMETER_LIST_LENGTH_ERROR);
-		finish(t);
-		return;
+		return false;
 	}
-	po.rk = get_be64(po.p);
-	po.sark = get_be64(po.p + 8);
-	po.flags = po.p[20];
+	po->rk = get_be64(po->p);
+	po->sark = get_be64(po->p + 8);
+	po->flags = po->p[20];
 	/* Only REGISTER with SPEC_I_PT and REGISTER AND MOVE carry more
 	 * than the basic 24 bytes (SPC-4 6.16.3). */
-	if (po.len != PROUT_LEN && po.sa != PRO_REGISTER_MOVE &&
-	    !(po.sa == PRO_REGISTER && (po.flags & PROUT_SPEC_I_PT))) {
+	if (po->len != PROUT_LEN && po->sa != PRO_REGISTER_MOVE &&
+	    !(po->sa == PRO_REGISTER && (po->flags & PROUT_SPEC_I_PT))) {
 		sense_set(t, SK_ILLEGAL_REQUEST,
 			  ASC_PARAMETER_LIST_LENGTH_ERROR);
-		finish(t);
-		return;
+		return false;
 	}
-	if (po.sa == PRO_RESERVE || po.sa == PRO_RELEASE ||
-	    po.sa == PRO_PREEMPT || po.sa == PRO_PREEMPT_ABORT ||
-	    po.sa == PRO_REGISTER_MOVE) {
-		if (po.scope != 0) {
+	if (po->sa == PRO_RESERVE || po->sa == PRO_RELEASE ||
+	    po->sa == PRO_PREEMPT || po->sa == PRO_PREEMPT_ABORT ||
+	    po->sa == PRO_REGISTER_MOVE) {
+		if (po->scope != 0) {
 			sense_invalid_cdb(t, 2, 7);
-			finish(t);
-			return;
+			return false;
 		}
-		if (!type_valid(po.type)) {
+		if (!type_valid(po->type)) {
 			sense_invalid_cdb(t, 2, 3);
-			finish(t);
-			return;
+			return false;
 		}
 	}
-	if (po.sa != PRO_REGISTER_MOVE && (po.flags & PROUT_ALL_TG_PT) &&
-	    po.sa != PRO_REGISTER && po.sa != PRO_REGISTER_IGNORE) {
+	if (po->sa != PRO_REGISTER_MOVE && (po->flags & PROUT_ALL_TG_PT) &&
+	    po->sa != PRO_REGISTER && po->sa != PRO_REGISTER_IGNORE) {
 		bad_param(t, 20, 2);
-		finish(t);
-		return;
+		return false;
 	}
+	return true;
+}
 
-	pthread_mutex_lock(&l->lock);
-	aptpl = ps->aptpl;
-	if (po.sa == PRO_REGISTER || po.sa == PRO_REGISTER_IGNORE) {
-		changed = do_register(t, l, ps, &po, self);
+bool pr_out_apply(struct tcq_task *t, struct lun *l, struct pr_state *ps,
+		  const struct prout *po, struct pr_fxlist *fx)
+{
+	const char *self = pr_nexus_port(t->nexus);
+	bool changed = false;
+	struct pr_reg *r;
+
+	if (po->sa == PRO_REGISTER || po->sa == PRO_REGISTER_IGNORE) {
+		changed = do_register(t, fx, ps, po, self);
 		if (changed)
-			ps->aptpl = po.flags & PROUT_APTPL;
+			ps->aptpl = po->flags & PROUT_APTPL;
 	} else {
 		r = find_reg(ps, self);
-		if (!r || r->key != po.rk) {
+		if (!r || r->key != po->rk) {
 			conflict(t);
 		} else {
-			switch (po.sa) {
+			switch (po->sa) {
 			case PRO_RESERVE:
-				changed = do_reserve(t, ps, &po, r);
+				changed = do_reserve(t, ps, po, r);
 				break;
 			case PRO_RELEASE:
-				changed = do_release(t, l, ps, &po, r);
+				changed = do_release(t, fx, ps, po, r);
 				break;
 			case PRO_CLEAR:
-				changed = do_clear(t, l, ps);
+				changed = do_clear(t, fx, ps);
 				break;
 			case PRO_PREEMPT: case PRO_PREEMPT_ABORT:
-				changed = do_preempt(t, l, ps, &po, r);
+				changed = do_preempt(t, fx, ps, po, r);
 				break;
 			case PRO_REGISTER_MOVE:
-				changed = do_move(t, ps, &po, r,
+				changed = do_move(t, ps, po, r,
 						  l->rel_port_id);
 				if (changed)
-					ps->aptpl = po.p[17] & 0x01;
+					ps->aptpl = po->p[17] & 0x01;
 				break;
 			}
 		}
 	}
 	if (changed)
 		ps->generation++;
+	return changed;
+}
+
+void pr_out(struct tcq_task *t)
+{
+	struct lun *l = t->lun;
+	struct pr_state *ps = l->pr;
+	struct pr_fxlist *fx;
+	struct prout po;
+	bool aptpl;
+
+	if (!pr_out_parse(t, &po)) {
+		finish(t);
+		return;
+	}
+	if (l->store) {
+		pr_store_submit(t);
+		return;
+	}
+	fx = malloc(sizeof(*fx));
+	if (!fx) {
+		sense_set(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
+		finish(t);
+		return;
+	}
+	fx->n = 0;
+	pthread_mutex_lock(&l->lock);
+	aptpl = ps->aptpl;
+	pr_out_apply(t, l, ps, &po, fx);
+	pr_fx_apply_locked(l, fx, t->nexus);
 	update_flag(l, ps);
 	/* Persist every change of what APTPL covers; the reservation
 	 * itself changes without a generation bump, so save then too. */
@@ -1047,5 +1140,6 @@ void pr_out(struct tcq_task *t)
 	    pr_save(l, ps) < 0)
 		sense_set(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
 	pthread_mutex_unlock(&l->lock);
+	free(fx);
 	finish(t);
 }

@@ -72,6 +72,21 @@ int pr_state_path(const struct lun *l, const char *dir, char *out,
 int pr_load(struct lun *l, const char *dir, char *err, size_t errlen);
 int pr_load_all(struct tcqd *d, char *err, size_t errlen);
 
+/*
+ * Reservations shared by gateways through a LUN store (scsi/pr_store.c):
+ * attach loads the state from s (blocking; at start-up) and from then on
+ * l's PR commands run on the store's worker. 0 or -1 with err set.
+ */
+struct lun_store;
+int pr_store_attach(struct lun *l, struct lun_store *s, char *err,
+		    size_t errlen);
+/* After a LOGICAL UNIT RESET of l here (lun_reset): releases the
+ * RESERVE(6/10) reservation in the store and tells the other gateways,
+ * whose nexuses get the reset UA and lose their tasks; done(arg) runs on
+ * the calling reactor afterwards. false: l has no store, done will not
+ * run. */
+bool pr_store_reset(struct lun *l, void (*done)(void *arg), void *arg);
+
 /* Where pr and ua learn a nexus' initiator port name; the default is
  * sess_initiator_port (tests install their own). */
 typedef const char *(*pr_port_fn)(const void *nexus);

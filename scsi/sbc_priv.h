@@ -107,4 +107,10 @@ void sbc_submit(struct tcq_task *t, enum bdev_op op, unsigned flags,
 int sbc_xbuf(struct tcq_task *t, uint64_t len);
 /* Thin provisioned: UNMAP and WRITE SAME with UNMAP deallocate. */
 bool sbc_thin(const struct tcq_task *t);
+/* COMPARE AND WRITE: whether the backend runs it as one atomic operation
+ * of its own (atomic for every gateway of a shared medium: rbd), and the
+ * MAXIMUM COMPARE AND WRITE LENGTH the LUN reports (then the backend's
+ * limit, else SBC_MAX_CAW_BLOCKS under the LUN's range lock). */
+bool sbc_caw_native(const struct lun *l);
+uint32_t sbc_caw_max_blocks(const struct lun *l);
 #endif

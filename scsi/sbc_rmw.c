@@ -2,7 +2,10 @@
  * Writes with a second step (SBC-3 5.3, 5.9, 5.34-5.36; SBC-4 5.48):
  * WRITE AND VERIFY, ORWRITE, COMPARE AND WRITE, WRITE ATOMIC. The ones
  * that read the medium before writing hold the LUN's exclusive LBA range
- * lock from the read until the write has completed.
+ * lock from the read until the write has completed; COMPARE AND WRITE
+ * goes to the backend as one operation instead when it offers one
+ * (BDEV_COMPARE_AND_WRITE: rbd, where only the cluster can make it atomic
+ * for every gateway).
  */
 #include <errno.h>
 #include <string.h>
@@ -138,6 +141,35 @@ void sbc_orwrite(struct tcq_task *t)
 
 /* ---- COMPARE AND WRITE ------------------------------------------------ */
 
+bool sbc_caw_native(const struct lun *l)
+{
+	return l->bdev && l->bdev->caw_max >= l->block_size;
+}
+
+uint32_t sbc_caw_max_blocks(const struct lun *l)
+{
+	uint32_t n;
+
+	if (!sbc_caw_native(l))
+		return SBC_MAX_CAW_BLOCKS;
+	n = l->bdev->caw_max / l->block_size;
+	return n < SBC_MAX_CAW_BLOCKS ? n : SBC_MAX_CAW_BLOCKS;
+}
+
+/* The backend compared and wrote in one step. */
+static void caw_native_done(struct bdev_io *io)
+{
+	struct tcq_task *t = io->ctx;
+
+	if (io->result == -EILSEQ) {	/* SBC-3 5.2, as below */
+		sense_set_info(t, SK_MISCOMPARE, ASC_MISCOMPARE_DURING_VERIFY,
+			       io->miscompare);
+		sbc_finish(t);
+		return;
+	}
+	write_done(io);
+}
+
 static void caw_read_done(struct bdev_io *io)
 {
 	struct tcq_task *t = io->ctx;
@@ -174,7 +206,7 @@ void sbc_compare_and_write(struct tcq_task *t)
 {
 	/* NUMBER OF LOGICAL BLOCKS must match the data sent too (an 8-bit
 	 * field: 256 blocks wrap to 0 and must not pass as "nothing"). */
-	if (t->req.blocks > SBC_MAX_CAW_BLOCKS ||
+	if (t->req.blocks > sbc_caw_max_blocks(t->lun) ||
 	    t->exp_len != t->req.data_out_len) {
 		sbc_fail_cdb(t, 13, -1);
 		return;
@@ -187,6 +219,17 @@ void sbc_compare_and_write(struct tcq_task *t)
 	}
 	if (check_data(t))
 		return;
+	if (sbc_caw_native(t->lun)) {
+		/* No range lock: the backend serialises the compare and the
+		 * write against every other write it receives. */
+		uint64_t n = (uint64_t)t->req.blocks * t->lun->block_size;
+
+		t->io.cmp_buf = t->buf;
+		sbc_submit(t, BDEV_COMPARE_AND_WRITE, wflags(t),
+			   t->req.lba * t->lun->block_size, n,
+			   (uint8_t *)t->buf + n, caw_native_done);
+		return;
+	}
 	if (sbc_lock(t, t->req.lba, t->req.blocks, true, caw_locked))
 		return;
 	caw_locked(t);

@@ -1,8 +1,10 @@
 /*
  * WRITE SAME (10/16) (SBC-3 5.41-5.43, SBC-4 NDOB): one block of data
  * written to a range, or the range deallocated when the UNMAP bit asks
- * for it on a thin LUN. The range is written in chunks of SBC_WS_CHUNK
- * bytes from one scratch buffer filled with copies of the block.
+ * for it on a thin LUN. A backend that repeats a block itself (rbd:
+ * BDEV_WRITE_SAME) gets the one block and the whole range; for the others
+ * the range is written in chunks of SBC_WS_CHUNK bytes from one scratch
+ * buffer filled with copies of the block.
  */
 #include <errno.h>
 #include <string.h>
@@ -76,6 +78,13 @@ static void ws_locked(struct tcq_task *t)
 			   BDEV_FUA, t->req.lba * bs, bytes, NULL, ws_io_done);
 		return;
 	}
+	if (t->lun->bdev->write_same) {
+		t->io.pattern_len = bs;
+		sbc_submit(t, BDEV_WRITE_SAME, t->lun->write_cache ? 0 :
+			   BDEV_FUA, t->req.lba * bs, bytes, t->buf,
+			   ws_io_done);
+		return;
+	}
 	uint64_t chunk = MIN(bytes, (uint64_t)MAX(SBC_WS_CHUNK, bs));
 	chunk -= chunk % bs;
 	if (sbc_xbuf(t, chunk))
@@ -143,7 +152,8 @@ void sbc_block_limits(const struct lun *l, uint8_t *p)
 
 	if (maxx && atomic > maxx)
 		atomic = maxx;
-	p[5] = SBC_MAX_CAW_BLOCKS;	/* MAXIMUM COMPARE AND WRITE LENGTH */
+	p[5] = (uint8_t)sbc_caw_max_blocks(l);	/* MAXIMUM COMPARE AND WRITE
+						 * LENGTH */
 	put_be64(p + 36, SBC_MAX_WS_BLOCKS);	/* MAXIMUM WRITE SAME LENGTH */
 	put_be32(p + 44, atomic);	/* MAXIMUM ATOMIC TRANSFER LENGTH */
 	put_be32(p + 48, SBC_ATOMIC_ALIGN);

@@ -189,7 +189,8 @@ static uint32_t inquiry_vpd(const struct lun *l, uint8_t page, uint8_t *p)
 	case 0x86:		/* extended INQUIRY data (SPC-4 7.8.7) */
 		p[3] = 0x3c;
 		p[5] = 0x07;	/* HEADSUP, ORDSUP, SIMPSUP: task attributes */
-		p[6] = 0x01;	/* V_SUP: a volatile write cache */
+		if (!(l->bdev && l->bdev->write_through))
+			p[6] = 0x01;	/* V_SUP: a volatile write cache */
 		p[13] = SENSE_BUF_MAX;	/* longest sense data we return */
 		return 64;
 	case 0xb0: {		/* block limits */
@@ -344,9 +345,11 @@ static uint32_t mode_page(const struct lun *l, uint8_t code, int pc,
 		memset(p, 0, 20);
 		p[0] = MP_CACHING;
 		p[1] = 0x12;
-		if (pc == PC_CHANGEABLE)
-			p[2] = 0x04;
-		else if ((pc == PC_CURRENT ? l->write_cache
+		if (pc == PC_CHANGEABLE) {
+			/* No cache (rbd cache=none): WCE stays 0. */
+			if (!(l->bdev && l->bdev->write_through))
+				p[2] = 0x04;
+		} else if ((pc == PC_CURRENT ? l->write_cache
 					   : l->write_cache_default))
 			p[2] = 0x04;	/* WCE; RCD=0 */
 		return 20;

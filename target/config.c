@@ -135,6 +135,20 @@ int cfg_parse_qam(const char *s, uint8_t *out, char *err, size_t errlen)
 	return 0;
 }
 
+int cfg_parse_shared_state(const char *s, bool *none, char *err,
+			   size_t errlen)
+{
+	if (strcasecmp(s, "auto") == 0)
+		*none = false;
+	else if (strcasecmp(s, "none") == 0)
+		*none = true;
+	else {
+		snprintf(err, errlen, "'%s' is not auto or none", s);
+		return -1;
+	}
+	return 0;
+}
+
 int cfg_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 {
 	uint64_t v = 0;
@@ -571,6 +585,7 @@ enum ktype {
 	K_QAM,		/* restricted|unrestricted into a uint8_t */
 	K_ALUA_GROUP,	/* repeatable: ID:STATE:PORTS into struct alua_cfg */
 	K_SERIAL,	/* unit serial number into char[33] */
+	K_SHARED,	/* auto|none into a bool (true: none) */
 };
 
 struct key {
@@ -649,6 +664,7 @@ static const struct key lun_keys[] = {
 	{ "thin", K_TRI, 0, 0, LUN(thin) },
 	{ "sanitize", K_BOOL, 0, 0, LUN(sanitize) },
 	{ "serial", K_SERIAL, 0, 0, LUN(serial) },
+	{ "shared_state", K_SHARED, 0, 0, LUN(no_shared_state) },
 };
 #undef LUN
 
@@ -925,6 +941,11 @@ static void set_value(struct parser *p, const struct key *k, void *base,
 		return;
 	case K_SERIAL:
 		if (cfg_parse_serial(v, field, err, sizeof(err)) < 0)
+			goto bad;
+		return;
+	case K_SHARED:
+		if (cfg_parse_shared_state(v, (bool *)field, err,
+					   sizeof(err)) < 0)
 			goto bad;
 		return;
 	case K_LOGLEVEL: {

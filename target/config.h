@@ -39,6 +39,8 @@ struct cfg_lun {
 	uint8_t qam;			/* control page QAM: 0 restricted
 					 * (default), 1 unrestricted */
 	char serial[33];		/* LUN identity; "": from the names */
+	bool no_shared_state;		/* shared_state = none: reservations
+					 * stay in this process even on rbd */
 	int line;			/* of the section header */
 	int size_line;			/* of the size key, 0 if unset */
 };
@@ -105,6 +107,9 @@ int cfg_parse_bool(const char *s, bool *out, char *err, size_t errlen);
 int cfg_parse_barrier(const char *s, uint8_t *out, char *err, size_t errlen);
 /* "restricted|unrestricted" into the QAM code (0 or 1). */
 int cfg_parse_qam(const char *s, uint8_t *out, char *err, size_t errlen);
+/* shared_state "auto|none": *none set for none. */
+int cfg_parse_shared_state(const char *s, bool *none, char *err,
+			   size_t errlen);
 int cfg_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 		   char *err, size_t errlen);
 /* LUN serial number: 1..32 printable ASCII characters, no spaces; copied

@@ -6,6 +6,8 @@
 #include "backend/bdev.h"
 #include "scsi/alua.h"
 #include "scsi/lun.h"
+#include "scsi/lun_store.h"
+#include "scsi/pr.h"
 #include "target/config.h"
 #include "target/portal.h"
 
@@ -21,6 +23,8 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 		.queue_depth = cl->queue_depth,
 	};
 	char berr[256];
+	const char *bname;
+	void *cluster;
 	struct bdev *b;
 	struct lun *l;
 
@@ -39,7 +43,9 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 			 t->name, cl->id);
 		return -1;
 	}
-	l->write_cache = l->write_cache_default = cl->write_cache;
+	/* A backend without a volatile cache has no WCE to report. */
+	l->write_cache = l->write_cache_default =
+		cl->write_cache && !b->write_through;
 	lun_set_barrier(l, (enum lun_barrier)cl->barrier);
 	l->qam = cl->qam;
 	l->removable = cl->removable;
@@ -51,9 +57,21 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 		b->thin = cl->thin;
 	l->read_only = cl->read_only || b->read_only;
 	alua_lun_apply(l, &t->alua);
-	t->luns[cl->id] = l;
+	t->luns[cl->id] = l;	/* cfg_destroy_tcqd frees it from here on */
 	if ((int)cl->id >= t->nluns)
 		t->nluns = (int)cl->id + 1;
+	if (!cl->no_shared_state && bdev_rbd_cluster(b, &cluster, &bname) == 0) {
+		/* Gateways of one rbd image share reservations in RADOS
+		 * (scsi/pr_store.c). */
+		struct lun_store *s = rados_store_open(b, berr, sizeof(berr));
+
+		if (!s || pr_store_attach(l, s, berr, sizeof(berr)) < 0) {
+			lun_store_close(s);
+			snprintf(err, errlen, "[lun %s %u] %s", t->name, cl->id,
+				 berr);
+			return -1;
+		}
+	}
 	return 0;
 }
 

@@ -61,7 +61,10 @@ static void usage(FILE *f)
 "      --queue-depth N      backend I/Os in flight, 1..%d (default %d)\n"
 "      --backend SPEC       backend spec (default " CFG_DEFAULT_BACKEND "): aio, null,\n"
 "                           ram, rbd:pool=P,image=I[,conf=PATH][,id=CLIENT]\n"
-"                           (Ceph; needs no --export), or the test wrappers\n"
+"                           [,timeout=S][,cache=none|writeback] (Ceph; needs\n"
+"                           no --export; cache=none, the default, for several\n"
+"                           gateways: writes complete in RADOS, WCE 0), or\n"
+"                           the test wrappers\n"
 "                           delay, fault, cache (NAME:opts,base=SPEC; see\n"
 "                           tcqd.conf)\n"
 "      --write-cache on|off volatile write cache (default on)\n"
@@ -91,6 +94,9 @@ static void usage(FILE *f)
 "                           active-non-optimized, standby or unavailable);\n"
 "                           default: one active-optimized group of this port\n"
 "      --tpgt N             target portal group tag (default: rel-port-id)\n"
+"      --shared-state auto|none  auto (default): an rbd LUN keeps its\n"
+"                           reservations in RADOS, shared by every gateway\n"
+"                           of the image; none: in this process only\n"
 "options:\n"
 "      --threads N          reactor threads (default: number of CPUs)\n"
 "      --log-level LEVEL    error, warn, info or debug\n"
@@ -125,6 +131,8 @@ enum { OPT_REMOVABLE = 600, OPT_THIN, OPT_SANITIZE };
 enum { OPT_BARRIER = 700, OPT_QAM };
 /* Identity and ALUA options of --export (scsi/alua.h). */
 enum { OPT_SERIAL = 800, OPT_TPG_ID, OPT_REL_PORT_ID, OPT_TPG, OPT_TPGT };
+/* Gateways sharing LUN state (scsi/lun_store.h). */
+enum { OPT_SHARED_STATE = 900 };
 
 static const struct option long_opts[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -154,6 +162,7 @@ static const struct option long_opts[] = {
 	{ "rel-port-id", required_argument, NULL, OPT_REL_PORT_ID },
 	{ "tpg", required_argument, NULL, OPT_TPG },
 	{ "tpgt", required_argument, NULL, OPT_TPGT },
+	{ "shared-state", required_argument, NULL, OPT_SHARED_STATE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -180,6 +189,7 @@ struct opts {
 	const char *allow[64];
 	int nallow;
 	const char *serial, *tpg_id, *rel_port_id, *tpgt;
+	const char *shared_state;
 	const char *tpg[ALUA_MAX_GROUPS + 1];
 	int ntpg;
 };
@@ -241,6 +251,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				optarg;
 			o->export_only_used = true;
 			break;
+		case OPT_SHARED_STATE:
+			o->shared_state = optarg;
+			o->export_only_used = true;
+			break;
 		case OPT_TPG:
 			if (o->ntpg == (int)(sizeof(o->tpg) / sizeof(o->tpg[0])))
 				usage_error("too many --tpg options%s", "");
@@ -269,7 +283,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			    "--queue-depth, --backend, --write-cache, --chap, "
 			    "--mutual-chap, --allow, --removable, --thin, "
 			    "--sanitize, --barrier, --qam, --serial, --tpg-id, "
-			    "--rel-port-id, --tpg and --tpgt go with --export "
+			    "--rel-port-id, --tpg, --tpgt and --shared-state go "
+			    "with --export "
 			    "(or with a --backend that needs no path)%s",
 			    "");
 }
@@ -365,6 +380,10 @@ static void export_cfg(struct cfg *c, const struct opts *o)
 	if (o->serial && cfg_parse_serial(o->serial, l->serial, err,
 					  sizeof(err)) < 0)
 		usage_error("--serial: %s", err);
+	if (o->shared_state &&
+	    cfg_parse_shared_state(o->shared_state, &l->no_shared_state, err,
+				   sizeof(err)) < 0)
+		usage_error("--shared-state: %s", err);
 	if (o->tpg_id) {
 		if (cfg_parse_uint(o->tpg_id, 1, 65535, &v, err, sizeof(err)) < 0)
 			usage_error("--tpg-id: %s", err);

@@ -14,6 +14,7 @@
 #include "tcq/log.h"
 #include "tcq/pdu.h"
 #include "scsi/lun.h"
+#include "scsi/pr.h"
 #include "scsi/taskset.h"
 #include "target/conn.h"
 #include "target/session.h"
@@ -132,6 +133,20 @@ void tmf_abort_for_other(struct session *s, struct lun *l)
 	tmf_abort_lun_as(NULL, s, l, l->tas != 0);
 }
 
+static void tmf_shared_done(void *arg)
+{
+	tmf_release(arg);
+}
+
+/* A reset of l, a LUN whose state other gateways share: they reset it
+ * too (unit attentions, tasks aborted) before the answer goes out. */
+static void tmf_reset_shared(struct tmf *m, struct lun *l)
+{
+	m->waiting++;
+	if (!pr_store_reset(l, tmf_shared_done, m))
+		m->waiting--;
+}
+
 static bool tmf_lun_scoped(uint8_t fn)
 {
 	switch (fn) {
@@ -221,6 +236,7 @@ void tmf_rx(struct conn *c, const uint8_t *bhs)
 		tmf_abort_lun(m, s, l);
 		sess_abort_lun_tasks(l, NULL, s);
 		lun_reset(l, s);
+		tmf_reset_shared(m, l);
 		break;
 	case ISCSI_TMF_TARGET_COLD_RESET:
 		m->close_after = true;
@@ -236,6 +252,7 @@ void tmf_rx(struct conn *c, const uint8_t *bhs)
 					continue;
 				sess_abort_lun_tasks(tl, NULL, s);
 				lun_reset(tl, s);
+				tmf_reset_shared(m, tl);
 			}
 		}
 		break;

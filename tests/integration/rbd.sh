@@ -13,10 +13,12 @@
 
 BENCH=${BENCH:-$top_builddir/tcq-bench}
 SCSICMD=${SCSICMD:-$top_builddir/tests/integration/scsicmd}
+RBDCMD=${RBDCMD:-$top_builddir/tests/integration/rbdcmd}
 : "${CONFORMANCE_TIMEOUT:=300}"
 [ -x "$TCQD" ] || fail "tcqd not built at $TCQD"
 [ -x "$BENCH" ] || fail "tcq-bench not built at $BENCH"
 [ -x "$SCSICMD" ] || fail "scsicmd not built at $SCSICMD"
+[ -x "$RBDCMD" ] || fail "rbdcmd not built at $RBDCMD"
 
 probe=$(CEPH_CONF=/nonexistent timeout 10 "$TCQD" --backend rbd:image=probe \
 	--listen 127.0.0.1:0 2>&1 </dev/null)
@@ -98,6 +100,25 @@ run "$BENCH" --engine libiscsi --rw write,randwrite,read --verify \
 	--span 16m --bs 4k,64k --depth 8 --sessions 2 --runtime 3 --quiet \
 	"$TCQD_URL" || fail "--verify through rbd failed"
 ok "--verify passes through rbd"
+
+# 3b. COMPARE AND WRITE through rbd_aio_compare_and_write (atomic in the
+# cluster; librbd 16.2 takes one 512-byte sector, so the LUN reports a
+# maximum of 1 block), a miscompare with the offset of the first differing
+# byte in INFORMATION, WRITE SAME(16) through rbd_aio_writesame, and
+# cache=none (the default) reported as no volatile write cache.
+run "$RBDCMD" "$TCQD_URL" limits wce write 45000 2 11 caw 45000 1 11 22 \
+	read 45000 1 22 caw 45001 1 11 33 300 read 45001 1 11 \
+	caw 45000 2 22 33 write 53000 1 00 ws 50000 3000 5c \
+	read 50000 256 5c read 52744 256 5c read 53000 1 00 ||
+	fail "rbdcmd failed"
+expect=$(printf '%s\n' "MAXCAW 1" "WCE 0 V_SUP 0" GOOD GOOD GOOD \
+	"CHECK CONDITION key=0xe asc=0x1d ascq=0x00 info=300" GOOD \
+	"CHECK CONDITION key=0x5 asc=0x24 ascq=0x00" GOOD GOOD GOOD GOOD GOOD)
+[ "$OUT" = "$expect" ] || {
+	printf 'got:\n%s\nexpected:\n%s\n' "$OUT" "$expect"
+	fail "COMPARE AND WRITE / WRITE SAME through rbd"
+}
+ok "COMPARE AND WRITE (match, miscompare at byte 300, limit 1), WRITE SAME 16 and WCE 0 through rbd"
 
 # 4. rbd resize under a logged-in initiator: its next command gets
 # CAPACITY DATA HAS CHANGED (6/2A/09), then READ CAPACITY(16) the new size.

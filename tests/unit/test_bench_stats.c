@@ -232,6 +232,101 @@ START_TEST(verify_stamps)
 }
 END_TEST
 
+/* What a read of lba finds when the medium holds generation gen of run
+ * (gen 0: a block never stamped). Returns the mismatches counted. */
+static uint64_t read_back(struct bench_verify *v, uint64_t lba, uint32_t gen,
+			  uint32_t run)
+{
+	uint64_t blk[64];
+
+	memset(blk, 0, sizeof(blk));
+	if (gen)
+		verify_fill_block(blk, 512, lba, gen, run);
+	return verify_check(v, blk, lba, 1, NULL, NULL);
+}
+
+/* A write that failed or whose session was lost may have landed or not:
+ * the old or the new generation passes, nothing else, and the first read
+ * settles which one the block holds. */
+START_TEST(verify_unacknowledged_writes)
+{
+	uint64_t buf[64];
+	char err[128];
+	const uint32_t run = 7;
+	struct bench_verify *v = verify_create(0, 8, 512, run, err,
+					       sizeof(err));
+
+	ck_assert_ptr_nonnull(v);
+	/* acknowledged: exactly the last generation */
+	verify_stamp(v, buf, 0, 1);		/* gen 1 */
+	verify_written(v, 0, 1);
+	ck_assert_uint_eq(read_back(v, 0, 1, run), 0);
+	ck_assert_uint_eq(read_back(v, 0, 0, run), 1);	/* write lost */
+	ck_assert_uint_eq(read_back(v, 0, 1, run + 1), 1);	/* other run */
+	/* unacknowledged gen 2 over gen 1: the old one passes and settles */
+	verify_stamp(v, buf, 0, 1);
+	verify_forget(v, 0, 1);
+	ck_assert_uint_eq(read_back(v, 0, 1, run), 0);
+	ck_assert_uint_eq(read_back(v, 0, 2, run), 1);	/* not now */
+	/* ... or the new one, then only that */
+	verify_stamp(v, buf, 1, 1);		/* gen 1 */
+	verify_written(v, 1, 1);
+	verify_stamp(v, buf, 1, 1);		/* gen 2, lost */
+	verify_forget(v, 1, 1);
+	ck_assert_uint_eq(read_back(v, 1, 2, run), 0);
+	ck_assert_uint_eq(read_back(v, 1, 1, run), 1);
+	/* any third content is an error: older generation, no stamp,
+	 * another run's stamp */
+	verify_stamp(v, buf, 2, 1);
+	verify_written(v, 2, 1);
+	verify_stamp(v, buf, 2, 1);
+	verify_written(v, 2, 1);
+	verify_stamp(v, buf, 2, 1);		/* gen 3, lost */
+	verify_forget(v, 2, 1);
+	ck_assert_uint_eq(read_back(v, 2, 1, run), 1);
+	ck_assert_uint_eq(read_back(v, 2, 0, run), 1);
+	ck_assert_uint_eq(read_back(v, 2, 2, run + 1), 1);
+	ck_assert_uint_eq(read_back(v, 2, 2, run), 0);
+	/* first write of the run lost: the content from before the run
+	 * (anything not of this run) or the new generation */
+	verify_stamp(v, buf, 3, 1);
+	verify_forget(v, 3, 1);
+	ck_assert_uint_eq(read_back(v, 3, 5, run + 1), 0);
+	verify_stamp(v, buf, 4, 1);
+	verify_forget(v, 4, 1);
+	ck_assert_uint_eq(read_back(v, 4, 3, run), 1);	/* not ours */
+	ck_assert_uint_eq(read_back(v, 4, 1, run), 0);
+	/* a later acknowledged write ends the ambiguity */
+	verify_stamp(v, buf, 5, 1);
+	verify_forget(v, 5, 1);
+	verify_stamp(v, buf, 5, 1);		/* gen 2 */
+	verify_written(v, 5, 1);
+	ck_assert_uint_eq(read_back(v, 5, 1, run), 1);
+	ck_assert_uint_eq(read_back(v, 5, 2, run), 0);
+	/* a write never sent leaves the old generation expected */
+	verify_stamp(v, buf, 6, 1);
+	verify_written(v, 6, 1);
+	verify_stamp(v, buf, 6, 1);
+	verify_cancel(v, 6, 1);
+	ck_assert_uint_eq(read_back(v, 6, 2, run), 1);
+	ck_assert_uint_eq(read_back(v, 6, 1, run), 0);
+	/* two lost writes in a row: any intact block of this LBA passes */
+	verify_stamp(v, buf, 7, 1);
+	verify_written(v, 7, 1);
+	verify_stamp(v, buf, 7, 1);
+	verify_forget(v, 7, 1);
+	verify_stamp(v, buf, 7, 1);
+	verify_forget(v, 7, 1);
+	ck_assert_uint_eq(read_back(v, 7, 1, run), 0);
+	ck_assert_uint_eq(read_back(v, 7, 3, run), 1);	/* settled on 1 */
+	/* the stamp in the write buffer is what verify_check expects */
+	verify_stamp(v, buf, 7, 1);		/* gen 2 */
+	verify_written(v, 7, 1);
+	ck_assert_uint_eq(verify_check(v, buf, 7, 1, NULL, NULL), 0);
+	verify_destroy(v);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bench_stats");
@@ -248,6 +343,7 @@ int main(void)
 	tcase_add_test(tc, cell_repeat_and_compare);
 	tcase_add_test(tc, json_round_trip);
 	tcase_add_test(tc, verify_stamps);
+	tcase_add_test(tc, verify_unacknowledged_writes);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

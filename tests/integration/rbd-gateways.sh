@@ -1,0 +1,202 @@
+#!/bin/bash
+# Several gateways, one rbd image, reservations shared through RADOS: two
+# tcqd processes export one image (created with layering only) under one
+# target name and serial, each its own portal, port and group, as in
+# alua.sh. iscsi-test-cu's reservation suites and MultipathIO run with
+# the two URLs on the two gateways with 0 failures (alua.sh's KNOWN_SPLIT
+# included: over a file they fail for want of shared state). Then a
+# registration and reservation made through gateway 1 survive its
+# restart and show through both gateways, and a PREEMPT through gateway 2
+# gives the preempted nexus on gateway 1 REGISTRATIONS PREEMPTED.
+# Skips (77) when tcqd was built without librbd or Ceph is not installed.
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/integration/ceph.sh
+. "$top_srcdir/tests/integration/ceph.sh"
+
+PRGW=${PRGW:-$top_builddir/tests/integration/prgw}
+[ -x "$TCQD" ] || fail "tcqd not built at $TCQD"
+[ -x "$PRGW" ] || fail "prgw not built at $PRGW"
+
+probe=$(CEPH_CONF=/nonexistent timeout 10 "$TCQD" --backend rbd:image=probe \
+	--listen 127.0.0.1:0 2>&1 </dev/null)
+grep -q 'built without librbd' <<<"$probe" &&
+	skip "tcqd was built without librbd (install librbd-dev librados-dev, re-run configure)"
+ceph_available ||
+	skip "Ceph is not installed (scripts/install-deps installs ceph-mon ceph-osd ceph-mgr ceph-common)"
+need_tool iscsi-test-cu
+
+IQN=iqn.2026-11.org.tcq:rbdgw
+SERIAL=rbdgw-0001
+GROUPS_ARGS=(--tpg 1:active-optimized:1 --tpg 2:active-non-optimized:2)
+PA=iqn.2026-11.org.tcq:gw-initiator-a
+PB=iqn.2026-11.org.tcq:gw-initiator-b
+declare -A GW_PID=() GW_URL=()
+NSTARTS=0
+
+# start_gw N: gateway N in group N with relative port N, on the image.
+start_gw() {
+	local n=$1 out log line i
+	NSTARTS=$((NSTARTS + 1))
+	out=$TEST_TMP/tcqd.gw$n-$NSTARTS.out
+	log=$TEST_TMP/tcqd.gw$n-$NSTARTS.log
+	: >"$out"
+	"$TCQD" --backend rbd:pool=rbd,image=disk,timeout=20 \
+		--listen 127.0.0.1:0 --iqn "$IQN" --serial "$SERIAL" \
+		--tpg-id "$n" --rel-port-id "$n" "${GROUPS_ARGS[@]}" \
+		--threads 2 >"$out" 2>"$log" &
+	GW_PID[$n]=$!
+	for ((i = 0; i < 200; i++)); do
+		line=$(grep -m1 '^iscsi://' "$out" || true)
+		[ -n "$line" ] && break
+		kill -0 "${GW_PID[$n]}" 2>/dev/null ||
+			{ cat "$log"; fail "gateway $n exited before printing its URL"; }
+		sleep 0.1
+	done
+	[ -n "$line" ] || fail "gateway $n printed no URL within 20 s"
+	grep -q 'shared reservations' "$log" ||
+		{ cat "$log"; fail "gateway $n: no shared reservation state"; }
+	GW_URL[$n]=$line
+	GW_LOG[$n]=$log
+}
+declare -A GW_LOG=()
+
+# stop_gw N...: SIGTERM to each, and a clean exit within 10 s.
+stop_gw() {
+	local n pid rc i
+	for n in "$@"; do
+		kill -TERM "${GW_PID[$n]}" 2>/dev/null ||
+			fail "gateway $n died on its own"
+	done
+	for n in "$@"; do
+		pid=${GW_PID[$n]} rc=0
+		for ((i = 0; i < 100; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$pid" 2>/dev/null && {
+			kill -KILL "$pid"
+			fail "gateway $n did not exit on SIGTERM"
+		}
+		wait "$pid" || rc=$?
+		unset "GW_PID[$n]"
+		[ "$rc" -eq 0 ] || fail "gateway $n exited with status $rc"
+	done
+}
+
+# Gateways first (they talk to the cluster), then the cluster.
+# shellcheck disable=SC2317  # called through the EXIT trap
+gw_cleanup() {
+	local rc=$? pid
+	for pid in "${GW_PID[@]}" ${BG_PID:-}; do
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	ceph_stop
+	(exit "$rc")
+	lib_cleanup
+}
+trap gw_cleanup EXIT
+
+# pr N INITIATOR CMD...: prgw through gateway N into $OUT.
+pr() {
+	local n=$1
+	shift
+	run timeout 30 "$PRGW" "${GW_URL[$n]}" "$@" ||
+		fail "prgw through gateway $n: $OUT"
+}
+
+t0=$SECONDS
+ceph_start "$TEST_TMP/ceph" || fail "the Ceph cluster did not start"
+ok "Ceph cluster started in $((SECONDS - t0)) s"
+run timeout 60 rbd create --size 64M --image-feature layering rbd/disk ||
+	fail "rbd create failed"
+for n in 1 2; do start_gw "$n"; done
+ok "gateways: ${GW_URL[1]} ${GW_URL[2]}"
+
+# ---- iscsi-test-cu with one URL per gateway --------------------------------
+# The Reserve6 reset tests each sleep 3 s and use one gateway only.
+RUNS=(MultipathIO
+	PrinReadKeys,PrinServiceactionRange,PrinReportCapabilities,ProutRegister,ProutClear
+	ProutReserve ProutPreempt
+	Reserve6.Simple,Reserve6.2Initiators,Reserve6.Logout,Reserve6.ITNexusLoss)
+# alua.sh's KNOWN_SPLIT: each must have run and passed here.
+MUST_PASS=(MultipathIO.Reset
+	ProutReserve.AccessEA ProutReserve.AccessWE ProutReserve.AccessEARO
+	ProutReserve.AccessWERO ProutReserve.AccessEAAR ProutReserve.AccessWEAR
+	ProutReserve.OwnershipEAAR ProutReserve.OwnershipWEAR
+	ProutPreempt.RemoveRegistration
+	Reserve6.2Initiators Reserve6.Logout Reserve6.ITNexusLoss)
+: "${CONFORMANCE_TIMEOUT:=120}"
+failed=() all_results=
+for spec in "${RUNS[@]}"; do
+	log=$TEST_TMP/cu-${spec%%[.,]*}.log
+	tests=SCSI.${spec//,/,SCSI.}
+	t1=$SECONDS rc=0
+	CLIENT_TIMEOUT=$CONFORMANCE_TIMEOUT tc iscsi-test-cu -d \
+		-i "$INITIATOR" -I "$INITIATOR2" --test="$tests" \
+		"${GW_URL[1]}" "${GW_URL[2]}" >"$log" 2>&1 || rc=$?
+	grep -q 'found matching LU device identifier for all (2) paths' "$log" ||
+		{ cat "$log"; fail "$spec: iscsi-test-cu did not take the two URLs as one LU"; }
+	results=$(awk '/^Suite: / { suite = $2; next }
+		/^  Test: / { name = suite "." $2
+			if ($0 ~ /\.\.\.passed/) { print name, "passed"; name = "" }
+			else if ($0 ~ /\.\.\.FAILED/) { print name, "FAILED"; name = "" }
+			next }
+		name != "" && /^passed/ { print name, "passed"; name = "" }
+		name != "" && /^FAILED/ { print name, "FAILED"; name = "" }' "$log")
+	[ -n "$results" ] || { cat "$log"; fail "$spec: no test results (status $rc)"; }
+	if grep -q ' FAILED$' <<<"$results"; then
+		cat "$log"
+		failed+=($(awk '$2 == "FAILED" { print $1 }' <<<"$results"))
+	fi
+	all_results+=$results$'\n'
+	say "$spec: $(grep -c ' passed$' <<<"$results") passed, $(grep -c ' FAILED$' <<<"$results") failed ($((SECONDS - t1)) s)"
+done
+[ "${#failed[@]}" -eq 0 ] || fail "failures with the paths on two gateways: ${failed[*]}"
+for t in "${MUST_PASS[@]}"; do
+	grep -qx "$t passed" <<<"$all_results" || fail "$t did not run and pass"
+done
+ok "reservation suites and MultipathIO across two gateways: 0 failures (alua.sh's ${#MUST_PASS[@]} split tests pass)"
+
+# ---- a gateway restart loses nothing ---------------------------------------
+pr 1 "$PA" register 0xa1 reserve 0xa1 1 resv
+[ "$OUT" = $'GOOD\nGOOD\nRESV a1 1' ] || fail "register and reserve through gateway 1: $OUT"
+stop_gw 1
+start_gw 1
+grep -q 'shared reservations: 1 registration, reserved' "${GW_LOG[1]}" ||
+	fail "restarted gateway 1 did not load the state: $(cat "${GW_LOG[1]}")"
+for n in 1 2; do
+	pr "$n" "$PB" keys resv write
+	[ "$OUT" = $'KEYS a1\nRESV a1 1\nCONFLICT' ] ||
+		fail "after gateway 1's restart, through gateway $n: $OUT"
+done
+ok "a registration and reservation made through gateway 1 survive its restart, seen and enforced by both"
+
+# ---- PREEMPT through gateway 2, the preempted nexus on gateway 1 ----------
+: >"$TEST_TMP/bg.out"
+"$PRGW" "${GW_URL[1]}" "$PA" tur waitfile "$TEST_TMP/preempted" tur tur \
+	write >"$TEST_TMP/bg.out" 2>&1 &
+BG_PID=$!
+for ((i = 0; i < 100; i++)); do
+	[ -s "$TEST_TMP/bg.out" ] && break
+	sleep 0.1
+done
+[ "$(head -n1 "$TEST_TMP/bg.out")" = GOOD ] ||
+	fail "initiator a through gateway 1: $(cat "$TEST_TMP/bg.out")"
+pr 2 "$PB" register 0xb1 preempt 0xb1 0xa1 1 resv
+[ "$OUT" = $'GOOD\nGOOD\nRESV b1 1' ] || fail "preempt through gateway 2: $OUT"
+touch "$TEST_TMP/preempted"
+wait "$BG_PID" || fail "initiator a's session on gateway 1 failed: $(cat "$TEST_TMP/bg.out")"
+BG_PID=
+# REGISTRATIONS PREEMPTED (6/2A/05) once, then GOOD; a's write now
+# conflicts with b's Write Exclusive reservation.
+want=$'GOOD\nCHECK CONDITION key=0x6 asc=0x2a ascq=0x05\nGOOD\nCONFLICT'
+[ "$(cat "$TEST_TMP/bg.out")" = "$want" ] ||
+	fail "initiator a through gateway 1 after the preempt: $(cat "$TEST_TMP/bg.out")"
+ok "PREEMPT through gateway 2: the preempted nexus on gateway 1 gets REGISTRATIONS PREEMPTED"
+pr 1 "$PB" clear 0xb1 resv
+[ "$OUT" = $'GOOD\nRESV none' ] || fail "CLEAR through gateway 1: $OUT"
+stop_gw 1 2
+say "total $((SECONDS - t0)) s, cluster start included"
+pass "all checks passed"
