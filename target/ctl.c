@@ -455,6 +455,11 @@ static json_object *do_set(char **argv, int argc)
 	}
 	if (ch.qd && !l->bdev)
 		return reply_err("LUN has no backend");
+	/* A write-through backend (rbd cache=none) has no cache to turn on:
+	 * WCE would claim writes may be lost that never can be. */
+	if (ch.wc && ch.write_cache && l->bdev && l->bdev->write_through)
+		return reply_err("write_cache on: the backend has no volatile "
+				 "write cache (%.64s)", l->bdev->spec);
 	/* Each value is one atomic store the data path reads relaxed:
 	 * sessions keep running and see the new value on their next
 	 * task (queue_depth: on their next submit or completion). */

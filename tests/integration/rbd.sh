@@ -62,8 +62,9 @@ ok "Ceph cluster started in $((SECONDS - t0)) s"
 run timeout 60 rbd create --size 128M --image-feature layering rbd/disk ||
 	fail "rbd create failed"
 
+CTL_SOCK=$TEST_TMP/ctl.sock
 start_tcqd --backend rbd:pool=rbd,image=disk,timeout=20 \
-	--iqn iqn.2026-11.org.tcq:rbd
+	--iqn iqn.2026-11.org.tcq:rbd --ctl "$CTL_SOCK"
 grep -q 'rbd rbd/disk: 134217728 bytes' "$TCQD_LOG" ||
 	fail "tcqd did not report the image's size"
 
@@ -119,6 +120,15 @@ expect=$(printf '%s\n' "MAXCAW 1" "WCE 0 V_SUP 0" GOOD GOOD GOOD \
 	fail "COMPARE AND WRITE / WRITE SAME through rbd"
 }
 ok "COMPARE AND WRITE (match, miscompare at byte 300, limit 1), WRITE SAME 16 and WCE 0 through rbd"
+# ... and tcqctl cannot claim a cache that cache=none does not have.
+TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
+rc=0
+run "$TCQCTL" -s "$CTL_SOCK" set 0 write_cache=on || rc=$?
+[ "$rc" -ne 0 ] && [[ $OUT == *"no volatile write cache"* ]] ||
+	fail "tcqctl set write_cache=on on cache=none: rc $rc, '$OUT'"
+run "$RBDCMD" "$TCQD_URL" wce || fail "rbdcmd wce failed"
+[ "$OUT" = "WCE 0 V_SUP 0" ] || fail "WCE changed by tcqctl: $OUT"
+ok "tcqctl refuses write_cache=on on a write-through rbd LUN"
 
 # 4. rbd resize under a logged-in initiator: its next command gets
 # CAPACITY DATA HAS CHANGED (6/2A/09), then READ CAPACITY(16) the new size.
