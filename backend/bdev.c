@@ -353,6 +353,10 @@ static void bdev_start(struct bdev_queue *q, struct bdev_io *io)
 	const struct bdev_ops *ops = q->bdev->ops;
 
 	q->inflight++;
+	if (q->reactor) {
+		q->reactor->io_inflight++;
+		io->start_ns = q->reactor->now_ns;
+	}
 	ops->submit(q, io);
 	if (ops->flush)
 		reactor_defer(q->reactor, &q->flush_defer);
@@ -409,6 +413,15 @@ void bdev_complete(struct bdev_io *io, int result)
 
 	io->result = result;
 	q->inflight--;
+	if (q->reactor) {
+		struct reactor *r = q->reactor;
+		/* Pass-granular service time: 0 for a backend that completes
+		 * in the pass that submitted (null, ram). */
+		int64_t lat = (int64_t)(r->now_ns - io->start_ns);
+
+		r->io_inflight--;
+		r->io_lat_ns += (lat - r->io_lat_ns) / 8;
+	}
 	io->done(io);		/* may free io or submit more */
 	bdev_kick(q);
 }

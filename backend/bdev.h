@@ -54,6 +54,7 @@ struct bdev_io {
 	uint32_t pattern_len;	/* WRITE_SAME: bytes at buf, divides len */
 	uint64_t miscompare;	/* COMPARE_AND_WRITE -EILSEQ: offset of the
 				 * first differing byte, from offset */
+	uint64_t start_ns;	/* set by bdev: the reactor pass it started */
 };
 
 struct bdev_ops {

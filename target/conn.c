@@ -8,10 +8,12 @@
  * large segment is read with readv() straight into its destination, the
  * ring taking the bytes that follow. Transmit: PDUs queue on txq and leave
  * in one sendmsg() per reactor pass (the tx_defer), payload referenced, not
- * copied, for Data-In.
+ * copied, for Data-In; while the disks are short of work a long queue goes
+ * out in slices, one per pass (TX_SLICE).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -34,7 +36,18 @@ enum { RX_HDR, RX_DATA, RX_TRAILER };
 
 #define LOGIN_MAX_DSL 65536	/* data segment cap before negotiation ends */
 #define RX_BUDGET (4u << 20)	/* bytes read per wakeup before yielding */
-#define TX_IOV_MAX 64
+#define TX_IOV_MAX 256	/* one sendmsg carries a wave of 4K Data-In */
+/* While the reactor's devices have fewer than TX_SLICE_BUSY I/Os in
+ * flight, one flush sends about TX_SLICE bytes (whole PDUs, at least one)
+ * and yields to the next reactor pass: commands that arrived meanwhile
+ * (the initiator answers the first Data-In while the rest is still being
+ * copied) reach the disk before the rest of a wave of completions is
+ * sent, instead of the disk idling while the wire drains. A busy device,
+ * or one that answers at once (null, ram: average service time under
+ * TX_SLICE_LAT_NS), gains nothing, and slicing costs CPU: then it is off. */
+#define TX_SLICE (128u << 10)
+#define TX_SLICE_BUSY 8
+#define TX_SLICE_LAT_NS 50000
 
 /* Per-reactor list of live connections, for shutdown. */
 static __thread struct list_node live_head;
@@ -246,28 +259,35 @@ void conn_send_reject(struct conn *c, const uint8_t *bad_bhs, uint8_t reason)
 	conn_send_pdu(c, bhs, bad_bhs, ISCSI_BHS_LEN);
 }
 
-/* One sendmsg() over as much of the queue as fits; retires sent PDUs. */
-static int conn_tx_once(struct conn *c)
+_Static_assert(offsetof(struct txpdu, hdigest) ==
+	       offsetof(struct txpdu, bhs) + ISCSI_BHS_LEN,
+	       "header digest follows the BHS: one iovec covers both");
+
+/* One sendmsg() over the queue, up to about limit bytes (whole PDUs, at
+ * least one); retires sent PDUs and returns the bytes sent in *sent_out. */
+static int conn_tx_once(struct conn *c, size_t limit, size_t *sent_out)
 {
 	struct iovec iov[TX_IOV_MAX];
 	struct msghdr msg = { .msg_iov = iov };
 	struct list_node *pos;
 	int n = 0;
 	uint32_t skip = c->tx_off;
+	size_t total = 0;
 	ssize_t sent;
 
+	*sent_out = 0;
 	list_for_each(pos, &c->txq) {
 		struct txpdu *t = list_entry(pos, struct txpdu, node);
-		struct iovec parts[4] = {
-			{ t->bhs, ISCSI_BHS_LEN },
-			{ t->hdigest, t->hdigest_len },
+		struct iovec parts[3] = {
+			{ t->bhs, ISCSI_BHS_LEN + t->hdigest_len },
 			{ (void *)t->data, t->data_len },
 			{ t->trailer, t->trailer_len },
 		};
 
-		if (n > TX_IOV_MAX - 4)
+		if (n > TX_IOV_MAX - 3 || total >= limit)
 			break;
-		for (int i = 0; i < 4; i++) {
+		total += parts[0].iov_len + parts[1].iov_len + parts[2].iov_len;
+		for (int i = 0; i < 3; i++) {
 			if (!parts[i].iov_len)
 				continue;
 			if (skip >= parts[i].iov_len) {
@@ -291,6 +311,7 @@ static int conn_tx_once(struct conn *c)
 			return 2;
 		return -1;
 	}
+	*sent_out = (size_t)sent;
 	/* Retire whole PDUs covered by the bytes sent. */
 	uint64_t left = (uint64_t)sent + c->tx_off;
 	while (!list_empty(&c->txq)) {
@@ -315,13 +336,27 @@ static void conn_tx_flush(struct reactor_defer *d)
 	struct conn *c = d->arg;
 	int rc;
 
+	size_t budget = c->r->io_inflight < TX_SLICE_BUSY &&
+			c->r->io_lat_ns >= TX_SLICE_LAT_NS ? TX_SLICE : SIZE_MAX;
+	size_t sent;
+
 	if (c->state == CONN_CLOSING)
 		return;
 	do {
-		rc = conn_tx_once(c);
-	} while (rc == 2);
+		rc = conn_tx_once(c, budget, &sent);
+		budget -= MIN(budget, sent);
+	} while (rc == 2 && budget);
 	if (rc < 0) {
 		conn_close(c, "send failed");
+		return;
+	}
+	if (rc == 2) {
+		/* Slice used up: the rest goes after the next epoll round. */
+		reactor_defer_next(c->r, &c->tx_defer);
+		if (c->tx_blocked) {
+			c->tx_blocked = false;
+			reactor_mod_fd(c->r, &c->rfd, EPOLLIN);
+		}
 		return;
 	}
 	if (rc == 1 && !c->tx_blocked) {
@@ -702,9 +737,10 @@ void conn_close(struct conn *c, const char *why)
 	/* Whatever is queued (a login reject, a logout response) gets one
 	 * last non-blocking attempt. */
 	if (!list_empty(&c->txq)) {
+		size_t sent;
 		int rc;
 		do {
-			rc = conn_tx_once(c);
+			rc = conn_tx_once(c, SIZE_MAX, &sent);
 		} while (rc == 2);
 	}
 	c->state = CONN_CLOSING;

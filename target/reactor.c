@@ -120,6 +120,7 @@ int reactor_init(struct reactor *r, int index)
 	r->epfd = -1;
 	r->mbox_fd = -1;
 	list_init(&r->deferred);
+	list_init(&r->next_pass);
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->epfd < 0)
 		return -errno;
@@ -164,6 +165,8 @@ void reactor_fini(struct reactor *r)
 	r->heap_len = r->heap_cap = 0;
 	while (!list_empty(&r->deferred))
 		list_del(r->deferred.next);
+	while (!list_empty(&r->next_pass))
+		list_del(r->next_pass.next);
 }
 
 /* ---- fds --------------------------------------------------------------- */
@@ -347,6 +350,27 @@ void reactor_defer_cancel(struct reactor_defer *d)
 	list_del(&d->node);
 }
 
+void reactor_defer_next(struct reactor *r, struct reactor_defer *d)
+{
+	if (!list_linked(&d->node))
+		list_add_tail(&d->node, &r->next_pass);
+}
+
+/* Moves the calls put off to this pass behind the ones its fd events
+ * queued (the I/O they submit goes first). */
+static void take_next_pass(struct reactor *r)
+{
+	struct list_node *first = r->next_pass.next, *last = r->next_pass.prev;
+
+	if (list_empty(&r->next_pass))
+		return;
+	first->prev = r->deferred.prev;
+	r->deferred.prev->next = first;
+	last->next = &r->deferred;
+	r->deferred.prev = last;
+	list_init(&r->next_pass);
+}
+
 static void run_deferred(struct reactor *r)
 {
 	for (int round = 0; round < REACTOR_DEFER_ROUNDS; round++) {
@@ -379,7 +403,7 @@ static int wait_timeout_ms(struct reactor *r)
 {
 	uint64_t now, dl;
 
-	if (!list_empty(&r->deferred) ||
+	if (!list_empty(&r->deferred) || !list_empty(&r->next_pass) ||
 	    __atomic_load_n(&r->stopping, __ATOMIC_ACQUIRE))
 		return 0;
 	if (r->heap_len == 0)
@@ -430,6 +454,7 @@ int reactor_run(struct reactor *r)
 		r->now_ns = reactor_now_ns();
 		dispatch(r, ev, n);
 		run_timers(r);
+		take_next_pass(r);
 		run_deferred(r);
 		if (__atomic_load_n(&r->stopping, __ATOMIC_ACQUIRE))
 			break;

@@ -45,6 +45,8 @@ struct reactor {
 	bool stopping;
 	pthread_t thread;
 	struct list_node deferred;
+	struct list_node next_pass;	/* reactor_defer_next: after the next
+					 * epoll round */
 	struct reactor_timer **heap;
 	int heap_len, heap_cap;
 	/* cross-thread mailbox */
@@ -53,6 +55,12 @@ struct reactor {
 	pthread_mutex_t mbox_lock;
 	struct reactor_msg *mbox_head, *mbox_tail;
 	uint64_t now_ns;	/* cached at the start of each pass */
+	/* Backend I/Os in flight on this reactor's queues, and a moving
+	 * average of their service time (backend/bdev.c): senders yield
+	 * between slices of a long send only while devices that take time
+	 * are short of work. */
+	uint32_t io_inflight;
+	int64_t io_lat_ns;
 };
 
 int reactor_init(struct reactor *r, int index);
@@ -87,6 +95,10 @@ void reactor_defer_init(struct reactor_defer *d,
  * then does not block in epoll. */
 void reactor_defer(struct reactor *r, struct reactor_defer *d);
 void reactor_defer_cancel(struct reactor_defer *d);
+/* Queues d to run in the next pass, after that pass's fd events (the wait
+ * for them does not block); a no-op if d is already queued. A long job
+ * cut into slices this way lets fresh input (new commands) in between. */
+void reactor_defer_next(struct reactor *r, struct reactor_defer *d);
 
 /* Runs fn(arg) on r's thread; callable from any thread. */
 int reactor_post(struct reactor *r, void (*fn)(void *arg), void *arg);

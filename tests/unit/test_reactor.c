@@ -2,6 +2,7 @@
 #include <check.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -126,6 +127,83 @@ START_TEST(deferred_batching)
 	run_guarded();
 	ck_assert_int_eq(runs_self, 1000);
 	ck_assert(!list_linked(&dself.node));
+}
+END_TEST
+
+/* ---- calls put off to the next pass ---- */
+
+static char order[16];
+static int norder;
+static int next_efd;
+static struct reactor_fd next_rfd;
+static struct reactor_defer dn_first, dn_same, dn_next, dn_idle;
+
+static void next_fd_ready(struct reactor *r, uint32_t events, void *arg)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(read(next_efd, &v, sizeof(v)), (int)sizeof(v));
+	order[norder++] = 'F';
+}
+
+static void dn_first_fn(struct reactor_defer *d)
+{
+	uint64_t one = 1;
+
+	order[norder++] = '1';
+	/* The fd becomes readable now; its event is dispatched in the next
+	 * pass, before the call put off to that pass. */
+	ck_assert_int_eq(write(next_efd, &one, sizeof(one)), (int)sizeof(one));
+	reactor_defer_next(&R, &dn_next);
+	reactor_defer(&R, &dn_next);	/* already queued: stays put off */
+	reactor_defer(&R, &dn_same);
+}
+
+static void dn_same_fn(struct reactor_defer *d)
+{
+	order[norder++] = 'S';
+}
+
+static void dn_next_fn(struct reactor_defer *d)
+{
+	order[norder++] = 'N';
+	/* With no fd event and no timer due, the next pass must not block. */
+	reactor_defer_next(&R, &dn_idle);
+}
+
+static void dn_idle_fn(struct reactor_defer *d)
+{
+	order[norder++] = 'I';
+	reactor_stop(&R);
+}
+
+START_TEST(defer_next_pass)
+{
+	norder = 0;
+	memset(order, 0, sizeof(order));
+	next_efd = eventfd(0, EFD_NONBLOCK);
+	ck_assert_int_ge(next_efd, 0);
+	ck_assert_int_eq(reactor_add_fd(&R, &next_rfd, next_efd, EPOLLIN,
+					next_fd_ready, NULL), 0);
+	reactor_defer_init(&dn_first, dn_first_fn, NULL);
+	reactor_defer_init(&dn_same, dn_same_fn, NULL);
+	reactor_defer_init(&dn_next, dn_next_fn, NULL);
+	reactor_defer_init(&dn_idle, dn_idle_fn, NULL);
+	reactor_defer(&R, &dn_first);
+	run_guarded();
+	ck_assert_str_eq(order, "1SFNI");
+	ck_assert(!list_linked(&dn_next.node));
+
+	/* A put-off call can be cancelled like any other. */
+	norder = 0;
+	memset(order, 0, sizeof(order));
+	reactor_defer_next(&R, &dn_same);
+	reactor_defer_cancel(&dn_same);
+	reactor_defer_next(&R, &dn_idle);
+	run_guarded();
+	ck_assert_str_eq(order, "I");
+	reactor_del_fd(&R, &next_rfd);
+	close(next_efd);
 }
 END_TEST
 
@@ -282,6 +360,7 @@ static Suite *reactor_suite(void)
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, timers_in_order);
 	tcase_add_test(tc, deferred_batching);
+	tcase_add_test(tc, defer_next_pass);
 	tcase_add_test(tc, post_from_thread);
 	tcase_add_test(tc, del_fd_in_callback);
 	tcase_add_test(tc, mod_fd);
