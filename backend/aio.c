@@ -2,9 +2,10 @@
  * aio: libaio on a regular file or a block device, O_DIRECT when the
  * filesystem allows it.
  *
- * Each reactor queue has its own io_context and eventfd: submit() only
- * preps an iocb from the queue's slot array and adds it to a batch, the
- * end-of-pass flush() hands the whole batch to one io_submit, and the
+ * Each reactor queue has its own io_context and eventfd: submit() preps
+ * an iocb from the queue's slot array and adds it to a batch; while the
+ * device has little in flight the batch goes to io_submit at once, else
+ * the end-of-pass flush() hands the whole batch to one io_submit. The
  * eventfd wakes the reactor to reap completions without blocking.
  *
  * Durability: FUA uses RWF_DSYNC on the write; a kernel that rejects it
@@ -42,6 +43,7 @@
 
 #define AIO_NSLOTS 1024		/* io_setup size and iocbs per queue */
 #define AIO_REAP 64		/* events per io_getevents call */
+#define AIO_SHALLOW 16		/* in flight below this: submit at once */
 #define AIO_ZERO_CHUNK (1u << 20)
 
 enum aio_stage {
@@ -304,6 +306,20 @@ static int aio_write_zeroes(struct aio_queue *aq, uint64_t off, uint64_t len)
 	return 0;
 }
 
+/* io_submit of the batch from inside submit(): whatever the kernel does
+ * not take (EAGAIN, an error to answer) stays for the end-of-pass flush,
+ * so no I/O completes inside its own submit call. */
+static void aio_submit_now(struct aio_queue *aq)
+{
+	int ret = io_submit(aq->ctx, aq->nbatch, aq->batch);
+
+	if (ret <= 0)
+		return;
+	aq->nsubmitted += ret;
+	aq->nbatch -= ret;
+	memmove(aq->batch, aq->batch + ret, sizeof(*aq->batch) * aq->nbatch);
+}
+
 static void aio_submit(struct bdev_queue *q, struct bdev_io *io)
 {
 	struct aio_queue *aq = q->priv;
@@ -326,6 +342,11 @@ static void aio_submit(struct bdev_queue *q, struct bdev_io *io)
 	}
 	aq->free = s->next_free;
 	aio_start(aq, s, io);
+	/* A device with little to do gets each I/O at once: waiting for the
+	 * end of the pass (the rest of a wave of commands being parsed) would
+	 * leave it idle. Once it is busy, I/Os batch into one io_submit. */
+	if (aq->nsubmitted < AIO_SHALLOW)
+		aio_submit_now(aq);
 }
 
 /* ---- io_submit --------------------------------------------------------- */
