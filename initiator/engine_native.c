@@ -328,6 +328,13 @@ static short native_events(struct engine *e)
 {
 	if (e->failed)
 		return POLLIN;
+	/* Called right before the worker blocks: commands queued since the
+	 * last service() (a refill) leave now rather than after a POLLOUT
+	 * round, which at depth would cost a wake-up per wave. */
+	if (native_sess_want_tx(e))
+		native_sess_tx(e);
+	if (e->failed)
+		return POLLIN | POLLOUT;	/* service() reports it at once */
 	return (short)(POLLIN | (native_sess_want_tx(e) ? POLLOUT : 0));
 }
 

@@ -464,8 +464,9 @@ static void rx_parse(struct engine *e)
 	}
 }
 
-/* One read (or readv straight into a Data-In buffer). */
-static ssize_t rx_read(struct engine *e)
+/* One read (or readv straight into a Data-In buffer); *drained is set
+ * when it returned less than asked, so the socket is empty for now. */
+static ssize_t rx_read(struct engine *e, bool *drained)
 {
 	ssize_t n;
 
@@ -487,9 +488,13 @@ static ssize_t rx_read(struct engine *e)
 		}
 		iov[cnt].iov_base = e->rx + e->rx_tail;
 		iov[cnt++].iov_len = e->rx_cap - e->rx_tail;
+		a = 0;
+		for (int i = 0; i < cnt; i++)
+			a += iov[i].iov_len;
 		n = readv(e->fd, iov, cnt);
 		if (n <= 0)
 			return n;
+		*drained = (size_t)n < a;
 		a = MIN((size_t)n, (size_t)(e->d_len - e->d_got));
 		e->d_got += (uint32_t)a;
 		n -= (ssize_t)a;
@@ -510,8 +515,10 @@ static ssize_t rx_read(struct engine *e)
 		}
 	}
 	n = read(e->fd, e->rx + e->rx_tail, e->rx_cap - e->rx_tail);
-	if (n > 0)
+	if (n > 0) {
+		*drained = (size_t)n < e->rx_cap - e->rx_tail;
 		e->rx_tail += (size_t)n;
+	}
 	return n;
 }
 
@@ -519,7 +526,8 @@ int native_sess_rx(struct engine *e)
 {
 	rx_parse(e);
 	for (int i = 0; i < RX_READ_BUDGET && !e->failed; i++) {
-		ssize_t n = rx_read(e);
+		bool drained = false;
+		ssize_t n = rx_read(e, &drained);
 
 		if (n == 0) {
 			if (e->logged_out)
@@ -536,6 +544,10 @@ int native_sess_rx(struct engine *e)
 			break;
 		}
 		rx_parse(e);
+		/* Another read would only say EAGAIN; poll() tells us when
+		 * more arrives. */
+		if (drained)
+			break;
 	}
 	return e->failed;
 }
