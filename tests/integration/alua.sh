@@ -26,61 +26,18 @@ GROUPS_ARGS=(--tpg 1:active-optimized:1 --tpg 2:active-non-optimized:2
 DISK=$TEST_TMP/shared.img
 make_lun "$DISK" 128M
 
-# Gateways: PIDs and URLs by number (1..3).
-declare -A GW_PID=() GW_URL=()
-NSTARTS=0
+# shellcheck source=tests/integration/gateways.sh
+. "$top_srcdir/tests/integration/gateways.sh"
 
 # start_gw N: gateway N in group N with relative port N.
 start_gw() {
-	local n=$1 out log line i
-	NSTARTS=$((NSTARTS + 1))
-	out=$TEST_TMP/tcqd.gw$n-$NSTARTS.out
-	log=$TEST_TMP/tcqd.gw$n-$NSTARTS.log
-	: >"$out"
-	"$TCQD" --export "$DISK" --listen 127.0.0.1:0 --iqn "$IQN" \
-		--serial "$SERIAL" --tpg-id "$n" --rel-port-id "$n" \
-		"${GROUPS_ARGS[@]}" --threads 2 >"$out" 2>"$log" &
-	GW_PID[$n]=$!
-	for ((i = 0; i < 100; i++)); do
-		line=$(grep -m1 '^iscsi://' "$out" || true)
-		[ -n "$line" ] && break
-		kill -0 "${GW_PID[$n]}" 2>/dev/null ||
-			fail "gateway $n exited before printing its URL"
-		sleep 0.1
-	done
-	[ -n "$line" ] || fail "gateway $n printed no URL within 10 s"
-	GW_URL[$n]=$line
-}
-
-# stop_gw N...: SIGTERM to each, and a clean exit within 10 s.
-stop_gw() {
-	local n pid rc i
-	for n in "$@"; do
-		kill -TERM "${GW_PID[$n]}" 2>/dev/null ||
-			fail "gateway $n died on its own"
-	done
-	for n in "$@"; do
-		pid=${GW_PID[$n]} rc=0
-		for ((i = 0; i < 100; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -0 "$pid" 2>/dev/null && {
-			kill -KILL "$pid"
-			fail "gateway $n did not exit on SIGTERM"
-		}
-		wait "$pid" || rc=$?
-		unset "GW_PID[$n]"
-		[ "$rc" -eq 0 ] || fail "gateway $n exited with status $rc"
-	done
+	gw_start "$1" --export "$DISK" --iqn "$IQN" --serial "$SERIAL" \
+		--tpg-id "$1" --rel-port-id "$1" "${GROUPS_ARGS[@]}" --threads 2
 }
 
 alua_cleanup() {
-	local rc=$? pid
-	for pid in "${GW_PID[@]}"; do
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
+	local rc=$?
+	gw_kill_all
 	(exit "$rc")
 	lib_cleanup
 }
@@ -164,7 +121,7 @@ cdb 1 a40a00000000000000000000
 [ "$OUT" = "CHECK CONDITION key=0x5 asc=0x20 ascq=0x00" ] ||
 	fail "SET TARGET PORT GROUPS: $OUT"
 ok "SET TARGET PORT GROUPS is refused (implicit ALUA only)"
-stop_gw 3
+gw_stop 3
 
 # ---- iscsi-test-cu with one URL per gateway --------------------------------
 # Fail by design while unit attentions and reservations live in each
@@ -194,7 +151,7 @@ unexpected=() now_pass=() n_pass=0 n_known=0
 for spec in "${RUNS[@]}"; do
 	# Fresh gateways per run: what a failed test leaves behind on one
 	# of them must not decide the next run.
-	[ -n "${GW_PID[1]:-}" ] && stop_gw 1 2
+	[ -n "${GW_PID[1]:-}" ] && gw_stop 1 2
 	for n in 1 2; do start_gw "$n"; done
 	log=$TEST_TMP/cu-${spec%%[.,]*}.log
 	tests=SCSI.${spec//,/,SCSI.}
@@ -229,7 +186,7 @@ for spec in "${RUNS[@]}"; do
 	done <<<"$results"
 	say "$spec: $(grep -c ' passed$' <<<"$results") passed, $(grep -c ' FAILED$' <<<"$results") failed"
 done
-stop_gw 1 2
+gw_stop 1 2
 
 say "two-gateway conformance: $n_pass passed, $n_known failed for want of state shared between gateways"
 say "  (${KNOWN_SPLIT[*]})"

@@ -30,39 +30,28 @@ SERIAL=rbd-failover-0001
 DEPTH=8
 SPAN=16m
 BS=16k
-declare -A GW_PID=() GW_URL=()
+# shellcheck source=tests/integration/gateways.sh
+. "$top_srcdir/tests/integration/gateways.sh"
 
 # start_gw N: gateway N on the image, in target port group N.
 start_gw() {
-	local n=$1 out=$TEST_TMP/gw$1.out line i
-	: >"$out"
-	"$TCQD" --backend rbd:pool=rbd,image=fo,timeout=20 \
-		--listen 127.0.0.1:0 --iqn "$IQN" --serial "$SERIAL" \
-		--tpg-id "$n" --rel-port-id "$n" \
+	gw_start "$1" --backend rbd:pool=rbd,image=fo,timeout=20 \
+		--iqn "$IQN" --serial "$SERIAL" --tpg-id "$1" --rel-port-id "$1" \
 		--tpg 1:active-optimized:1 --tpg 2:active-non-optimized:2 \
-		--threads 2 >"$out" 2>"$TEST_TMP/gw$n.log" &
-	GW_PID[$n]=$!
-	for ((i = 0; i < 200; i++)); do
-		line=$(grep -m1 '^iscsi://' "$out" || true)
-		[ -n "$line" ] && break
-		kill -0 "${GW_PID[$n]}" 2>/dev/null ||
-			{ cat "$TEST_TMP/gw$n.log"; fail "gateway $n exited"; }
-		sleep 0.1
-	done
-	[ -n "$line" ] || fail "gateway $n printed no URL within 20 s"
-	GW_URL[$n]=$line
+		--threads 2
 }
 
 # shellcheck disable=SC2317  # called through the EXIT trap
 fo_cleanup() {
 	local rc=$? pid
-	for pid in "${GW_PID[@]}" $BENCH_PID; do
+	gw_kill_all
+	for pid in $BENCH_PID; do
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
 	ceph_stop
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
-		for f in "$TEST_TMP"/gw1.log "$TEST_TMP"/gw2.log \
+		for f in "${GW_LOG[1]:-}" "${GW_LOG[2]:-}" \
 			"$TEST_TMP"/bench.err "$TEST_TMP"/bench.out; do
 			[ -s "$f" ] && { echo "----- $f -----"; tail -n 30 "$f"; }
 		done
@@ -81,7 +70,7 @@ run timeout 60 rbd create --size 64M --image-feature layering rbd/fo ||
 	fail "rbd create failed"
 start_gw 1
 start_gw 2
-grep -q 'cache none' "$TEST_TMP/gw1.log" ||
+grep -q 'cache none' "${GW_LOG[1]}" ||
 	fail "the gateways do not run with cache=none by default"
 ok "two gateways: ${GW_URL[1]} ${GW_URL[2]}"
 
@@ -132,7 +121,7 @@ ok = ok and r["errors"] == 1 and r["ios"] * bs >= span
 sys.exit(0 if ok else 1)
 EOF
 	fail "error counts or I/O counts out of bounds"
-tail -n +1 "$TEST_TMP/gw2.log" | grep -q 'ERROR' &&
+tail -n +1 "${GW_LOG[2]}" | grep -q 'ERROR' &&
 	fail "gateway 2 logged errors"
 kill -0 "${GW_PID[2]}" 2>/dev/null || fail "gateway 2 died"
 ok "gateway 2 served on; every acknowledged write read back"

@@ -31,64 +31,25 @@ SERIAL=rbdgw-0001
 GROUPS_ARGS=(--tpg 1:active-optimized:1 --tpg 2:active-non-optimized:2)
 PA=iqn.2026-11.org.tcq:gw-initiator-a
 PB=iqn.2026-11.org.tcq:gw-initiator-b
-declare -A GW_PID=() GW_URL=()
-NSTARTS=0
+# shellcheck source=tests/integration/gateways.sh
+. "$top_srcdir/tests/integration/gateways.sh"
 
-# start_gw N: gateway N in group N with relative port N, on the image.
+# start_gw N: gateway N in group N with relative port N, on the image,
+# with its reservations in RADOS.
 start_gw() {
-	local n=$1 out log line i
-	NSTARTS=$((NSTARTS + 1))
-	out=$TEST_TMP/tcqd.gw$n-$NSTARTS.out
-	log=$TEST_TMP/tcqd.gw$n-$NSTARTS.log
-	: >"$out"
-	"$TCQD" --backend rbd:pool=rbd,image=disk,timeout=20 \
-		--listen 127.0.0.1:0 --iqn "$IQN" --serial "$SERIAL" \
-		--tpg-id "$n" --rel-port-id "$n" "${GROUPS_ARGS[@]}" \
-		--threads 2 >"$out" 2>"$log" &
-	GW_PID[$n]=$!
-	for ((i = 0; i < 200; i++)); do
-		line=$(grep -m1 '^iscsi://' "$out" || true)
-		[ -n "$line" ] && break
-		kill -0 "${GW_PID[$n]}" 2>/dev/null ||
-			{ cat "$log"; fail "gateway $n exited before printing its URL"; }
-		sleep 0.1
-	done
-	[ -n "$line" ] || fail "gateway $n printed no URL within 20 s"
-	grep -q 'shared reservations' "$log" ||
-		{ cat "$log"; fail "gateway $n: no shared reservation state"; }
-	GW_URL[$n]=$line
-	GW_LOG[$n]=$log
-}
-declare -A GW_LOG=()
-
-# stop_gw N...: SIGTERM to each, and a clean exit within 10 s.
-stop_gw() {
-	local n pid rc i
-	for n in "$@"; do
-		kill -TERM "${GW_PID[$n]}" 2>/dev/null ||
-			fail "gateway $n died on its own"
-	done
-	for n in "$@"; do
-		pid=${GW_PID[$n]} rc=0
-		for ((i = 0; i < 100; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -0 "$pid" 2>/dev/null && {
-			kill -KILL "$pid"
-			fail "gateway $n did not exit on SIGTERM"
-		}
-		wait "$pid" || rc=$?
-		unset "GW_PID[$n]"
-		[ "$rc" -eq 0 ] || fail "gateway $n exited with status $rc"
-	done
+	gw_start "$1" --backend rbd:pool=rbd,image=disk,timeout=20 \
+		--iqn "$IQN" --serial "$SERIAL" --tpg-id "$1" \
+		--rel-port-id "$1" "${GROUPS_ARGS[@]}" --threads 2
+	grep -q 'shared reservations' "${GW_LOG[$1]}" ||
+		{ cat "${GW_LOG[$1]}"; fail "gateway $1: no shared reservation state"; }
 }
 
 # Gateways first (they talk to the cluster), then the cluster.
 # shellcheck disable=SC2317  # called through the EXIT trap
 gw_cleanup() {
 	local rc=$? pid
-	for pid in "${GW_PID[@]}" ${BG_PID:-}; do
+	gw_kill_all
+	for pid in ${BG_PID:-}; do
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
@@ -162,7 +123,7 @@ ok "reservation suites and MultipathIO across two gateways: 0 failures (alua.sh'
 # ---- a gateway restart loses nothing ---------------------------------------
 pr 1 "$PA" register 0xa1 reserve 0xa1 1 resv
 [ "$OUT" = $'GOOD\nGOOD\nRESV a1 1' ] || fail "register and reserve through gateway 1: $OUT"
-stop_gw 1
+gw_stop 1
 start_gw 1
 grep -q 'shared reservations: 1 registration, reserved' "${GW_LOG[1]}" ||
 	fail "restarted gateway 1 did not load the state: $(cat "${GW_LOG[1]}")"
@@ -197,6 +158,6 @@ want=$'GOOD\nCHECK CONDITION key=0x6 asc=0x2a ascq=0x05\nGOOD\nCONFLICT'
 ok "PREEMPT through gateway 2: the preempted nexus on gateway 1 gets REGISTRATIONS PREEMPTED"
 pr 1 "$PB" clear 0xb1 resv
 [ "$OUT" = $'GOOD\nRESV none' ] || fail "CLEAR through gateway 1: $OUT"
-stop_gw 1 2
+gw_stop 1 2
 say "total $((SECONDS - t0)) s, cluster start included"
 pass "all checks passed"
