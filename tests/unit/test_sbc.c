@@ -15,6 +15,7 @@
 #include "scsi/lun.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
+#include "scsi/stats.h"
 #include "scsi/taskset.h"
 #include "target/reactor.h"
 
@@ -379,6 +380,75 @@ START_TEST(write_atomic)
 }
 END_TEST
 
+/* ---- UNMAP ------------------------------------------------------------ */
+
+/* Backend I/Os submitted for lun so far. */
+static uint64_t backend_ios(void)
+{
+	struct stats_snapshot snap;
+
+	stats_snapshot(lun, &snap);
+	return snap.c.ios;
+}
+
+/* Runs UNMAP with the n (lba, count) pairs of d; GOOD expected. */
+static void unmap(const uint64_t *d, unsigned n)
+{
+	static uint8_t p[8 + 16 * 256];
+	uint8_t cdb[10] = { SOP_UNMAP };
+	uint32_t len = 8 + 16 * n;
+
+	memset(p, 0, sizeof(p));
+	put_be16(p, (uint16_t)(len - 2));
+	put_be16(p + 2, (uint16_t)(16 * n));
+	for (unsigned i = 0; i < n; i++) {
+		put_be64(p + 8 + 16 * i, d[2 * i]);
+		put_be32(p + 8 + 16 * i + 8, (uint32_t)d[2 * i + 1]);
+	}
+	put_be16(cdb + 7, (uint16_t)len);
+	expect_good(run(ts_a, cdb, 10, p, len, 0));
+}
+
+START_TEST(unmap_joins_adjacent_descriptors)
+{
+	static uint8_t d[128 * BS], rb[128 * BS];
+	static uint64_t desc[2 * 64];
+	uint64_t before;
+
+	memset(d, 'u', sizeof(d));
+	write16(200, d, 128);
+	/* 64 one-block descriptors, each continuing the one before (one
+	 * overlapping the next two); the empty one leaves block 220 mapped,
+	 * so the run breaks there: two backend discards. */
+	for (unsigned i = 0; i < 64; i++) {
+		desc[2 * i] = 200 + i;
+		desc[2 * i + 1] = 1;
+	}
+	desc[2 * 10 + 1] = 3;	/* 210..212, overlapping the next two */
+	desc[2 * 20 + 1] = 0;	/* empty: block 220 stays */
+	before = backend_ios();
+	unmap(desc, 64);
+	ck_assert_uint_eq(backend_ios() - before, 2);
+	read16(200, rb, 128);
+	for (unsigned i = 0; i < 64 * BS; i++)
+		ck_assert_uint_eq(rb[i], i / BS == 20 ? 'u' : 0);
+	for (unsigned i = 64 * BS; i < 128 * BS; i++)
+		ck_assert_uint_eq(rb[i], 'u');
+
+	/* Gaps and a step back start a new run: three discards. */
+	write16(200, d, 128);
+	uint64_t apart[] = { 200, 4, 210, 4, 205, 2 };
+	before = backend_ios();
+	unmap(apart, 3);
+	ck_assert_uint_eq(backend_ios() - before, 3);
+	read16(200, rb, 16);
+	for (unsigned b = 0; b < 16; b++) {
+		bool gone = b < 4 || (b >= 5 && b < 7) || (b >= 10 && b < 14);
+		ck_assert_uint_eq(rb[b * BS], gone ? 0 : 'u');
+	}
+}
+END_TEST
+
 /* ---- WRITE SAME ------------------------------------------------------- */
 
 START_TEST(write_same)
@@ -638,6 +708,7 @@ static Suite *sbc_suite(void)
 	tcase_add_test(tc, write_verify_bytchk);
 	tcase_add_test(tc, write_atomic);
 	tcase_add_test(tc, write_same);
+	tcase_add_test(tc, unmap_joins_adjacent_descriptors);
 	tcase_add_test(tc, eject_and_prevent);
 	tcase_add_test(tc, read_defect_data);
 	tcase_add_test(tc, vpd_extended_inquiry);
