@@ -14,9 +14,39 @@ void lun_store_init(struct lun_store *s, const struct lun_store_ops *ops,
 	snprintf(s->name, sizeof(s->name), "%s", name ? name : "store");
 	if (getrandom(&s->id, sizeof(s->id), 0) != (ssize_t)sizeof(s->id))
 		s->id = (uint64_t)(uintptr_t)s ^ (uint64_t)time(NULL);
+	pthread_condattr_t ca;
+
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->cond, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	list_init(&s->jobs);
+	s->refresh_ms = LUN_STORE_REFRESH_MS;
+}
+
+/* Waits for a job or stop; false when refresh_ms passed without one. */
+static bool wait_job(struct lun_store *s)
+{
+	struct timespec dl;
+
+	if (!s->on_idle || !s->refresh_ms) {
+		while (list_empty(&s->jobs) && !s->stop)
+			pthread_cond_wait(&s->cond, &s->lock);
+		return true;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += s->refresh_ms / 1000;
+	dl.tv_nsec += (long)(s->refresh_ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	while (list_empty(&s->jobs) && !s->stop)
+		if (pthread_cond_timedwait(&s->cond, &s->lock, &dl) ==
+		    ETIMEDOUT)
+			return !list_empty(&s->jobs) || s->stop;
+	return true;
 }
 
 static void *worker(void *arg)
@@ -27,8 +57,12 @@ static void *worker(void *arg)
 	for (;;) {
 		struct lun_store_job *j;
 
-		while (list_empty(&s->jobs) && !s->stop)
-			pthread_cond_wait(&s->cond, &s->lock);
+		if (!wait_job(s)) {
+			pthread_mutex_unlock(&s->lock);
+			s->on_idle(s->arg);
+			pthread_mutex_lock(&s->lock);
+			continue;
+		}
 		if (list_empty(&s->jobs))
 			break;	/* stopping, and nothing left to run */
 		j = list_first_entry(&s->jobs, struct lun_store_job, node);

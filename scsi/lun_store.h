@@ -29,6 +29,8 @@ struct lun_store;
 
 /* cas() when the stored version is no longer the one given. */
 #define LUN_STORE_CONFLICT (-ECANCELED)
+/* How often an idle worker re-reads the stored state (on_idle). */
+#define LUN_STORE_REFRESH_MS 3000
 /* The largest blob / message a store must carry. */
 #define LUN_STORE_BLOB_MAX (256u * 1024)
 
@@ -67,6 +69,12 @@ struct lun_store {
 	void (*on_msg)(void *arg, const void *msg, size_t len);
 	void (*on_reload)(void *arg);
 	void *arg;
+	/* Also set before lun_store_start: called on the worker after
+	 * refresh_ms without a job, so a gateway that missed a message
+	 * (ack timeout, a watch lost unnoticed) catches up on its own. */
+	void (*on_idle)(void *arg);
+	unsigned refresh_ms;		/* LUN_STORE_REFRESH_MS by default;
+					 * 0: never */
 	/* worker */
 	pthread_t thread;
 	bool started, stop;

@@ -794,6 +794,7 @@ int pr_store_attach(struct lun *l, struct lun_store *s, char *err,
 	}
 	s->arg = l;
 	s->on_reload = on_reload;
+	s->on_idle = on_reload;	/* re-read now and then: see lun_store.h */
 	l->store = s;
 	/* A RESERVE(6/10) this port held before a restart: its nexus is
 	 * gone. Loading it also fills the local copy. */

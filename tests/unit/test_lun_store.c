@@ -6,6 +6,7 @@
  * in between the load and the write.
  */
 #include <check.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,6 +459,43 @@ START_TEST(restart_loads)
 }
 END_TEST
 
+/* A gateway that missed a message (its notify never arrived) catches up
+ * by itself: the worker re-reads the stored state when idle. */
+START_TEST(missed_message_refreshes)
+{
+	struct target t3 = tgt1;
+	struct lun *g3 = lun_create(&t3, 0, NULL, t3.name);
+	struct lun_store *s3 = mem_open();
+	struct taskset *b3;
+	struct pr_state st;
+	char err[256];
+	int i;
+
+	ck_assert_ptr_nonnull(g3);
+	mem_close(s3);		/* deaf: no message reaches it */
+	s3->refresh_ms = 20;
+	ck_assert_int_eq(pr_store_attach(g3, s3, err, sizeof(err)), 0);
+	ck_assert(!pr_active(g3));
+	b3 = taskset_create(g3, NULL, &nb);
+	drain_ua(b3);
+
+	ck_assert_uint_eq(prout(a1, PRO_REGISTER, 0, 0, 0xaa), SAM_STAT_GOOD);
+	ck_assert_uint_eq(prout(a1, PRO_RESERVE, PR_TYPE_EA, 0xaa, 0),
+			  SAM_STAT_GOOD);
+	pthread_mutex_lock(&obj.lock);
+	ck_assert_int_eq(pr_decode(&st, obj.blob, obj.len), 0);
+	pthread_mutex_unlock(&obj.lock);
+	ck_assert(st.resv);
+	/* Within a few refresh periods gateway 3 enforces it. */
+	for (i = 0; i < 200 && !pr_active(g3); i++)
+		usleep(10000);
+	ck_assert_msg(pr_active(g3), "gateway 3 never saw the reservation");
+	ck_assert_uint_eq(write10(b3), SAM_STAT_RESERVATION_CONFLICT);
+	taskset_destroy(b3);
+	lun_destroy(g3);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lun_store");
@@ -473,6 +511,7 @@ int main(void)
 	tcase_add_test(c, shared_between_gateways);
 	tcase_add_test(c, cas_retry);
 	tcase_add_test(c, restart_loads);
+	tcase_add_test(c, missed_message_refreshes);
 	suite_add_tcase(s, c);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
