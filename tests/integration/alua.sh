@@ -154,23 +154,8 @@ for spec in "${RUNS[@]}"; do
 	[ -n "${GW_PID[1]:-}" ] && gw_stop 1 2
 	for n in 1 2; do start_gw "$n"; done
 	log=$TEST_TMP/cu-${spec%%[.,]*}.log
-	tests=SCSI.${spec//,/,SCSI.}
-	rc=0
-	CLIENT_TIMEOUT=$CONFORMANCE_TIMEOUT tc iscsi-test-cu -d \
-		-i "$INITIATOR" -I "$INITIATOR2" --test="$tests" \
-		"${GW_URL[1]}" "${GW_URL[2]}" >"$log" 2>&1 || rc=$?
-	grep -q 'found matching LU device identifier for all (2) paths' "$log" ||
-		{ cat "$log"; fail "$spec: iscsi-test-cu did not take the two URLs as one LU"; }
-	# "Suite: S", then "  Test: NAME ...passed|FAILED", the verdict maybe
-	# on a later line; printed as "S.NAME verdict".
-	results=$(awk '/^Suite: / { suite = $2; next }
-		/^  Test: / { name = suite "." $2
-			if ($0 ~ /\.\.\.passed/) { print name, "passed"; name = "" }
-			else if ($0 ~ /\.\.\.FAILED/) { print name, "FAILED"; name = "" }
-			next }
-		name != "" && /^passed/ { print name, "passed"; name = "" }
-		name != "" && /^FAILED/ { print name, "FAILED"; name = "" }' "$log")
-	[ -n "$results" ] || { cat "$log"; fail "$spec: no test results (status $rc)"; }
+	gw_cu "$spec" "$log"
+	results=$RESULTS
 	while read -r t verdict; do
 		known=0
 		for k in "${KNOWN_SPLIT[@]}"; do [ "$k" = "$t" ] && known=1; done

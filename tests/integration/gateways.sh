@@ -7,6 +7,7 @@
 #                        for its URL; sets GW_PID[N], GW_URL[N], GW_LOG[N]
 #   gw_stop N...         SIGTERM to each, and a clean exit within 10 s
 #   gw_kill_all          SIGKILL to every gateway still running (cleanup)
+#   gw_cu SPEC LOG       iscsi-test-cu over gateways 1 and 2 (below)
 
 declare -A GW_PID=() GW_URL=() GW_LOG=()
 GW_STARTS=0
@@ -62,4 +63,28 @@ gw_kill_all() {
 		wait "$pid" 2>/dev/null
 	done
 	GW_PID=()
+}
+
+# gw_cu SPEC LOG: iscsi-test-cu -d over the comma-separated tests of SPEC
+# (SCSI. omitted) with gateway 1's and 2's URLs as two paths of one LU;
+# the output goes to LOG and RESULTS gets one "Suite.Test passed|FAILED"
+# line per test. Fails when the two URLs are not one LU or nothing ran.
+gw_cu() {
+	local spec=$1 log=$2 tests rc=0
+	tests=SCSI.${spec//,/,SCSI.}
+	CLIENT_TIMEOUT=$CONFORMANCE_TIMEOUT tc iscsi-test-cu -d \
+		-i "$INITIATOR" -I "$INITIATOR2" --test="$tests" \
+		"${GW_URL[1]}" "${GW_URL[2]}" >"$log" 2>&1 || rc=$?
+	grep -q 'found matching LU device identifier for all (2) paths' "$log" ||
+		{ cat "$log"; fail "$spec: iscsi-test-cu did not take the two URLs as one LU"; }
+	# "Suite: S", then "  Test: NAME ...passed|FAILED", the verdict maybe
+	# on a later line; printed as "S.NAME verdict".
+	RESULTS=$(awk '/^Suite: / { suite = $2; next }
+		/^  Test: / { name = suite "." $2
+			if ($0 ~ /\.\.\.passed/) { print name, "passed"; name = "" }
+			else if ($0 ~ /\.\.\.FAILED/) { print name, "FAILED"; name = "" }
+			next }
+		name != "" && /^passed/ { print name, "passed"; name = "" }
+		name != "" && /^FAILED/ { print name, "FAILED"; name = "" }' "$log")
+	[ -n "$RESULTS" ] || { cat "$log"; fail "$spec: no test results (status $rc)"; }
 }

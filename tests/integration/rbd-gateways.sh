@@ -92,21 +92,9 @@ MUST_PASS=(MultipathIO.Reset
 failed=() all_results=
 for spec in "${RUNS[@]}"; do
 	log=$TEST_TMP/cu-${spec%%[.,]*}.log
-	tests=SCSI.${spec//,/,SCSI.}
-	t1=$SECONDS rc=0
-	CLIENT_TIMEOUT=$CONFORMANCE_TIMEOUT tc iscsi-test-cu -d \
-		-i "$INITIATOR" -I "$INITIATOR2" --test="$tests" \
-		"${GW_URL[1]}" "${GW_URL[2]}" >"$log" 2>&1 || rc=$?
-	grep -q 'found matching LU device identifier for all (2) paths' "$log" ||
-		{ cat "$log"; fail "$spec: iscsi-test-cu did not take the two URLs as one LU"; }
-	results=$(awk '/^Suite: / { suite = $2; next }
-		/^  Test: / { name = suite "." $2
-			if ($0 ~ /\.\.\.passed/) { print name, "passed"; name = "" }
-			else if ($0 ~ /\.\.\.FAILED/) { print name, "FAILED"; name = "" }
-			next }
-		name != "" && /^passed/ { print name, "passed"; name = "" }
-		name != "" && /^FAILED/ { print name, "FAILED"; name = "" }' "$log")
-	[ -n "$results" ] || { cat "$log"; fail "$spec: no test results (status $rc)"; }
+	t1=$SECONDS
+	gw_cu "$spec" "$log"
+	results=$RESULTS
 	if grep -q ' FAILED$' <<<"$results"; then
 		cat "$log"
 		failed+=($(awk '$2 == "FAILED" { print $1 }' <<<"$results"))
