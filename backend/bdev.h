@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 #include "tcq/list.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 
 struct reactor;
 struct bdev;

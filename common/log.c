@@ -15,10 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "tcq/log.h"
-#include "target/reactor.h"
-
-/* Weak so programs and tests that link without the reactor still log. */
-#pragma weak reactor_self
+#include "tcq/reactor.h"
 
 enum log_level log_threshold = LOG_INFO;
 
@@ -50,7 +47,7 @@ void log_msg(enum log_level l, const char *fmt, ...)
 	char buf[1024];
 	struct timespec ts;
 	struct tm tm;
-	struct reactor *r = reactor_self ? reactor_self() : NULL;
+	struct reactor *r = reactor_self();
 	size_t len;
 	int n, saved = errno;
 	va_list ap;

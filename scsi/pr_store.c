@@ -30,7 +30,7 @@
 #include "tcq/log.h"
 #include "tcq/scsi_proto.h"
 struct cmd;	/* session.h names it in a prototype */
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 #include "target/session.h"
 #include "scsi/lun.h"
 #include "scsi/lun_store.h"

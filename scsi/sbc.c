@@ -7,7 +7,7 @@
 #include "tcq/compiler.h"
 #include "tcq/scsi_proto.h"
 #include "backend/bdev.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
 #include "scsi/sbc.h"

@@ -12,7 +12,7 @@
  */
 #include <stdlib.h>
 #include "tcq/log.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 #include "scsi/lun.h"
 #include "scsi/sbc_priv.h"
 

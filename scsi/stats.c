@@ -3,7 +3,7 @@
 #include <string.h>
 #include "tcq/compiler.h"
 #include "backend/bdev.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 #include "scsi/lun.h"
 #include "scsi/stats.h"
 #include "scsi/task.h"

@@ -10,7 +10,7 @@
 #include "tcq/byteorder.h"
 #include "tcq/compiler.h"
 #include "tcq/scsi_proto.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 #include "target/target.h"
 #include "scsi/lun.h"
 #include "scsi/sbc.h"

@@ -13,7 +13,7 @@
 #include "tcq/iscsi_proto.h"
 #include "tcq/list.h"
 #include "target/param.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 
 struct session;
 struct portal;

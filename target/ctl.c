@@ -27,7 +27,7 @@
 #include "target/config.h"
 #include "target/ctl.h"
 #include "target/conn.h"	/* struct cmd, for session.h */
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 #include "target/session.h"
 #include "target/target.h"
 

@@ -23,7 +23,7 @@
 #include "target/conn.h"
 #include "target/ctl.h"
 #include "target/portal.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 #include "target/target.h"
 #include "scsi/pr.h"
 

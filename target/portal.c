@@ -19,7 +19,7 @@
 #include "tcq/log.h"
 #include "target/conn.h"
 #include "target/portal.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 
 #define PORTAL_BACKLOG 128
 #define PORTAL_PAUSE_MS 100		/* after EMFILE/ENFILE */

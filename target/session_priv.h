@@ -10,7 +10,7 @@
 #include "tcq/list.h"
 #include "scsi/task.h"
 #include "target/param.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 #include "target/target.h"
 
 struct conn;

@@ -27,7 +27,7 @@
 #include "tcq/pdu.h"
 #include "target/config.h"
 #include "target/conn.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 #include "target/target.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -14,7 +14,7 @@
 #include "scsi/opcodes.h"
 #include "scsi/taskset.h"
 #include "target/config.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 
 static char err[300];
 

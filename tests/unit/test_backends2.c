@@ -16,7 +16,7 @@
 #include "backend/wrap.h"
 #include "scsi/lun.h"
 #include "target/config.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 
 #define BS 512
 #define NIO 32

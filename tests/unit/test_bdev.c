@@ -17,7 +17,7 @@
 #include "backend/bdev_priv.h"
 #include "tcq/bufpool.h"
 #include "tcq/log.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 
 static struct reactor R;
 static char tmpdir[512];

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 
 static struct reactor R;
 

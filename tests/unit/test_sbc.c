@@ -17,7 +17,7 @@
 #include "scsi/sbc_priv.h"
 #include "scsi/stats.h"
 #include "scsi/taskset.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 
 #define BS 512u
 #define NBLOCKS 131072u	/* 64 MiB: above MAXIMUM WRITE SAME LENGTH */

@@ -17,7 +17,7 @@
 #include "scsi/lun.h"
 #include "scsi/stats.h"
 #include "target/ctl.h"
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 #include "target/target.h"
 
 /* ---- histograms ---- */

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include "target/reactor.h"
+#include "tcq/reactor.h"
 #include "tcq/log.h"
 
 #define REACTOR_MAX_EVENTS 128
