@@ -1,5 +1,5 @@
 /*
- * A LUN store (scsi/lun_store.h) in RADOS, next to an rbd image.
+ * A LUN store (backend/lun_store.h) in RADOS, next to an rbd image.
  *
  * One object per image, "tcq.lun.IMAGE" in the image's pool, on the rbd
  * backend's cluster connection (its own I/O context, used only by the
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "backend/bdev.h"
-#include "scsi/lun_store.h"
+#include "backend/lun_store.h"
 
 #ifndef HAVE_LIBRBD
 

@@ -12,7 +12,7 @@
 #include "scsi/alua.h"
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
-#include "scsi/lun_store.h"
+#include "backend/lun_store.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/pr.h"

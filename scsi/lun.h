@@ -49,7 +49,7 @@ struct lun {
 	void *pr;		/* reservations (scsi/pr.c), under lock */
 	int resv_active;	/* atomic: a PR or RESERVE(6/10) reservation
 				 * exists; 0 lets commands skip the check */
-	/* LUN state shared with other gateways (scsi/lun_store.h), or
+	/* LUN state shared with other gateways (backend/lun_store.h), or
 	 * NULL: kept in this process. Closed by lun_destroy. */
 	struct lun_store *store;
 	uint8_t d_sense;	/* control page D_SENSE */

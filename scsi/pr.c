@@ -16,7 +16,7 @@ struct cmd;	/* session.h names it in a prototype */
 #include "scsi/lun.h"
 #include "scsi/pr.h"
 #include "scsi/pr_priv.h"
-#include "scsi/lun_store.h"
+#include "backend/lun_store.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
 #include "scsi/taskset.h"

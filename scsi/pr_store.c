@@ -1,5 +1,5 @@
 /*
- * Reservations of a LUN kept in a LUN store (scsi/lun_store.h), shared by
+ * Reservations of a LUN kept in a LUN store (backend/lun_store.h), shared by
  * every gateway of the logical unit.
  *
  * The store's blob is the authoritative state; lun->pr is this process'
@@ -33,7 +33,7 @@ struct cmd;	/* session.h names it in a prototype */
 #include "tcq/reactor.h"
 #include "target/session.h"
 #include "scsi/lun.h"
-#include "scsi/lun_store.h"
+#include "backend/lun_store.h"
 #include "scsi/pr.h"
 #include "scsi/pr_priv.h"
 #include "scsi/sense.h"

@@ -6,7 +6,7 @@
 #include "backend/bdev.h"
 #include "scsi/alua.h"
 #include "scsi/lun.h"
-#include "scsi/lun_store.h"
+#include "backend/lun_store.h"
 #include "scsi/pr.h"
 #include "target/config.h"
 #include "target/portal.h"

@@ -131,7 +131,7 @@ enum { OPT_REMOVABLE = 600, OPT_THIN, OPT_SANITIZE };
 enum { OPT_BARRIER = 700, OPT_QAM };
 /* Identity and ALUA options of --export (scsi/alua.h). */
 enum { OPT_SERIAL = 800, OPT_TPG_ID, OPT_REL_PORT_ID, OPT_TPG, OPT_TPGT };
-/* Gateways sharing LUN state (scsi/lun_store.h). */
+/* Gateways sharing LUN state (backend/lun_store.h). */
 enum { OPT_SHARED_STATE = 900 };
 
 static const struct option long_opts[] = {

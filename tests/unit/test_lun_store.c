@@ -15,7 +15,7 @@
 #include "tcq/scsi_proto.h"
 #include "target/target.h"
 #include "scsi/lun.h"
-#include "scsi/lun_store.h"
+#include "backend/lun_store.h"
 #include "scsi/pr.h"
 #include "scsi/pr_priv.h"
 #include "scsi/taskset.h"

@@ -6,8 +6,10 @@
  * they all see.
  *
  * The store keeps one versioned blob per LUN and broadcasts small
- * messages. scsi/ code sees only this interface; a LUN without a store
- * (lun->store NULL) keeps everything in its process, as before.
+ * messages. It lives in backend/ because its implementations live next
+ * to the medium (rados_store.c beside rbd.c); scsi/ code sees only this
+ * interface. A LUN without a store (lun->store NULL) keeps everything in
+ * its process.
  *
  * Every operation may block (network round trips): they run on the
  * store's worker thread (lun_store_queue), never on a reactor. The

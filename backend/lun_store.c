@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <sys/random.h>
 #include <time.h>
-#include "scsi/lun_store.h"
+#include "backend/lun_store.h"
 
 void lun_store_init(struct lun_store *s, const struct lun_store_ops *ops,
 		    void *priv, const char *name)
