@@ -62,7 +62,7 @@ static void lun_bdev_resized(void *arg, uint64_t size)
 	lun_capacity_changed(l, size / l->block_size);
 }
 
-struct lun *lun_create(struct target *tgt, uint64_t id, struct bdev *b,
+struct lun *lun_create(struct sdev *dev, uint64_t id, struct bdev *b,
 		       const char *target_name)
 {
 	struct lun *l = calloc(1, sizeof(*l));
@@ -72,7 +72,7 @@ struct lun *lun_create(struct target *tgt, uint64_t id, struct bdev *b,
 	if (!l)
 		return NULL;
 	l->id = id;
-	l->target = tgt;
+	l->dev = dev;
 	l->bdev = b;
 	l->block_size = b && b->block_size ? b->block_size : 512;
 	l->nblocks = b ? b->size / l->block_size : 0;

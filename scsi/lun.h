@@ -14,7 +14,7 @@
 
 struct reactor;
 
-struct target;
+struct sdev;
 struct sbc_lun;
 struct lun_stats;
 struct alua_cfg;
@@ -28,7 +28,7 @@ enum lun_barrier {
 
 struct lun {
 	uint64_t id;
-	struct target *target;
+	struct sdev *dev;	/* the device it belongs to; NULL in tests */
 	struct bdev *bdev;
 	uint32_t block_size;
 	uint64_t nblocks;
@@ -90,8 +90,10 @@ static inline void lun_set_write_cache(struct lun *l, bool on)
 	__atomic_store_n(&l->write_cache, on, __ATOMIC_RELAXED);
 }
 
-/* Creates a LUN over an opened backend; fills identity from names. */
-struct lun *lun_create(struct target *tgt, uint64_t id, struct bdev *b,
+/* Creates LUN id of dev over an opened backend; its default serial
+ * and NAA come from target_name and id. The caller puts it in dev's
+ * LUN map. */
+struct lun *lun_create(struct sdev *dev, uint64_t id, struct bdev *b,
 		       const char *target_name);
 void lun_destroy(struct lun *l);
 /* Sets the unit serial number (at most 32 characters) and derives the NAA

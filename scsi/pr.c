@@ -10,12 +10,10 @@
 #include "tcq/compiler.h"
 #include "tcq/log.h"
 #include "tcq/scsi_proto.h"
-struct cmd;	/* session.h names it in a prototype */
-#include "target/session.h"
-#include "target/target.h"
 #include "scsi/lun.h"
 #include "scsi/pr.h"
 #include "scsi/pr_priv.h"
+#include "scsi/sdev.h"
 #include "backend/lun_store.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
@@ -36,20 +34,6 @@ static void copy_port(char *dst, const char *src)
 
 	memcpy(dst, src, n);
 	dst[n] = 0;
-}
-
-static pr_port_fn port_fn = sess_initiator_port;
-
-void pr_set_port_fn(pr_port_fn fn)
-{
-	port_fn = fn ? fn : sess_initiator_port;
-}
-
-const char *pr_nexus_port(const void *nexus)
-{
-	const char *p = nexus ? port_fn(nexus) : NULL;
-
-	return p ? p : "";
 }
 
 int pr_lun_init(struct lun *l)
@@ -182,7 +166,7 @@ static bool match_port(const struct taskset *ts, void *arg)
 	const struct ua_to *u = arg;
 
 	return ts->nexus != u->except &&
-	       port_match(u->port, pr_nexus_port(ts->nexus));
+	       port_match(u->port, sdev_initiator_port(ts->lun, ts->nexus));
 }
 
 void pr_fx_apply_locked(struct lun *l, const struct pr_fxlist *fx,
@@ -193,7 +177,7 @@ void pr_fx_apply_locked(struct lun *l, const struct pr_fxlist *fx,
 
 		ua_establish_match_locked(l, match_port, &u, fx->fx[i].asc);
 		if (fx->fx[i].abort)
-			sess_abort_lun_tasks(l, fx->fx[i].port, except);
+			sdev_abort_tasks(l, fx->fx[i].port, except);
 	}
 }
 
@@ -209,8 +193,8 @@ static void ua_regs(struct pr_fxlist *fx, struct pr_state *ps, uint16_t asc)
 int pr_state_path(const struct lun *l, const char *dir, char *out,
 		  size_t outlen)
 {
-	char name[TCQ_NAME_MAX];
-	const char *tn = l->target ? l->target->name : "target";
+	char name[SDEV_NAME_MAX];
+	const char *tn = l->dev && l->dev->name[0] ? l->dev->name : "target";
 	size_t i;
 	int n;
 
@@ -224,10 +208,11 @@ int pr_state_path(const struct lun *l, const char *dir, char *out,
 	return n < 0 || (size_t)n >= outlen ? -1 : 0;
 }
 
-static const char *state_dir(void)
+static const char *state_dir(const struct lun *l)
 {
-	return tcqd && tcqd->set.state_dir[0] ? tcqd->set.state_dir
-					      : PR_DEFAULT_STATE_DIR;
+	const char *d = l->dev ? l->dev->state_dir : NULL;
+
+	return d && *d ? d : PR_DEFAULT_STATE_DIR;
 }
 
 /* Writes (APTPL) or removes (no APTPL) the file; lun->lock held. */
@@ -239,7 +224,7 @@ static int pr_save(struct lun *l, struct pr_state *ps)
 
 	if (l->store)	/* the store is the persistent copy */
 		return 0;
-	if (pr_state_path(l, state_dir(), path, sizeof(path)) < 0)
+	if (pr_state_path(l, state_dir(l), path, sizeof(path)) < 0)
 		return -1;
 	if (!ps->aptpl) {
 		if (unlink(path) < 0 && errno != ENOENT)
@@ -343,20 +328,6 @@ bad:
 	return -1;
 }
 
-int pr_load_all(struct tcqd *d, char *err, size_t errlen)
-{
-	for (int i = 0; d && i < d->ntargets; i++)
-		for (int j = 0; j < d->targets[i]->nluns; j++) {
-			struct lun *l = d->targets[i]->luns[j];
-
-			/* A LUN on a store has its state from there. */
-			if (l && !l->store &&
-			    pr_load(l, d->set.state_dir, err, errlen) < 0)
-				return -1;
-		}
-	return 0;
-}
-
 /* ---- reservation conflicts -------------------------------------------- */
 
 /* Commands every I_T nexus may run whatever the reservation (SPC-4 table
@@ -417,7 +388,7 @@ static bool conflict_locked(struct pr_state *ps, const struct tcq_task *t)
 		return !spc2_allowed(t);
 	if (!ps->resv || always_allowed(t))
 		return false;
-	r = find_reg(ps, pr_nexus_port(t->nexus));
+	r = find_reg(ps, sdev_initiator_port(t->lun, t->nexus));
 	if (is_holder(ps, r) || (r && type_reg_access(ps->type)))
 		return false;
 	return !(type_write_excl(ps->type) && reads_only(t));
@@ -495,7 +466,7 @@ bool pr_reserve_apply(struct tcq_task *t, struct lun *l, struct pr_state *ps)
 	if (ps->resv) {
 		/* CRH: a persistent reservation holder gets GOOD and nothing
 		 * changes; anyone else conflicts (SPC-4 5.13.3). */
-		if (!is_holder(ps, find_reg(ps, pr_nexus_port(t->nexus))))
+		if (!is_holder(ps, find_reg(ps, sdev_initiator_port(t->lun, t->nexus))))
 			conflict(t);
 		return false;
 	}
@@ -507,7 +478,7 @@ bool pr_reserve_apply(struct tcq_task *t, struct lun *l, struct pr_state *ps)
 		return false;	/* held by t's nexus already */
 	ps->r2 = true;
 	ps->r2_nexus = t->nexus;
-	copy_port(ps->r2_port, pr_nexus_port(t->nexus));
+	copy_port(ps->r2_port, sdev_initiator_port(t->lun, t->nexus));
 	ps->r2_rtpi = l->rel_port_id;
 	ps->r2_gw = pr_gateway_id();
 	return true;
@@ -1066,7 +1037,7 @@ bool pr_out_parse(struct tcq_task *t, struct prout *po)
 bool pr_out_apply(struct tcq_task *t, struct lun *l, struct pr_state *ps,
 		  const struct prout *po, struct pr_fxlist *fx)
 {
-	const char *self = pr_nexus_port(t->nexus);
+	const char *self = sdev_initiator_port(t->lun, t->nexus);
 	bool changed = false;
 	struct pr_reg *r;
 

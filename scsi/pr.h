@@ -19,8 +19,6 @@
 #include "scsi/lun.h"
 #include "scsi/task.h"
 
-struct tcqd;
-
 #define PR_REGS_MAX 128		/* registrations per LUN */
 #define PR_PORT_MAX 256		/* "iname,i,0x" + 12 hex digits + NUL */
 #define PR_DEFAULT_STATE_DIR "/var/lib/tcq"
@@ -63,14 +61,13 @@ void pr_nexus_lost(struct lun *l, const void *nexus);
 void pr_reset_locked(struct lun *l);
 
 /*
- * APTPL: the file of l in dir, and loading every LUN's file at start-up
- * (a missing file is no error). dir NULL: PR_DEFAULT_STATE_DIR. Returns 0
+ * APTPL: the file of l in dir, and loading it at start-up (a missing
+ * file is no error). dir NULL: PR_DEFAULT_STATE_DIR. Returns 0
  * or -1 with a message in err.
  */
 int pr_state_path(const struct lun *l, const char *dir, char *out,
 		  size_t outlen);
 int pr_load(struct lun *l, const char *dir, char *err, size_t errlen);
-int pr_load_all(struct tcqd *d, char *err, size_t errlen);
 
 /*
  * Reservations shared by gateways through a LUN store (scsi/pr_store.c):
@@ -86,10 +83,4 @@ int pr_store_attach(struct lun *l, struct lun_store *s, char *err,
  * the calling reactor afterwards. false: l has no store, done will not
  * run. */
 bool pr_store_reset(struct lun *l, void (*done)(void *arg), void *arg);
-
-/* Where pr and ua learn a nexus' initiator port name; the default is
- * sess_initiator_port (tests install their own). */
-typedef const char *(*pr_port_fn)(const void *nexus);
-void pr_set_port_fn(pr_port_fn fn);
-const char *pr_nexus_port(const void *nexus);
 #endif

@@ -29,13 +29,12 @@
 #include "tcq/byteorder.h"
 #include "tcq/log.h"
 #include "tcq/scsi_proto.h"
-struct cmd;	/* session.h names it in a prototype */
 #include "tcq/reactor.h"
-#include "target/session.h"
 #include "scsi/lun.h"
 #include "backend/lun_store.h"
 #include "scsi/pr.h"
 #include "scsi/pr_priv.h"
+#include "scsi/sdev.h"
 #include "scsi/sense.h"
 #include "scsi/taskset.h"
 
@@ -766,7 +765,7 @@ static void on_msg(void *arg, const void *buf, size_t len)
 		if (m->kind == MSG_RESET) {
 			/* Another gateway reset the logical unit: every
 			 * nexus here gets the reset UA, tasks go. */
-			sess_abort_lun_tasks(l, NULL, NULL);
+			sdev_abort_tasks(l, NULL, NULL);
 			lun_reset(l, NULL);
 		}
 	}

@@ -91,7 +91,7 @@ int sbc_check_access(struct tcq_task *t, bool write)
 {
 	struct lun *l = t->lun;
 	struct sense_info si;
-	uint32_t max = spc_max_xfer_blocks(l->block_size);
+	uint32_t max = spc_max_xfer_blocks(l);
 
 	if (write && (l->read_only || l->swp)) {
 		fail(t, SK_DATA_PROTECT, ASC_WRITE_PROTECTED);

@@ -247,7 +247,7 @@ static void atomic_locked(struct tcq_task *t)
  * write of this target can interleave with it (SBC-4 4.29). */
 void sbc_write_atomic(struct tcq_task *t)
 {
-	uint32_t maxx = spc_max_xfer_blocks(t->lun->block_size);
+	uint32_t maxx = spc_max_xfer_blocks(t->lun);
 
 	if (t->req.blocks > SBC_MAX_ATOMIC_BLOCKS ||
 	    (maxx && t->req.blocks > maxx)) {

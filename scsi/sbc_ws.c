@@ -147,7 +147,7 @@ void sbc_write_same(struct tcq_task *t)
 /* Block Limits VPD (SBC-4 6.6.4) fields for the commands of this area. */
 void sbc_block_limits(const struct lun *l, uint8_t *p)
 {
-	uint32_t maxx = spc_max_xfer_blocks(l->block_size);
+	uint32_t maxx = spc_max_xfer_blocks(l);
 	uint32_t atomic = SBC_MAX_ATOMIC_BLOCKS;
 
 	if (maxx && atomic > maxx)

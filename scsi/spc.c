@@ -7,22 +7,24 @@
 #include "tcq/compiler.h"
 #include "tcq/pdu.h"
 #include "tcq/scsi_proto.h"
-#include "target/target.h"
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
 #include "scsi/opcodes.h"
 #include "scsi/sbc.h"
+#include "scsi/sdev.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
 #include "scsi/taskset.h"
 #include "scsi/ua.h"
 
 
-uint32_t spc_max_xfer_blocks(uint32_t block_size)
+uint32_t spc_max_xfer_blocks(const struct lun *l)
 {
-	if (!tcqd || !tcqd->set.max_xfer_len || !block_size)
+	const struct sdev *d = l->dev;
+
+	if (!d || !d->max_xfer_len || !l->block_size)
 		return 0;
-	return tcqd->set.max_xfer_len / block_size;
+	return d->max_xfer_len / l->block_size;
 }
 
 int spc_data_in(struct tcq_task *t, const void *data, uint32_t len)
@@ -71,11 +73,11 @@ void spc_test_unit_ready(struct tcq_task *t)
 	good(t);
 }
 
-static struct target *task_target(const struct tcq_task *t)
+static struct sdev *task_dev(const struct tcq_task *t)
 {
-	if (t->target)
-		return t->target;
-	return t->lun ? t->lun->target : NULL;
+	if (t->dev)
+		return t->dev;
+	return t->lun ? t->lun->dev : NULL;
 }
 
 /* ---- INQUIRY ---------------------------------------------------------- */
@@ -119,7 +121,7 @@ static const uint8_t vpd_pages[] = { 0x00, 0x80, 0x83, 0x86, 0xb0, 0xb1,
 static uint32_t vpd_designators(const struct lun *l, uint8_t *p)
 {
 	uint8_t *d = p + 4;
-	const struct target *tg = l->target;
+	const struct sdev *tg = l->dev;
 
 	/* NAA IEEE Registered Extended, logical unit. */
 	d[0] = 0x01;
@@ -138,7 +140,7 @@ static uint32_t vpd_designators(const struct lun *l, uint8_t *p)
 	if (tg) {
 		/* SCSI name string of the target port: "<name>,t,0x<tpgt>",
 		 * NUL terminated, padded to a multiple of 4. */
-		char name[TCQ_NAME_MAX + 16];
+		char name[SDEV_NAME_MAX + 16];
 		int nl = snprintf(name, sizeof(name), "%s,t,0x%04x", tg->name,
 				  tg->tpgt);
 		uint32_t len = ALIGN_UP((uint32_t)nl + 1, 4u);
@@ -197,8 +199,8 @@ static uint32_t inquiry_vpd(const struct lun *l, uint8_t page, uint8_t *p)
 		uint32_t bs = l->block_size;
 		p[3] = 0x3c;
 		put_be16(p + 6, bs < 4096 ? (uint16_t)(4096 / bs) : 1);
-		put_be32(p + 8, spc_max_xfer_blocks(bs));
-		put_be32(p + 12, spc_max_xfer_blocks(bs));
+		put_be32(p + 8, spc_max_xfer_blocks(l));
+		put_be32(p + 12, spc_max_xfer_blocks(l));
 		if (l->bdev && l->bdev->thin) {
 			put_be32(p + 20, 0xffffffffu);	/* max unmap LBAs */
 			put_be32(p + 24, 256);		/* descriptors */
@@ -255,15 +257,15 @@ void spc_inquiry(struct tcq_task *t)
 
 void spc_report_luns(struct tcq_task *t)
 {
-	uint8_t buf[8 + TCQ_MAX_LUNS * 8];
-	const struct target *tg = task_target(t);
+	uint8_t buf[8 + SDEV_MAX_LUNS * 8];
+	const struct sdev *tg = task_dev(t);
 	uint32_t n = 8;
 
 	memset(buf, 0, 8);
 	/* SELECT REPORT 1 (well known LUs only): none. */
 	if (t->req.page != 1) {
 		if (tg) {
-			for (int i = 0; i < tg->nluns && i < TCQ_MAX_LUNS; i++)
+			for (int i = 0; i < tg->nluns && i < SDEV_MAX_LUNS; i++)
 				if (tg->luns[i]) {
 					put_be64(buf + n, pdu_lun_encode(
 						 (uint64_t)i));

@@ -22,6 +22,7 @@ void spc_no_lun(struct tcq_task *t);
  */
 int spc_data_in(struct tcq_task *t, const void *data, uint32_t len);
 
-/* Largest transfer a command may ask for, in blocks (0: no limit). */
-uint32_t spc_max_xfer_blocks(uint32_t block_size);
+/* Largest transfer a command to l may ask for, in blocks (0: no
+ * limit): its device's max_xfer_len. */
+uint32_t spc_max_xfer_blocks(const struct lun *l);
 #endif

@@ -15,7 +15,7 @@
 #define TASK_CDB_MAX 260	/* 16 in the BHS + extended CDB AHS */
 
 struct lun;
-struct target;
+struct sdev;
 struct taskset;
 struct tcq_task;
 struct reactor;
@@ -64,7 +64,7 @@ struct tcq_task {
 	void *buf;
 	uint32_t buf_len;		/* allocated bytes */
 	bool data_ready;		/* all Data-Out received */
-	struct target *target;		/* for REPORT LUNS when lun is NULL */
+	struct sdev *dev;		/* for REPORT LUNS when lun is NULL */
 	void (*done)(struct tcq_task *t);
 	/* out */
 	uint8_t status;

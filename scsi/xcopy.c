@@ -11,7 +11,7 @@
 #include "tcq/compiler.h"
 #include "tcq/scsi_proto.h"
 #include "tcq/reactor.h"
-#include "target/target.h"
+#include "scsi/sdev.h"
 #include "scsi/lun.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
@@ -84,7 +84,7 @@ static void xc_abort(struct tcq_task *t, uint16_t asc)
 /* The LUN an identification target descriptor names, or NULL. */
 static struct lun *xc_target_lun(struct tcq_task *t, const uint8_t *d)
 {
-	struct target *tg = t->lun->target;
+	struct sdev *tg = t->lun->dev;
 	uint8_t dlen = d[7];
 
 	if ((d[1] & 0x1f) != PDT_DIRECT_ACCESS)
@@ -94,7 +94,7 @@ static struct lun *xc_target_lun(struct tcq_task *t, const uint8_t *d)
 		return NULL;
 	if (!tg)
 		return memcmp(d + 8, t->lun->naa, 16) ? NULL : t->lun;
-	for (int i = 0; i < tg->nluns && i < TCQ_MAX_LUNS; i++) {
+	for (int i = 0; i < tg->nluns && i < SDEV_MAX_LUNS; i++) {
 		struct lun *l = tg->luns[i];
 		if (l && !memcmp(d + 8, l->naa, 16)) {
 			uint32_t bs = get_be24(d + 29);

@@ -10,6 +10,7 @@
 #include "scsi/pr.h"
 #include "target/config.h"
 #include "target/portal.h"
+#include "target/session.h"
 
 static int build_lun(struct target *t, const struct cfg_lun *cl,
 		     char *err, size_t errlen)
@@ -30,17 +31,17 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 
 	b = bdev_open(cl->backend, &bp, berr, sizeof(berr));
 	if (!b) {
-		snprintf(err, errlen, "[lun %s %u] %s: %s", t->name, cl->id,
+		snprintf(err, errlen, "[lun %s %u] %s: %s", t->dev.name, cl->id,
 			 cl->path ? cl->path : cl->backend, berr);
 		return -1;
 	}
-	l = lun_create(t, cl->id, b, t->name);
+	l = lun_create(&t->dev, cl->id, b, t->dev.name);
 	if (l && cl->serial[0])	/* the same identity on every gateway */
 		lun_set_serial(l, cl->serial);
 	if (!l) {
 		bdev_close(b);
 		snprintf(err, errlen, "[lun %s %u]: cannot create the LUN",
-			 t->name, cl->id);
+			 t->dev.name, cl->id);
 		return -1;
 	}
 	/* A backend without a volatile cache has no WCE to report. */
@@ -56,10 +57,10 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 	if (cl->thin >= 0)	/* else the backend's choice (sparse file) */
 		b->thin = cl->thin;
 	l->read_only = cl->read_only || b->read_only;
-	alua_lun_apply(l, &t->alua);
-	t->luns[cl->id] = l;	/* cfg_destroy_tcqd frees it from here on */
-	if ((int)cl->id >= t->nluns)
-		t->nluns = (int)cl->id + 1;
+	alua_lun_apply(l, &t->dev.alua);
+	t->dev.luns[cl->id] = l;	/* cfg_destroy_tcqd frees it from here on */
+	if ((int)cl->id >= t->dev.nluns)
+		t->dev.nluns = (int)cl->id + 1;
 	if (!cl->no_shared_state && bdev_rbd_cluster(b, &cluster, &bname) == 0) {
 		/* Gateways of one rbd image share reservations in RADOS
 		 * (scsi/pr_store.c). */
@@ -67,7 +68,7 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 
 		if (!s || pr_store_attach(l, s, berr, sizeof(berr)) < 0) {
 			lun_store_close(s);
-			snprintf(err, errlen, "[lun %s %u] %s", t->name, cl->id,
+			snprintf(err, errlen, "[lun %s %u] %s", t->dev.name, cl->id,
 				 berr);
 			return -1;
 		}
@@ -105,21 +106,24 @@ struct tcqd *cfg_build(const struct cfg *c, char *err, size_t errlen)
 		if (!t)
 			goto oom;
 		d->targets[d->ntargets++] = t;
-		snprintf(t->name, sizeof(t->name), "%s", ct->name);
+		snprintf(t->dev.name, sizeof(t->dev.name), "%s", ct->name);
 		snprintf(t->alias, sizeof(t->alias), "%s", ct->alias);
-		t->tpgt = ct->tpgt;
-		t->alua = ct->alua;
+		t->dev.tpgt = ct->tpgt;
+		t->dev.max_xfer_len = c->set.max_xfer_len;
+		t->dev.ops = &sess_sdev_ops;
+		t->dev.state_dir = d->set.state_dir;
+		t->dev.alua = ct->alua;
 		/* Done by cfg_finish; again for a cfg built by hand. */
-		if (alua_finish(&t->alua, err, errlen) < 0)
+		if (alua_finish(&t->dev.alua, err, errlen) < 0)
 			goto fail;
 		/* Each gateway is its own SCSI target port: unless tpgt is
 		 * given, its portal group tag is its relative port id. */
 		if (!ct->tpgt_set && ct->alua.rel_port_id)
-			t->tpgt = ct->alua.rel_port_id;
+			t->dev.tpgt = ct->alua.rel_port_id;
 		/* One target: its portals are its portal group. */
 		if (c->ntargets == 1)
 			for (int j = 0; j < d->nportals; j++)
-				d->portals[j].tpgt = t->tpgt;
+				d->portals[j].tpgt = t->dev.tpgt;
 		t->chap = ct->chap;
 		t->max_sessions = ct->max_sessions;
 		t->max_sessions_per_initiator = ct->max_sessions_per_initiator;
@@ -137,6 +141,23 @@ fail:
 	return NULL;
 }
 
+int cfg_load_reservations(struct tcqd *d, char *err, size_t errlen)
+{
+	for (int i = 0; d && i < d->ntargets; i++) {
+		struct sdev *dev = &d->targets[i]->dev;
+
+		for (int j = 0; j < dev->nluns; j++) {
+			struct lun *l = dev->luns[j];
+
+			/* A LUN on a store has its state from there. */
+			if (l && !l->store &&
+			    pr_load(l, dev->state_dir, err, errlen) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 void cfg_destroy_tcqd(struct tcqd *d)
 {
 	if (!d)
@@ -144,8 +165,8 @@ void cfg_destroy_tcqd(struct tcqd *d)
 	for (int i = 0; i < d->ntargets; i++) {
 		struct target *t = d->targets[i];
 
-		for (int j = 0; j < t->nluns; j++) {
-			struct lun *l = t->luns[j];
+		for (int j = 0; j < t->dev.nluns; j++) {
+			struct lun *l = t->dev.luns[j];
 			struct bdev *b;
 
 			if (!l)

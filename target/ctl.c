@@ -165,11 +165,12 @@ struct lun *ctl_find_lun(const char *spec, char *err, size_t errlen)
 			 spec, TCQ_MAX_LUNS - 1);
 		return NULL;
 	}
-	if ((int)nr >= t->nluns || !t->luns[nr]) {
-		snprintf(err, errlen, "target %s has no LUN %u", t->name, nr);
+	if (!sdev_lun(&t->dev, nr)) {
+		snprintf(err, errlen, "target %s has no LUN %u", t->dev.name,
+			 nr);
 		return NULL;
 	}
-	return t->luns[nr];
+	return sdev_lun(&t->dev, nr);
 }
 
 static const char *barrier_name(enum lun_barrier b)
@@ -188,7 +189,7 @@ static json_object *lun_json(const struct lun *l)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "target", json_object_new_string(
-				       l->target ? l->target->name : ""));
+				       l->dev ? l->dev->name : ""));
 	add_u64(o, "lun", l->id);
 	json_object_object_add(o, "backend", json_object_new_string(
 				       l->bdev && l->bdev->spec ? l->bdev->spec : ""));
@@ -212,9 +213,9 @@ static void for_each_lun(struct lun *only, void (*fn)(struct lun *l, void *a),
 		return;
 	}
 	for (int i = 0; tcqd && i < tcqd->ntargets; i++)
-		for (int j = 0; j < tcqd->targets[i]->nluns; j++)
-			if (tcqd->targets[i]->luns[j])
-				fn(tcqd->targets[i]->luns[j], arg);
+		for (int j = 0; j < tcqd->targets[i]->dev.nluns; j++)
+			if (tcqd->targets[i]->dev.luns[j])
+				fn(tcqd->targets[i]->dev.luns[j], arg);
 }
 
 /* ---- stats --------------------------------------------------------------- */
@@ -481,7 +482,7 @@ static json_object *do_set(char **argv, int argc)
 			ua_establish_all(l, ASC_MODE_PARAMETERS_CHANGED);
 	}
 	log_info("tcqctl: %s/%llu: settings changed",
-		 l->target ? l->target->name : "?", (unsigned long long)l->id);
+		 l->dev ? l->dev->name : "?", (unsigned long long)l->id);
 	r = reply_ok();
 	json_object_object_add(r, "lun", lun_json(l));
 	return r;
@@ -569,7 +570,7 @@ static json_object *do_crash(char **argv, int argc)
 				 "the LUN's backend is not 'cache'" :
 				 strerror(-rc));
 	log_warn("tcqctl: %s/%llu: simulated power loss: %d unsaved block%s "
-		 "dropped", l->target ? l->target->name : "?",
+		 "dropped", l->dev ? l->dev->name : "?",
 		 (unsigned long long)l->id, rc, rc == 1 ? "" : "s");
 	r = reply_ok();
 	add_u64(r, "dropped_blocks", (uint64_t)rc);

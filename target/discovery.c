@@ -97,7 +97,7 @@ static int sendtargets_add(struct conn *c, const struct target *t,
 {
 	char addr[INET6_ADDRSTRLEN + 16];
 
-	if (kvbuf_add(rsp, "TargetName", t->name))
+	if (kvbuf_add(rsp, "TargetName", t->dev.name))
 		return -1;
 	for (int i = 0; i < tcqd->nportals; i++) {
 		const struct portal *p = &tcqd->portals[i];

@@ -319,7 +319,7 @@ static void login_send_chunk(struct conn *c, struct login_state *l)
 		kvbuf_free(&l->rsp);
 		l->rsp_off = 0;
 		log_info("%s: logged in (%s)", c->peer_text,
-			 l->discovery ? "discovery" : l->target->name);
+			 l->discovery ? "discovery" : l->target->dev.name);
 	}
 }
 
@@ -397,7 +397,7 @@ static int login_resolve(struct conn *c, struct login_state *l,
 		    !acl_allows(&l->target->acl, ps.initiator,
 				(const struct sockaddr *)&c->peer)) {
 			log_warn("%s: initiator %s is not allowed on %s",
-				 c->peer_text, ps.initiator, l->target->name);
+				 c->peer_text, ps.initiator, l->target->dev.name);
 			*why = "initiator not allowed on this target";
 			return ISCSI_LS_AUTHZ_FAILED;
 		}
@@ -456,7 +456,7 @@ static void login_process(struct conn *c, struct login_state *l,
 	}
 	/* RFC 7143 13.9: TPGT in the first response to a Normal login. */
 	if (!l->discovery && !l->tpgt_sent) {
-		unsigned tpgt = c->portal ? c->portal->tpgt : l->target->tpgt;
+		unsigned tpgt = c->portal ? c->portal->tpgt : l->target->dev.tpgt;
 
 		if (kvbuf_addf(&l->rsp, "TargetPortalGroupTag", "%u", tpgt) ||
 		    (l->target->alias[0] &&

@@ -481,10 +481,10 @@ static void print_urls(const struct tcqd *d)
 	if (strrchr(host, ':') && host[strlen(host) - 1] != ']')
 		*strrchr(host, ':') = 0;
 	for (int i = 0; i < d->ntargets; i++)
-		for (int j = 0; j < d->targets[i]->nluns; j++)
-			if (d->targets[i]->luns[j])
+		for (int j = 0; j < d->targets[i]->dev.nluns; j++)
+			if (d->targets[i]->dev.luns[j])
 				printf("iscsi://%s:%u/%s/%d\n", host, port,
-				       d->targets[i]->name, j);
+				       d->targets[i]->dev.name, j);
 	fflush(stdout);
 }
 
@@ -569,7 +569,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* Reservations kept with APTPL through a restart (scsi/pr.c). */
-	if (pr_load_all(tcqd, err, sizeof(err)) < 0) {
+	if (cfg_load_reservations(tcqd, err, sizeof(err)) < 0) {
 		log_err("%s", err);
 		return 1;
 	}

@@ -20,6 +20,7 @@
 #include "tcq/log.h"
 #include "tcq/pdu.h"
 #include "scsi/lun.h"
+#include "scsi/sdev.h"
 #include "scsi/taskset.h"
 #include "target/conn.h"
 #include "target/login.h"
@@ -187,7 +188,7 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 	*tsih = s->tsih;
 	log_info("%s: %s session TSIH %u for %s%s%s", c->peer_text,
 		 s->discovery ? "discovery" : "normal", s->tsih, s->iname,
-		 s->target ? " to " : "", s->target ? s->target->name : "");
+		 s->target ? " to " : "", s->target ? s->target->dev.name : "");
 	return 0;
 }
 
@@ -240,7 +241,8 @@ void sess_abort_lun_tasks(struct lun *l, const char *iport,
 		struct session *o = list_entry(pos, struct session, reg_node);
 		struct abort_msg *m;
 
-		if (o == except || o->discovery || o->target != l->target ||
+		if (o == except || o->discovery || !o->target ||
+		    &o->target->dev != l->dev ||
 		    !port_matches(o, iport))
 			continue;
 		m = malloc(sizeof(*m));
@@ -284,6 +286,18 @@ const char *sess_initiator_port(const void *nexus)
 {
 	return ((const struct session *)nexus)->iport;
 }
+
+static void sess_sdev_abort(struct sdev *d, struct lun *l, const char *iport,
+			    const void *except)
+{
+	(void)d;	/* l->dev: the target whose sessions are searched */
+	sess_abort_lun_tasks(l, iport, except);
+}
+
+const struct sdev_ops sess_sdev_ops = {
+	.initiator_port = sess_initiator_port,
+	.abort_tasks = sess_sdev_abort,
+};
 
 uint16_t sess_tsih(const void *nexus)
 {
@@ -912,10 +926,9 @@ static void sess_dispatch(struct session *s, struct cmd *cmd)
 		return;
 	}
 	t->lun_nr = lun_nr;
-	t->lun = (s->target && lun_nr < (uint64_t)s->target->nluns) ?
-		 s->target->luns[lun_nr] : NULL;
+	t->dev = s->target ? &s->target->dev : NULL;
+	t->lun = sdev_lun(t->dev, lun_nr);
 	t->nexus = s;
-	t->target = s->target;
 	/* t->cdb (with any extended CDB) was filled when the header came. */
 	t->attr = bhs[BHS_FLAGS] & ISCSI_CMD_ATTR_MASK;
 	if (t->attr == 0)
@@ -1361,7 +1374,7 @@ unsigned sess_list(struct sess_info *out, unsigned max)
 		memset(si, 0, sizeof(*si));
 		snprintf(si->initiator, sizeof(si->initiator), "%s", s->iname);
 		snprintf(si->target, sizeof(si->target), "%s",
-			 s->target ? s->target->name : "");
+			 s->target ? s->target->dev.name : "");
 		if (s->conn)
 			snprintf(si->peer, sizeof(si->peer), "%s",
 				 s->conn->peer_text);

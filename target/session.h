@@ -11,6 +11,7 @@
 #include "target/param.h"
 #include "target/target.h"
 
+struct cmd;
 struct conn;
 
 /* What a successful leading login hands to the session layer. */
@@ -73,6 +74,9 @@ uint16_t sess_tsih(const void *nexus);
 struct lun;
 void sess_abort_lun_tasks(struct lun *l, const char *iport,
 			  const void *except);
+/* How the device server of every target reaches the sessions: the two
+ * functions above (target->dev.ops). */
+extern const struct sdev_ops sess_sdev_ops;
 
 /* Whether a live session has this TSIH (a login adding a connection). */
 bool sess_tsih_exists(uint16_t tsih);

@@ -40,7 +40,7 @@ struct target *target_find(const char *name)
 	if (!tcqd || !name)
 		return NULL;
 	for (int i = 0; i < tcqd->ntargets; i++)
-		if (strcasecmp(tcqd->targets[i]->name, name) == 0)
+		if (strcasecmp(tcqd->targets[i]->dev.name, name) == 0)
 			return tcqd->targets[i];
 	return NULL;
 }

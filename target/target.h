@@ -11,12 +11,12 @@
 #include <sys/socket.h>
 #include "target/acl.h"
 #include "target/auth.h"
-#include "scsi/alua.h"
+#include "scsi/sdev.h"
 
 struct lun;
 
-#define TCQ_NAME_MAX 224	/* iSCSI names are at most 223 bytes */
-#define TCQ_MAX_LUNS 256
+#define TCQ_NAME_MAX SDEV_NAME_MAX	/* iSCSI names: at most 223 bytes */
+#define TCQ_MAX_LUNS SDEV_MAX_LUNS
 
 struct portal {
 	char *addr_text;	/* "127.0.0.1:3260", "[::1]:3260" as configured */
@@ -26,17 +26,15 @@ struct portal {
 	int listen_fd;
 };
 
+/* An iSCSI target: the SCSI target device it serves (its name, portal
+ * group tag, LUNs and port groups live there) and who may log in. */
 struct target {
-	char name[TCQ_NAME_MAX];
+	struct sdev dev;
 	char alias[TCQ_NAME_MAX];
-	uint16_t tpgt;
-	struct lun *luns[TCQ_MAX_LUNS];	/* indexed by LUN number; NULL gaps */
-	int nluns;		/* highest LUN number + 1 */
 	struct auth_chap_cfg chap;	/* chap.user[0] == 0: no CHAP */
 	struct acl acl;			/* who may log in; empty: anyone */
 	uint32_t max_sessions;		/* 0: no limit */
 	uint32_t max_sessions_per_initiator;
-	struct alua_cfg alua;		/* target port groups (scsi/alua.h) */
 };
 
 /* Settings that apply daemon-wide, from [global] or the command line. */

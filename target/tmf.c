@@ -77,9 +77,9 @@ static struct lun *cmd_lun(const struct cmd *cmd)
 	if (cmd->dispatched)
 		return cmd->task.lun;
 	n = pdu_lun_decode(get_be64(cmd->bhs + BHS_LUN));
-	if (!s->target || n >= (uint64_t)s->target->nluns)
+	if (!s->target || n >= (uint64_t)s->target->dev.nluns)
 		return NULL;
-	return s->target->luns[n];
+	return s->target->dev.luns[n];
 }
 
 /* Marks cmd as aborted (by m, when a TMF waits for it); returns true when
@@ -203,8 +203,8 @@ void tmf_rx(struct conn *c, const uint8_t *bhs)
 	if (tmf_lun_scoped(q.function)) {
 		uint64_t n = pdu_lun_decode(q.lun);
 
-		if (s->target && n < (uint64_t)s->target->nluns)
-			l = s->target->luns[n];
+		if (s->target && n < (uint64_t)s->target->dev.nluns)
+			l = s->target->dev.luns[n];
 		if (!l) {
 			m->response = ISCSI_TMF_RSP_NO_LUN;
 			tmf_release(m);
@@ -245,8 +245,8 @@ void tmf_rx(struct conn *c, const uint8_t *bhs)
 	case ISCSI_TMF_I_T_NEXUS_RESET:
 		tmf_abort_lun(m, s, NULL);
 		if (q.function != ISCSI_TMF_I_T_NEXUS_RESET) {
-			for (int i = 0; i < s->target->nluns; i++) {
-				struct lun *tl = s->target->luns[i];
+			for (int i = 0; i < s->target->dev.nluns; i++) {
+				struct lun *tl = s->target->dev.luns[i];
 
 				if (!tl)
 					continue;

@@ -525,13 +525,13 @@ START_TEST(config_build)
 	struct tcqd *d = cfg_build(&c, e, sizeof(e));
 	ck_assert_msg(d != NULL, "%s", e);
 	struct target *t = d->targets[0];
-	struct lun *l = t->luns[0];
-	ck_assert_uint_eq(t->tpgt, 3);		/* from rel_port_id */
+	struct lun *l = t->dev.luns[0];
+	ck_assert_uint_eq(t->dev.tpgt, 3);		/* from rel_port_id */
 	ck_assert_uint_eq(d->portals[0].tpgt, 3);
 	ck_assert_uint_eq(l->tpg_id, 3);
 	ck_assert_uint_eq(l->rel_port_id, 3);
 	ck_assert_uint_eq(l->alua_state, ALUA_STANDBY);
-	ck_assert_ptr_eq(l->alua, &t->alua);
+	ck_assert_ptr_eq(l->alua, &t->dev.alua);
 	ck_assert_str_eq(l->serial, "gw-shared-0001");
 	uint8_t naa[16];
 	memcpy(naa, l->naa, 16);

@@ -13,7 +13,7 @@
 #include <time.h>
 #include "tcq/byteorder.h"
 #include "tcq/scsi_proto.h"
-#include "target/target.h"
+#include "scsi/sdev.h"
 #include "scsi/lun.h"
 #include "backend/lun_store.h"
 #include "scsi/pr.h"
@@ -134,8 +134,10 @@ static const char *fake_port(const void *nexus)
 	return ((const struct fake_nexus *)nexus)->port;
 }
 
+static const struct sdev_ops fake_ops = { .initiator_port = fake_port };
+
 /* Two gateways: LUN g1 and LUN g2 on one object. */
-static struct target tgt1, tgt2;
+static struct sdev tgt1 = { .ops = &fake_ops }, tgt2;
 static struct lun *g1, *g2;
 static struct taskset *a1, *b1, *a2, *b2;	/* nexus a and b on each */
 static struct tcq_task task;
@@ -240,7 +242,6 @@ static void setup(void)
 {
 	char err[256];
 
-	pr_set_port_fn(fake_port);
 	memset(&obj.blob, 0, sizeof(obj.blob));
 	obj.len = 0;
 	obj.version = 0;
@@ -274,7 +275,6 @@ static void teardown(void)
 	taskset_destroy(b2);
 	lun_destroy(g1);
 	lun_destroy(g2);
-	pr_set_port_fn(NULL);
 }
 
 /* ---- serialization ------------------------------------------------------ */
@@ -440,7 +440,7 @@ END_TEST
 /* A gateway that starts later finds the state in the store. */
 START_TEST(restart_loads)
 {
-	struct target t3 = tgt1;
+	struct sdev t3 = tgt1;
 	struct lun *g3 = lun_create(&t3, 0, NULL, t3.name);
 	struct taskset *b3;
 	char err[256];
@@ -463,7 +463,7 @@ END_TEST
  * by itself: the worker re-reads the stored state when idle. */
 START_TEST(missed_message_refreshes)
 {
-	struct target t3 = tgt1;
+	struct sdev t3 = tgt1;
 	struct lun *g3 = lun_create(&t3, 0, NULL, t3.name);
 	struct lun_store *s3 = mem_open();
 	struct taskset *b3;

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include "tcq/byteorder.h"
 #include "tcq/scsi_proto.h"
-#include "target/target.h"
+#include "scsi/sdev.h"
 #include "scsi/lun.h"
 #include "scsi/pr.h"
 #include "scsi/taskset.h"
@@ -29,7 +29,9 @@ static const char *fake_port(const void *nexus)
 	return ((const struct fake_nexus *)nexus)->port;
 }
 
-static struct target tgt;
+static const struct sdev_ops fake_ops = { .initiator_port = fake_port };
+
+static struct sdev tgt = { .ops = &fake_ops };
 static struct lun *lun;
 static struct taskset *tsa, *tsb;
 static struct tcq_task task;
@@ -144,7 +146,6 @@ static struct taskset *nexus(struct fake_nexus *n)
 
 static void setup(void)
 {
-	pr_set_port_fn(fake_port);
 	snprintf(tgt.name, sizeof(tgt.name), "iqn.2026-11.org.tcq:unit");
 	lun = lun_create(&tgt, 0, NULL, tgt.name);
 	ck_assert_ptr_nonnull(lun);
@@ -157,7 +158,6 @@ static void teardown(void)
 	taskset_destroy(tsa);
 	taskset_destroy(tsb);
 	lun_destroy(lun);
-	pr_set_port_fn(NULL);
 }
 
 /* Read through B: the tests leave A's unit attentions for A to see. */
@@ -597,11 +597,9 @@ END_TEST
 START_TEST(pr_aptpl_persists)
 {
 	char dir[] = "/tmp/tcq-test-pr-XXXXXX", path[512], err[256];
-	struct tcqd d = { 0 };
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(d.set.state_dir, sizeof(d.set.state_dir), "%s", dir);
-	tcqd = &d;
+	tgt.state_dir = dir;	/* where the device keeps APTPL files */
 	ck_assert_uint_eq(prout(tsa, PRO_REGISTER, 0, 0, 0xa, 0x01),
 			  SAM_STAT_GOOD);
 	ck_assert_uint_eq(prout(tsb, PRO_REGISTER, 0, 0, 0xb, 0x01),
@@ -642,7 +640,7 @@ START_TEST(pr_aptpl_persists)
 	ck_assert_int_eq(pr_load(lun, dir, err, sizeof(err)), -1);
 	unlink(path);
 	rmdir(dir);
-	tcqd = NULL;
+	tgt.state_dir = NULL;
 }
 END_TEST
 

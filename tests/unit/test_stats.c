@@ -96,12 +96,12 @@ static void setup(void)
 	bd = bdev_open("null:size=1M", &bp, err, sizeof(err));
 	ck_assert_msg(bd != NULL, "%s", err);
 	tgt = calloc(1, sizeof(*tgt));
-	snprintf(tgt->name, sizeof(tgt->name), IQN);
-	lun = lun_create(tgt, 0, bd, tgt->name);
+	snprintf(tgt->dev.name, sizeof(tgt->dev.name), IQN);
+	lun = lun_create(&tgt->dev, 0, bd, tgt->dev.name);
 	ck_assert_ptr_nonnull(lun);
 	ck_assert_ptr_nonnull(lun->stats);
-	tgt->luns[0] = lun;
-	tgt->nluns = 1;
+	tgt->dev.luns[0] = lun;
+	tgt->dev.nluns = 1;
 	tcqd = calloc(1, sizeof(*tcqd));
 	tcqd->targets = calloc(1, sizeof(*tcqd->targets));
 	tcqd->targets[0] = tgt;
