@@ -8,6 +8,7 @@
 #include "tcq/scsi_proto.h"
 #include "scsi/alua.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
 #include "scsi/taskset.h"
@@ -227,31 +228,19 @@ uint32_t alua_encode_rtpg(const struct alua_cfg *a, unsigned fmt,
 	return n;
 }
 
-uint16_t alua_check(uint8_t state, uint8_t op, uint8_t sa)
+uint16_t alua_check(uint8_t state, const struct opc_entry *e)
 {
+	unsigned f = e ? e->flags : 0;
+
 	if (state == ALUA_ACTIVE_OPTIMIZED || state == ALUA_ACTIVE_NON_OPTIMIZED)
 		return 0;
 	/* SPC-4 5.15.2.4.4/5: what both inaccessible states still accept
-	 * (MAINTENANCE IN only reports: RTPG and the supported commands). */
-	switch (op) {
-	case SOP_INQUIRY: case SOP_REPORT_LUNS: case SOP_REQUEST_SENSE:
-	case SOP_MAINTENANCE_IN:
+	 * (the reports), and what standby accepts besides (mode pages,
+	 * reservations). */
+	if (f & OPC_F_ALUA_ANY)
 		return 0;
-	default:
-		break;
-	}
-	(void)sa;
-	if (state == ALUA_STANDBY) {
-		switch (op) {
-		case SOP_MODE_SENSE_6: case SOP_MODE_SENSE_10:
-		case SOP_MODE_SELECT_6: case SOP_MODE_SELECT_10:
-		case SOP_LOG_SELECT: case SOP_LOG_SENSE:
-		case SOP_PERSISTENT_RESERVE_IN: case SOP_PERSISTENT_RESERVE_OUT:
-			return 0;
-		default:
-			return ASC_ALUA_STANDBY;
-		}
-	}
+	if (state == ALUA_STANDBY)
+		return (f & OPC_F_ALUA_STANDBY) ? 0 : ASC_ALUA_STANDBY;
 	return state == ALUA_UNAVAILABLE ? ASC_ALUA_UNAVAILABLE
 					 : ASC_ALUA_TRANSITION;
 }

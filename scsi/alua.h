@@ -86,10 +86,12 @@ uint32_t alua_encode_rtpg(const struct alua_cfg *a, unsigned fmt,
 			  uint8_t *buf, uint32_t cap);
 
 /*
- * Whether a command may run through a port in state (SPC-4 5.15.2.4):
- * 0 when it may, else the ASC/ASCQ of the NOT READY it gets.
+ * Whether the command of row e may run through a port in state (SPC-4
+ * 5.15.2.4; the row's OPC_F_ALUA_* flags): 0 when it may, else the
+ * ASC/ASCQ of the NOT READY it gets.
  */
-uint16_t alua_check(uint8_t state, uint8_t opcode, uint8_t sa);
+struct opc_entry;
+uint16_t alua_check(uint8_t state, const struct opc_entry *e);
 
 /* Applies a target's configuration to one of its LUNs (ids, state). */
 void alua_lun_apply(struct lun *l, const struct alua_cfg *a);

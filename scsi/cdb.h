@@ -1,8 +1,10 @@
 /*
  * CDB decoding (SPC-4 4.2, SBC-3 5): one pass that checks the CDB length
- * against the group code, the CONTROL byte, reserved and unsupported
- * fields, and extracts what the executors need into struct cdb_req.
- * Failures come back as ILLEGAL REQUEST sense with a field pointer.
+ * against the group code and the CONTROL byte, finds the command's row
+ * in the command table (scsi/opcodes.h) and runs the row's decoder, which
+ * checks reserved and unsupported fields and extracts what the executor
+ * needs into struct cdb_req. Failures come back as ILLEGAL REQUEST sense
+ * with a field pointer.
  */
 #ifndef TCQ_CDB_H
 #define TCQ_CDB_H
@@ -39,12 +41,15 @@ int cdb_decode(const uint8_t *cdb, uint16_t len, uint32_t block_size,
 
 /* CDB length implied by an opcode's group code; 0 when not supported. */
 uint16_t cdb_group_len(uint8_t opcode);
+/* The byte of the TRANSFER LENGTH field in the 6, 10, 12 and 16-byte
+ * block command layouts (for field pointers). */
+uint16_t cdb_len_field(uint16_t cdb_len);
 
 /* LBA range check (SBC-3 4.5): lba + blocks must fit nblocks. A zero
  * length checks the LBA only. Returns 0, or -1 with LBA OUT OF RANGE. */
 int cdb_check_range(const struct cdb_req *req, uint64_t nblocks,
 		    struct sense_info *err);
 
-/* The medium range req touches (blocks may be 0: to the end for SYNC). */
+/* What the command of req does to the medium (its row's access). */
 enum cdb_access cdb_access(const struct cdb_req *req);
 #endif

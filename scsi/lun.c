@@ -12,6 +12,7 @@
 #include "scsi/alua.h"
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "backend/lun_store.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
@@ -136,14 +137,19 @@ void lun_destroy(struct lun *l)
 	free(l);
 }
 
-/* Runs an enabled task whose data is in (the task set's executor). */
+/*
+ * Runs an enabled task whose data is in (the task set's executor): the
+ * checks every command passes, in SPC-4's order, then its row's executor.
+ * Each check reads the states the row allows.
+ */
 static void lun_execute(struct tcq_task *t)
 {
+	const struct opc_entry *e = t->req.cmd;
+
 	/* A port in a standby or unavailable group (SPC-4 5.15.2.4):
 	 * before reservations, which the active ports enforce. */
 	if (t->lun->alua_state) {
-		uint16_t asc = alua_check(t->lun->alua_state, t->req.opcode,
-					  t->req.sa);
+		uint16_t asc = alua_check(t->lun->alua_state, e);
 		if (asc) {
 			sense_set(t, SK_NOT_READY, asc);
 			taskset_complete(t);
@@ -164,75 +170,7 @@ static void lun_execute(struct tcq_task *t)
 		taskset_complete(t);
 		return;
 	}
-	switch (t->req.opcode) {
-	case SOP_TEST_UNIT_READY: spc_test_unit_ready(t); break;
-	case SOP_REQUEST_SENSE: spc_request_sense(t); break;
-	case SOP_INQUIRY: spc_inquiry(t); break;
-	case SOP_REPORT_LUNS: spc_report_luns(t); break;
-	case SOP_MODE_SENSE_6: case SOP_MODE_SENSE_10:
-		spc_mode_sense(t);
-		break;
-	case SOP_MODE_SELECT_6: case SOP_MODE_SELECT_10:
-		spc_mode_select(t);
-		break;
-	case SOP_MAINTENANCE_IN:
-		if (t->req.sa == MI_REPORT_TARGET_PORT_GROUPS)
-			alua_report_tpg(t);
-		else
-			spc_report_supported_opcodes(t);
-		break;
-	case SOP_START_STOP_UNIT: sbc_start_stop(t); break;
-	case SOP_PREVENT_ALLOW: sbc_prevent_allow(t); break;
-	case SOP_READ_CAPACITY_10: sbc_read_capacity10(t); break;
-	case SOP_SERVICE_ACTION_IN_16:
-		if (t->req.sa == SAI_GET_LBA_STATUS)
-			sbc_get_lba_status(t);
-		else
-			sbc_read_capacity16(t);
-		break;
-	case SOP_READ_6: case SOP_READ_10: case SOP_READ_12: case SOP_READ_16:
-		sbc_read(t);
-		break;
-	case SOP_WRITE_6: case SOP_WRITE_10: case SOP_WRITE_12:
-	case SOP_WRITE_16:
-		sbc_write(t);
-		break;
-	case SOP_VERIFY_10: case SOP_VERIFY_12: case SOP_VERIFY_16:
-		sbc_verify(t);
-		break;
-	case SOP_SYNC_CACHE_10: case SOP_SYNC_CACHE_16:
-		sbc_sync_cache(t);
-		break;
-	case SOP_PRE_FETCH_10: case SOP_PRE_FETCH_16:
-		sbc_prefetch(t);
-		break;
-	case SOP_UNMAP: sbc_unmap(t); break;
-	case SOP_WRITE_VERIFY_10: case SOP_WRITE_VERIFY_12:
-	case SOP_WRITE_VERIFY_16:
-		sbc_write_verify(t);
-		break;
-	case SOP_ORWRITE_16: sbc_orwrite(t); break;
-	case SOP_COMPARE_AND_WRITE: sbc_compare_and_write(t); break;
-	case SOP_WRITE_ATOMIC_16: sbc_write_atomic(t); break;
-	case SOP_WRITE_SAME_10: case SOP_WRITE_SAME_16:
-		sbc_write_same(t);
-		break;
-	case SOP_READ_DEFECT_DATA_10: case SOP_READ_DEFECT_DATA_12:
-		sbc_read_defect_data(t);
-		break;
-	case SOP_SANITIZE: sbc_sanitize(t); break;
-	case SOP_EXTENDED_COPY: sbc_extended_copy(t); break;
-	case SOP_RECEIVE_COPY_RESULTS: sbc_receive_copy_results(t); break;
-	case SOP_PERSISTENT_RESERVE_IN: pr_in(t); break;
-	case SOP_PERSISTENT_RESERVE_OUT: pr_out(t); break;
-	case SOP_RESERVE_6: case SOP_RESERVE_10: pr_reserve(t); break;
-	case SOP_RELEASE_6: case SOP_RELEASE_10: pr_release(t); break;
-	default:	/* cdb_decode let through something we cannot run */
-		sense_set(t, SK_ILLEGAL_REQUEST,
-			  ASC_INVALID_COMMAND_OPERATION_CODE);
-		taskset_complete(t);
-		break;
-	}
+	e->exec(t);
 }
 
 struct taskset *taskset_create(struct lun *l, struct reactor *r, void *nexus)
@@ -252,14 +190,6 @@ void lun_taskset_gone(struct taskset *ts)
 	pr_nexus_lost(ts->lun, ts->nexus);
 	sbc_nexus_gone(ts->lun, ts->nexus);	/* PREVENT ends with it */
 	ts->lun_linked = false;
-}
-
-static bool is_plain_write(uint8_t op)
-{
-	return op == SOP_WRITE_6 || op == SOP_WRITE_10 ||
-	       op == SOP_WRITE_12 || op == SOP_WRITE_16 ||
-	       op == SOP_WRITE_VERIFY_10 || op == SOP_WRITE_VERIFY_12 ||
-	       op == SOP_WRITE_VERIFY_16;
 }
 
 bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
@@ -284,16 +214,17 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 			     &t->req, &si);
 	if (!l) {
 		/* No LUN here: answered at once, outside any task set. Only
-		 * INQUIRY, REPORT LUNS and REQUEST SENSE get further. */
-		uint8_t op = t->cdb_len ? t->cdb[0] : 0xff;
+		 * the commands the table lets at any LUN (INQUIRY, REPORT
+		 * LUNS, REQUEST SENSE) get further. */
+		const struct opc_entry *e = t->cdb_len ? opc_first(t->cdb[0])
+						       : NULL;
 		t->ts = NULL;
 		t->state = TASK_RUNNING;
-		if (!bad) {
-			spc_no_lun(t);
+		if (!bad && (e->flags & OPC_F_ANY_LUN)) {
+			e->exec(t);
 			return false;
 		}
-		if (op == SOP_INQUIRY || op == SOP_REPORT_LUNS ||
-		    op == SOP_REQUEST_SENSE)
+		if (bad && e && (e->flags & OPC_F_ANY_LUN))
 			sense_set_si(t, &si);
 		else
 			sense_set(t, SK_ILLEGAL_REQUEST, ASC_LUN_NOT_SUPPORTED);
@@ -312,7 +243,7 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 		uint32_t allowed = t->dir_out ? t->exp_len : 0;
 
 		t->spdtl = t->req.data_out_len;
-		if (is_plain_write(t->req.opcode) &&
+		if ((t->req.cmd->flags & OPC_F_TRIM_OVERFLOW) &&
 		    allowed % l->block_size == 0) {
 			/* FCP-4 / SAM-5 overflow rule (a): run the command,
 			 * but on no data beyond what the initiator sends;

@@ -11,6 +11,7 @@
 #include "tcq/log.h"
 #include "tcq/scsi_proto.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/pr.h"
 #include "scsi/pr_priv.h"
 #include "scsi/sdev.h"
@@ -330,80 +331,32 @@ bad:
 
 /* ---- reservation conflicts -------------------------------------------- */
 
-/* Commands every I_T nexus may run whatever the reservation (SPC-4 table
- * 66 "Allowed" in every column); PR OUT checks its own rules. */
-static bool always_allowed(const struct tcq_task *t)
-{
-	switch (t->req.opcode) {
-	case SOP_INQUIRY: case SOP_REPORT_LUNS: case SOP_REQUEST_SENSE:
-	case SOP_PERSISTENT_RESERVE_IN: case SOP_PERSISTENT_RESERVE_OUT:
-	case SOP_MAINTENANCE_IN: case SOP_TEST_UNIT_READY:
-	case SOP_READ_CAPACITY_10: case SOP_LOG_SENSE:
-	case SOP_RESERVE_6: case SOP_RESERVE_10:	/* CRH: executor */
-	case SOP_RELEASE_6: case SOP_RELEASE_10:
-		return true;
-	case SOP_SERVICE_ACTION_IN_16:
-		return t->req.sa == SAI_READ_CAPACITY_16;
-	default:
-		return false;
-	}
-}
-
-/* Commands a Write Exclusive reservation leaves to other nexuses: they
- * read the medium or the device's state and change nothing. */
-static bool reads_only(const struct tcq_task *t)
-{
-	switch (t->req.opcode) {
-	case SOP_READ_6: case SOP_READ_10: case SOP_READ_12: case SOP_READ_16:
-	case SOP_VERIFY_10: case SOP_VERIFY_12: case SOP_VERIFY_16:
-	case SOP_MODE_SENSE_6: case SOP_MODE_SENSE_10:
-	case SOP_PRE_FETCH_10: case SOP_PRE_FETCH_16:
-	case SOP_SERVICE_ACTION_IN_16:
-	case SOP_READ_DEFECT_DATA_10: case SOP_READ_DEFECT_DATA_12:
-	case SOP_READ_BUFFER: case SOP_RECEIVE_COPY_RESULTS:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* SPC-2 reservation held by another nexus (SPC-2 5.5.1). */
-static bool spc2_allowed(const struct tcq_task *t)
-{
-	switch (t->req.opcode) {
-	case SOP_INQUIRY: case SOP_REPORT_LUNS: case SOP_REQUEST_SENSE:
-	case SOP_RELEASE_6: case SOP_RELEASE_10: case SOP_MAINTENANCE_IN:
-	case SOP_LOG_SENSE:
-		return true;
-	default:
-		return false;
-	}
-}
-
+/* Whether t conflicts (SPC-4 5.13.1 table 66 for persistent
+ * reservations, SPC-2 5.5.1 for RESERVE(6/10)), from its command's
+ * reservation class and flags in the command table. */
 static bool conflict_locked(struct pr_state *ps, const struct tcq_task *t)
 {
+	const struct opc_entry *e = t->req.cmd;
 	const struct pr_reg *r;
 
 	if (ps->r2 && ps->r2_nexus != t->nexus)
-		return !spc2_allowed(t);
-	if (!ps->resv || always_allowed(t))
+		return !(e->flags & OPC_F_SPC2_OK);
+	if (!ps->resv || e->resv == OPC_RESV_ALLOWED)
 		return false;
 	r = find_reg(ps, sdev_initiator_port(t->lun, t->nexus));
 	if (is_holder(ps, r) || (r && type_reg_access(ps->type)))
 		return false;
-	return !(type_write_excl(ps->type) && reads_only(t));
+	return !(type_write_excl(ps->type) && e->resv == OPC_RESV_READ);
 }
 
 bool pr_conflict(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
-	uint8_t op = t->req.opcode;
 	bool c;
 
 	/* Shared: RESERVE / RELEASE decide against the store's state (the
 	 * local copy may lag a release made through another gateway). */
-	if (l->store && (op == SOP_RESERVE_6 || op == SOP_RESERVE_10 ||
-			 op == SOP_RELEASE_6 || op == SOP_RELEASE_10))
+	if (l->store && (t->req.cmd->flags & OPC_F_SPC2_RESV))
 		return false;
 	pthread_mutex_lock(&l->lock);
 	c = l->pr && conflict_locked(l->pr, t);

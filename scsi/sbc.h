@@ -35,8 +35,6 @@ bool sbc_sanitize_progress(const struct lun *l, uint16_t *progress);
 /* NOT READY with asc (from sbc_not_ready), with the SANITIZE progress
  * indication where it applies. */
 void sbc_set_not_ready(struct tcq_task *t, uint16_t asc);
-/* Whether op needs the medium (removable LUN ejected: NOT READY). */
-bool sbc_needs_medium(uint8_t op);
 /* 0 when t may run, else the NOT READY ASC (medium ejected, SANITIZE in
  * progress). */
 uint16_t sbc_not_ready(const struct tcq_task *t);

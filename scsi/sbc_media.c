@@ -11,6 +11,7 @@
 #include "tcq/scsi_proto.h"
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/sense.h"
@@ -31,41 +32,17 @@ uint16_t sbc_not_ready(const struct tcq_task *t)
 
 	if (!s)
 		return 0;
-	if (__atomic_load_n(&s->sanitizing, __ATOMIC_RELAXED)) {
-		switch (t->req.opcode) {
-		case SOP_INQUIRY: case SOP_REPORT_LUNS:
-		case SOP_REQUEST_SENSE: case SOP_MAINTENANCE_IN:
-		case SOP_LOG_SENSE:
-			return 0;
-		default:
-			return ASC_SANITIZE_IN_PROGRESS;
-		}
-	}
+	unsigned f = t->req.cmd ? t->req.cmd->flags : 0;
+
+	/* Only the commands that report state run during a SANITIZE; only
+	 * those that do not touch the medium run without one (the row's
+	 * OPC_F_SANITIZING, OPC_F_NO_MEDIUM). */
+	if (__atomic_load_n(&s->sanitizing, __ATOMIC_RELAXED))
+		return (f & OPC_F_SANITIZING) ? 0 : ASC_SANITIZE_IN_PROGRESS;
 	if (__atomic_load_n(&s->ejected, __ATOMIC_RELAXED) &&
-	    sbc_needs_medium(t->req.opcode))
+	    !(f & OPC_F_NO_MEDIUM))
 		return ASC_MEDIUM_NOT_PRESENT_TRAY_OPEN;
 	return 0;
-}
-
-/* Commands that work without a medium (SPC-4 / SBC-3: they do not touch
- * it): everything else gets NOT READY, MEDIUM NOT PRESENT. */
-bool sbc_needs_medium(uint8_t op)
-{
-	switch (op) {
-	case SOP_INQUIRY: case SOP_REPORT_LUNS: case SOP_REQUEST_SENSE:
-	case SOP_START_STOP_UNIT: case SOP_PREVENT_ALLOW:
-	case SOP_MODE_SENSE_6: case SOP_MODE_SENSE_10:
-	case SOP_MODE_SELECT_6: case SOP_MODE_SELECT_10:
-	case SOP_MAINTENANCE_IN: case SOP_MAINTENANCE_OUT:
-	case SOP_PERSISTENT_RESERVE_IN: case SOP_PERSISTENT_RESERVE_OUT:
-	case SOP_RESERVE_6: case SOP_RELEASE_6:
-	case SOP_RESERVE_10: case SOP_RELEASE_10:
-	case SOP_LOG_SENSE: case SOP_LOG_SELECT:
-	case SOP_RECEIVE_COPY_RESULTS:
-		return false;
-	default:
-		return true;
-	}
 }
 
 /* ---- PREVENT ALLOW MEDIUM REMOVAL ------------------------------------- */

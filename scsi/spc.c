@@ -9,7 +9,6 @@
 #include "tcq/scsi_proto.h"
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
-#include "scsi/opcodes.h"
 #include "scsi/sbc.h"
 #include "scsi/sdev.h"
 #include "scsi/sense.h"
@@ -309,24 +308,6 @@ void spc_request_sense(struct tcq_task *t)
 	end(t);
 }
 
-void spc_no_lun(struct tcq_task *t)
-{
-	switch (t->req.opcode) {
-	case SOP_INQUIRY:
-		spc_inquiry(t);
-		return;
-	case SOP_REPORT_LUNS:
-		spc_report_luns(t);
-		return;
-	case SOP_REQUEST_SENSE:
-		spc_request_sense(t);
-		return;
-	default:
-		sense_set(t, SK_ILLEGAL_REQUEST, ASC_LUN_NOT_SUPPORTED);
-		end(t);
-	}
-}
-
 /* ---- MODE SENSE / MODE SELECT ----------------------------------------- */
 
 enum { PC_CURRENT, PC_CHANGEABLE, PC_DEFAULT, PC_SAVED };
@@ -570,32 +551,3 @@ void spc_mode_select(struct tcq_task *t)
 /* ---- REPORT SUPPORTED OPERATION CODES --------------------------------- */
 
 /* Everything comes from the one table in scsi/opcodes.c. */
-void spc_report_supported_opcodes(struct tcq_task *t)
-{
-	uint8_t buf[OPC_REPORT_MAX];
-	const struct lun *l = t->lun;
-	unsigned feat = l && l->bdev && l->bdev->thin ? OPC_FEAT_THIN : 0;
-
-	if (l && l->sanitize_ok)
-		feat |= OPC_FEAT_SANITIZE;
-	bool rctd = t->req.flags & RSOC_RCTD;
-	unsigned opt = t->req.flags & RSOC_OPT_MASK;
-	struct sense_info si;
-	int n;
-
-	if (opt == RSOC_ALL)
-		n = (int)opc_encode_all(buf, sizeof(buf), rctd, feat);
-	else
-		n = opc_encode_one(buf, sizeof(buf), opt, t->req.page,
-				   (uint16_t)t->req.lba, rctd, feat, &si);
-	if (n < 0) {
-		sense_set_si(t, &si);
-		end(t);
-		return;
-	}
-	/* Cut to the allocation length (spc_data_in); the length fields
-	 * still give the full size. */
-	if (spc_data_in(t, buf, MIN((uint32_t)n, sizeof(buf))) == 0)
-		t->status = SAM_STAT_GOOD;
-	end(t);
-}

@@ -10,10 +10,7 @@ void spc_request_sense(struct tcq_task *t);
 void spc_report_luns(struct tcq_task *t);
 void spc_mode_sense(struct tcq_task *t);
 void spc_mode_select(struct tcq_task *t);
-void spc_report_supported_opcodes(struct tcq_task *t);
 void spc_good(struct tcq_task *t);	/* START STOP UNIT, PREVENT ALLOW */
-/* A task addressed to a LUN that is not configured (t->lun == NULL). */
-void spc_no_lun(struct tcq_task *t);
 
 /*
  * Returns len bytes of parameter data: truncated to the allocation length

@@ -15,6 +15,7 @@
 #define TASK_CDB_MAX 260	/* 16 in the BHS + extended CDB AHS */
 
 struct lun;
+struct opc_entry;
 struct sdev;
 struct taskset;
 struct tcq_task;
@@ -22,6 +23,8 @@ struct reactor;
 
 /* Decoded CDB: what cdb_decode() extracts for the executors. */
 struct cdb_req {
+	const struct opc_entry *cmd;	/* its command table row (NULL: the
+					 * CDB did not decode) */
 	uint8_t opcode;
 	uint8_t sa;		/* service action, where the opcode has one */
 	uint64_t lba;

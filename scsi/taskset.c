@@ -3,6 +3,7 @@
 #include "tcq/scsi_proto.h"
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/stats.h"
 #include "scsi/taskset.h"
 
@@ -37,7 +38,7 @@ unsigned taskset_count(const struct taskset *ts)
 static enum cdb_access task_range(const struct tcq_task *t, uint64_t *lo,
 				  uint64_t *hi)
 {
-	if (t->req.opcode == SOP_UNMAP) {	/* ranges are in the data */
+	if (t->req.cmd && (t->req.cmd->flags & OPC_F_RANGE_IN_DATA)) {
 		*lo = 0;
 		*hi = UINT64_MAX;
 		return CDB_ACCESS_WRITE;
@@ -222,8 +223,7 @@ bool taskset_arrive(struct taskset *ts, struct tcq_task *t)
 		ts->n_ordered++;
 	else if (attr != TASK_ATTR_SIMPLE)
 		ts->n_hoq++;	/* HEAD OF QUEUE and ACA block SIMPLE alike */
-	if (cdb_access(&t->req) == CDB_ACCESS_WRITE ||
-	    t->req.opcode == SOP_UNMAP)
+	if (cdb_access(&t->req) == CDB_ACCESS_WRITE)
 		ts->n_writes++;
 
 	bool wants = t->req.data_out_len && !t->data_ready;
@@ -252,8 +252,7 @@ static void leave(struct taskset *ts, struct tcq_task *t)
 		ts->n_ordered--;
 	else if (t->ts_attr != TASK_ATTR_SIMPLE)
 		ts->n_hoq--;
-	if (cdb_access(&t->req) == CDB_ACCESS_WRITE ||
-	    t->req.opcode == SOP_UNMAP)
+	if (cdb_access(&t->req) == CDB_ACCESS_WRITE)
 		ts->n_writes--;
 	if (t->state == TASK_DORMANT)
 		ts->n_dormant--;

@@ -160,35 +160,44 @@ START_TEST(rtpg_encoding)
 }
 END_TEST
 
+/* The rule for the row of op/sa in the command table. */
+static uint16_t check(uint8_t state, uint8_t op, uint8_t sa)
+{
+	const struct opc_entry *e = opc_find(op, sa, OPC_FEAT_ALL);
+
+	ck_assert_ptr_nonnull(e);
+	return alua_check(state, e);
+}
+
 START_TEST(access_rules)
 {
 	/* Active states run everything. */
-	ck_assert_uint_eq(alua_check(ALUA_ACTIVE_OPTIMIZED, SOP_WRITE_10, 0), 0);
-	ck_assert_uint_eq(alua_check(ALUA_ACTIVE_NON_OPTIMIZED, SOP_READ_16, 0),
+	ck_assert_uint_eq(check(ALUA_ACTIVE_OPTIMIZED, SOP_WRITE_10, 0), 0);
+	ck_assert_uint_eq(check(ALUA_ACTIVE_NON_OPTIMIZED, SOP_READ_16, 0),
 			  0);
 	/* Standby: reports, mode pages and reservations only. */
-	ck_assert_uint_eq(alua_check(ALUA_STANDBY, SOP_READ_10, 0),
+	ck_assert_uint_eq(check(ALUA_STANDBY, SOP_READ_10, 0),
 			  ASC_ALUA_STANDBY);
-	ck_assert_uint_eq(alua_check(ALUA_STANDBY, SOP_TEST_UNIT_READY, 0),
+	ck_assert_uint_eq(check(ALUA_STANDBY, SOP_TEST_UNIT_READY, 0),
 			  ASC_ALUA_STANDBY);
-	ck_assert_uint_eq(alua_check(ALUA_STANDBY, SOP_SYNC_CACHE_10, 0),
+	ck_assert_uint_eq(check(ALUA_STANDBY, SOP_SYNC_CACHE_10, 0),
 			  ASC_ALUA_STANDBY);
-	ck_assert_uint_eq(alua_check(ALUA_STANDBY, SOP_INQUIRY, 0), 0);
-	ck_assert_uint_eq(alua_check(ALUA_STANDBY, SOP_MODE_SENSE_10, 0), 0);
-	ck_assert_uint_eq(alua_check(ALUA_STANDBY, SOP_PERSISTENT_RESERVE_OUT,
+	ck_assert_uint_eq(check(ALUA_STANDBY, SOP_INQUIRY, 0), 0);
+	ck_assert_uint_eq(check(ALUA_STANDBY, SOP_MODE_SENSE_10, 0), 0);
+	ck_assert_uint_eq(check(ALUA_STANDBY, SOP_PERSISTENT_RESERVE_OUT,
 				     0), 0);
-	ck_assert_uint_eq(alua_check(ALUA_STANDBY, SOP_MAINTENANCE_IN,
+	ck_assert_uint_eq(check(ALUA_STANDBY, SOP_MAINTENANCE_IN,
 				     MI_REPORT_TARGET_PORT_GROUPS), 0);
 	/* Unavailable: not even mode pages or reservations. */
-	ck_assert_uint_eq(alua_check(ALUA_UNAVAILABLE, SOP_MODE_SENSE_6, 0),
+	ck_assert_uint_eq(check(ALUA_UNAVAILABLE, SOP_MODE_SENSE_6, 0),
 			  ASC_ALUA_UNAVAILABLE);
-	ck_assert_uint_eq(alua_check(ALUA_UNAVAILABLE,
+	ck_assert_uint_eq(check(ALUA_UNAVAILABLE,
 				     SOP_PERSISTENT_RESERVE_IN, 0),
 			  ASC_ALUA_UNAVAILABLE);
-	ck_assert_uint_eq(alua_check(ALUA_UNAVAILABLE, SOP_WRITE_16, 0),
+	ck_assert_uint_eq(check(ALUA_UNAVAILABLE, SOP_WRITE_16, 0),
 			  ASC_ALUA_UNAVAILABLE);
-	ck_assert_uint_eq(alua_check(ALUA_UNAVAILABLE, SOP_REPORT_LUNS, 0), 0);
-	ck_assert_uint_eq(alua_check(ALUA_UNAVAILABLE, SOP_REQUEST_SENSE, 0), 0);
+	ck_assert_uint_eq(check(ALUA_UNAVAILABLE, SOP_REPORT_LUNS, 0), 0);
+	ck_assert_uint_eq(check(ALUA_UNAVAILABLE, SOP_REQUEST_SENSE, 0), 0);
 }
 END_TEST
 

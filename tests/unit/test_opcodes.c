@@ -1,5 +1,6 @@
-/* The supported-commands table, its agreement with the CDB decoder, and
- * the REPORT SUPPORTED OPERATION CODES encodings (SPC-4 6.35). */
+/* The command table, its agreement with the CDB decoder and with the
+ * standards' permission rules, and the REPORT SUPPORTED OPERATION CODES
+ * encodings (SPC-4 6.35). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
 #include "scsi/opcodes.h"
+#include "scsi/rsoc.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
 
@@ -344,7 +346,7 @@ static struct tcq_task *run_rsoc(uint8_t byte2, uint8_t op, uint16_t sa,
 		sense_set_si(&t, &si);
 		return &t;
 	}
-	spc_report_supported_opcodes(&t);
+	rsoc_report_supported_opcodes(&t);
 	ck_assert_int_eq(done_calls, 1);
 	return &t;
 }
@@ -401,6 +403,138 @@ START_TEST(device_server)
 }
 END_TEST
 
+/* One CDB for row e: opcode, service action, the low byte of each field
+ * of several bytes (a length, an LBA) set to 8; with flags also every
+ * other usage bit, a one-byte field (page code, count) set to 1. */
+static void row_cdb(const struct opc_entry *e, bool flags, uint8_t *cdb)
+{
+	memset(cdb, 0, OPC_CDB_MAX);
+	for (unsigned b = 1; b + 1 < e->cdb_len; b++) {
+		bool ff = e->usage[b] == 0xff;
+		bool run = ff && (e->usage[b - 1] == 0xff ||
+				  e->usage[b + 1] == 0xff);
+
+		if (run && e->usage[b + 1] != 0xff)
+			cdb[b] = 8;	/* the field's least significant byte */
+		else if (flags && ff && !run)
+			cdb[b] = 1;
+		else if (flags && !ff)
+			cdb[b] = e->usage[b];
+	}
+	cdb[0] = e->op;
+	if (e->flags & OPC_F_SA)
+		cdb[1] = (uint8_t)((cdb[1] & 0xe0) | e->sa);
+}
+
+/* Every row decodes to itself (so dispatch runs its executor), and moves
+ * data only in its direction: some CDB of an IN or OUT row moves data
+ * that way, no CDB moves data the other way, a NONE row moves none. */
+START_TEST(rows_decode_to_themselves_in_their_direction)
+{
+	unsigned n;
+	const struct opc_entry *tab = opc_table(&n);
+	uint8_t cdb[OPC_CDB_MAX];
+	struct cdb_req req;
+	struct sense_info si;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct opc_entry *e = &tab[i];
+		bool decoded = false, moved = false;
+
+		for (int v = 0; v < 2; v++) {
+			row_cdb(e, v == 1, cdb);
+			if (cdb_decode(cdb, sizeof(cdb), 512, &req, &si))
+				continue;
+			decoded = true;
+			ck_assert_msg(req.cmd == e, "%02x/%02x decodes to "
+				      "another row", e->op, e->sa);
+			ck_assert_msg(e->dir == OPC_DIR_OUT || !req.data_out_len,
+				      "%02x/%02x: Data-Out from a row that is "
+				      "not OUT", e->op, e->sa);
+			ck_assert_msg(e->dir == OPC_DIR_IN || !req.data_in_len,
+				      "%02x/%02x: Data-In from a row that is "
+				      "not IN", e->op, e->sa);
+			moved |= req.data_in_len || req.data_out_len;
+		}
+		ck_assert_msg(decoded, "%02x/%02x: no CDB of its usage data "
+			      "decodes", e->op, e->sa);
+		ck_assert_msg(moved == (e->dir != OPC_DIR_NONE),
+			      "%02x/%02x: direction %u, moved data %d", e->op,
+			      e->sa, e->dir, moved);
+		/* What the command does to the medium fits its data. */
+		if (e->access == CDB_ACCESS_WRITE)
+			ck_assert_uint_eq(e->dir, OPC_DIR_OUT);
+		ck_assert_ptr_nonnull(e->exec);
+	}
+}
+END_TEST
+
+/* Permission classes, written from the standards rather than from the
+ * table: SPC-4 5.13.1 table 66 and SBC-3 table 13 (reservations), SPC-4
+ * 5.15.2.4.4 and 5.15.2.4.5 (ALUA standby, unavailable), SBC-3 4.11
+ * (commands allowed during a sanitize). */
+struct spec_row {
+	uint8_t op, sa, resv;
+	bool standby, unavailable, sanitizing;
+};
+
+static const struct spec_row spec_rows[] = {
+	{ SOP_INQUIRY, 0, OPC_RESV_ALLOWED, true, true, true },
+	{ SOP_REPORT_LUNS, 0, OPC_RESV_ALLOWED, true, true, true },
+	{ SOP_REQUEST_SENSE, 0, OPC_RESV_ALLOWED, true, true, true },
+	{ SOP_MAINTENANCE_IN, MI_REPORT_TARGET_PORT_GROUPS,
+	  OPC_RESV_ALLOWED, true, true, true },
+	{ SOP_MAINTENANCE_IN, MI_REPORT_SUPPORTED_OPCODES,
+	  OPC_RESV_ALLOWED, true, true, true },
+	{ SOP_TEST_UNIT_READY, 0, OPC_RESV_ALLOWED, false, false, false },
+	{ SOP_READ_CAPACITY_10, 0, OPC_RESV_ALLOWED, false, false, false },
+	{ SOP_SERVICE_ACTION_IN_16, SAI_READ_CAPACITY_16, OPC_RESV_ALLOWED,
+	  false, false, false },
+	{ SOP_PERSISTENT_RESERVE_IN, 0, OPC_RESV_ALLOWED, true, false, false },
+	{ SOP_PERSISTENT_RESERVE_OUT, 1, OPC_RESV_ALLOWED, true, false,
+	  false },
+	{ SOP_MODE_SENSE_6, 0, OPC_RESV_READ, true, false, false },
+	{ SOP_MODE_SENSE_10, 0, OPC_RESV_READ, true, false, false },
+	{ SOP_MODE_SELECT_10, 0, OPC_RESV_CONFLICT, true, false, false },
+	{ SOP_READ_10, 0, OPC_RESV_READ, false, false, false },
+	{ SOP_READ_16, 0, OPC_RESV_READ, false, false, false },
+	{ SOP_VERIFY_16, 0, OPC_RESV_READ, false, false, false },
+	{ SOP_PRE_FETCH_10, 0, OPC_RESV_READ, false, false, false },
+	{ SOP_SERVICE_ACTION_IN_16, SAI_GET_LBA_STATUS, OPC_RESV_READ, false,
+	  false, false },
+	{ SOP_RECEIVE_COPY_RESULTS, RCR_COPY_STATUS, OPC_RESV_READ, false,
+	  false, false },
+	{ SOP_WRITE_10, 0, OPC_RESV_CONFLICT, false, false, false },
+	{ SOP_WRITE_16, 0, OPC_RESV_CONFLICT, false, false, false },
+	{ SOP_SYNC_CACHE_10, 0, OPC_RESV_CONFLICT, false, false, false },
+	{ SOP_WRITE_SAME_16, 0, OPC_RESV_CONFLICT, false, false, false },
+	{ SOP_UNMAP, 0, OPC_RESV_CONFLICT, false, false, false },
+	{ SOP_COMPARE_AND_WRITE, 0, OPC_RESV_CONFLICT, false, false, false },
+	{ SOP_EXTENDED_COPY, XCOPY_LID1, OPC_RESV_CONFLICT, false, false,
+	  false },
+};
+
+START_TEST(rows_follow_the_standards_permissions)
+{
+	for (size_t i = 0; i < sizeof(spec_rows) / sizeof(spec_rows[0]); i++) {
+		const struct spec_row *w = &spec_rows[i];
+		const struct opc_entry *e = opc_find(w->op, w->sa, OPC_FEAT_ALL);
+
+		ck_assert_msg(e != NULL, "%02x/%02x missing", w->op, w->sa);
+		ck_assert_msg(e->resv == w->resv, "%02x/%02x reservation class "
+			      "%u, the standard says %u", w->op, w->sa,
+			      e->resv, w->resv);
+		ck_assert_msg(!!(e->flags & (OPC_F_ALUA_ANY |
+					     OPC_F_ALUA_STANDBY)) ==
+			      w->standby, "%02x/%02x in standby", w->op, w->sa);
+		ck_assert_msg(!!(e->flags & OPC_F_ALUA_ANY) == w->unavailable,
+			      "%02x/%02x when unavailable", w->op, w->sa);
+		ck_assert_msg(!!(e->flags & OPC_F_SANITIZING) == w->sanitizing,
+			      "%02x/%02x during a sanitize", w->op, w->sa);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("opcodes");
@@ -413,6 +547,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, encode_one);
 	tcase_add_test(tc, encode_one_rctd);
 	tcase_add_test(tc, device_server);
+	tcase_add_test(tc, rows_decode_to_themselves_in_their_direction);
+	tcase_add_test(tc, rows_follow_the_standards_permissions);
 	suite_add_tcase(s, tc);
 	return s;
 }

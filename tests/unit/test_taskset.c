@@ -9,6 +9,7 @@
 #include <string.h>
 #include "tcq/scsi_proto.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/taskset.h"
 
 #define MAXT 8
@@ -51,6 +52,7 @@ static struct tcq_task *mk(int i, uint8_t attr)
 	t->done = done_cb;
 	t->status = SAM_STAT_GOOD;
 	t->req.opcode = SOP_TEST_UNIT_READY;
+	t->req.cmd = opc_find(SOP_TEST_UNIT_READY, 0, OPC_FEAT_ALL);
 	return t;
 }
 
@@ -188,6 +190,7 @@ static struct tcq_task *mk_write(int i, uint8_t attr, uint64_t lba,
 	struct tcq_task *t = mk(i, attr);
 
 	t->req.opcode = SOP_WRITE_10;
+	t->req.cmd = opc_find(SOP_WRITE_10, 0, OPC_FEAT_ALL);
 	t->req.lba = lba;
 	t->req.blocks = blocks;
 	t->req.data_out_len = blocks * 512;
@@ -201,6 +204,7 @@ static struct tcq_task *mk_read(int i, uint8_t attr, uint64_t lba,
 	struct tcq_task *t = mk(i, attr);
 
 	t->req.opcode = SOP_READ_10;
+	t->req.cmd = opc_find(SOP_READ_10, 0, OPC_FEAT_ALL);
 	t->req.lba = lba;
 	t->req.blocks = blocks;
 	t->req.data_in_len = blocks * 512;
