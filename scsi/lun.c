@@ -173,23 +173,23 @@ static void lun_execute(struct tcq_task *t)
 	e->exec(t);
 }
 
-struct taskset *taskset_create(struct lun *l, struct reactor *r, void *nexus)
+struct taskset *lun_nexus_join(struct lun *l, struct reactor *r, void *nexus)
 {
 	struct taskset *ts = taskset_new(l, r, nexus, lun_execute);
 
-	if (ts && l) {
+	if (ts)
 		ua_attach(l, ts);	/* POWER ON, RESET for a new nexus */
-		ts->lun_linked = true;
-	}
 	return ts;
 }
 
-void lun_taskset_gone(struct taskset *ts)
+void lun_nexus_leave(struct taskset *ts)
 {
+	if (!ts)
+		return;
 	ua_detach(ts->lun, ts);
 	pr_nexus_lost(ts->lun, ts->nexus);
 	sbc_nexus_gone(ts->lun, ts->nexus);	/* PREVENT ends with it */
-	ts->lun_linked = false;
+	taskset_free(ts);
 }
 
 bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
@@ -201,15 +201,15 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 	t->sense_len = 0;
 	t->data_in_len = 0;
 	t->state = TASK_NEW;
-	t->io_pending = 0;
-	t->io_error = 0;
+	t->exec.pending = 0;
+	t->exec.error = 0;
 	t->aborted = false;
 	t->spdtl = 0;
-	t->lk_mode = 0;
-	t->xbuf = NULL;
-	t->xbuf_len = 0;
-	t->ts = NULL;
-	list_init(&t->ts_node);
+	t->lock.mode = 0;
+	t->exec.buf = NULL;
+	t->exec.buf_len = 0;
+	t->order.set = NULL;
+	list_init(&t->order.node);
 	int bad = cdb_decode(t->cdb, t->cdb_len, l ? l->block_size : 512,
 			     &t->req, &si);
 	if (!l) {
@@ -218,7 +218,7 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 		 * LUNS, REQUEST SENSE) get further. */
 		const struct opc_entry *e = t->cdb_len ? opc_first(t->cdb[0])
 						       : NULL;
-		t->ts = NULL;
+		t->order.set = NULL;
 		t->state = TASK_RUNNING;
 		if (!bad && (e->flags & OPC_F_ANY_LUN)) {
 			e->exec(t);
@@ -273,9 +273,41 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 	return taskset_arrive(ts, t);
 }
 
+void lun_task_init(struct tcq_task *t)
+{
+	memset(&t->req, 0, sizeof(t->req));
+	t->state = TASK_NEW;
+	t->buf_owned = false;
+	t->t_arrive_ns = 0;
+	memset(&t->order, 0, sizeof(t->order));
+	list_init(&t->order.node);
+	memset(&t->exec, 0, sizeof(t->exec));
+	memset(&t->lock, 0, sizeof(t->lock));
+	list_init(&t->lock.node);
+}
+
+bool lun_task_abort(struct tcq_task *t)
+{
+	if (!t->order.set || t->state == TASK_DONE)
+		return false;
+	taskset_abort_task(t->order.set, t, false);
+	return true;
+}
+
+uint32_t lun_task_spdtl(const struct tcq_task *t)
+{
+	uint32_t n = t->req.data_in_len ? t->req.data_in_len :
+		     t->spdtl ? t->spdtl : t->req.data_out_len;
+
+	if (t->status != SAM_STAT_GOOD && t->req.data_in_len &&
+	    !t->data_in_len && n <= t->exp_len)
+		n = 0;
+	return n;
+}
+
 void lun_task_data_ready(struct tcq_task *t)
 {
-	if (t->ts)
+	if (t->order.set)
 		taskset_data_ready(t);
 }
 

@@ -123,18 +123,29 @@ void lun_capacity_changed(struct lun *l, uint64_t nblocks);
  * data or was already completed (e.g. a bad CDB).
  */
 bool lun_task_arrive(struct taskset *ts, struct tcq_task *t);
+/* Makes t ready for lun_task_arrive (a command the transport just got:
+ * the device server's part of t is cleared). */
+void lun_task_init(struct tcq_task *t);
 void lun_task_data_ready(struct tcq_task *t);
 /* The transport is done with t (response sent or task dropped): frees the
  * Data-In buffer if the device server allocated it. */
 void lun_task_release(struct tcq_task *t);
+/* Aborts t (ABORT TASK, a broken Data-Out sequence): true when t was in a
+ * task set and not yet done (done() runs as the abort completes it);
+ * false when it is not there (the transport answers it itself). */
+bool lun_task_abort(struct tcq_task *t);
+/* Once t is done: the length its CDB asked to move (SPDTL), which the
+ * transport compares with the expected length for the residual; a failed
+ * read that returned nothing moved nothing. */
+uint32_t lun_task_spdtl(const struct tcq_task *t);
 
-/* One task set per I_T nexus per LUN (TST=001b): no lock for ordering. */
-struct taskset *taskset_create(struct lun *l, struct reactor *r, void *nexus);
-/* Destroys an idle task set; the caller has aborted or drained its tasks. */
-void taskset_destroy(struct taskset *ts);
-/* taskset_destroy calls this for a set taskset_create made: the nexus
- * leaves the LUN (UA list; its RESERVE(6/10) reservation is released). */
-void lun_taskset_gone(struct taskset *ts);
-/* Number of tasks not yet completed. */
-unsigned taskset_count(const struct taskset *ts);
+/* An I_T nexus joins l (its first command to l): its task set, one per
+ * nexus per LUN (TST=001b, so ordering needs no lock), with the unit
+ * attention a new nexus gets. NULL when out of memory. */
+struct taskset *lun_nexus_join(struct lun *l, struct reactor *r, void *nexus);
+/* The nexus leaves l (logout, lost connection): it leaves the LUN's
+ * lists, its RESERVE(6/10) reservation and PREVENT MEDIUM REMOVAL end,
+ * and its task set is freed. The caller has aborted or drained the
+ * tasks. */
+void lun_nexus_leave(struct taskset *ts);
 #endif

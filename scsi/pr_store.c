@@ -709,8 +709,8 @@ void pr_store_submit(struct tcq_task *t)
 		return;
 	}
 	pj->t = t;
-	if (t->ts && t->ts->r)
-		pj->r = t->ts->r;
+	if (t->order.set && t->order.set->r)
+		pj->r = t->order.set->r;
 	lun_store_queue(t->lun->store, &pj->j);
 }
 

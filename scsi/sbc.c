@@ -31,10 +31,10 @@ static void good(struct tcq_task *t)
 void sbc_finish(struct tcq_task *t)
 {
 	sbc_unlock(t);
-	if (t->xbuf) {
-		bufpool_free(t->xbuf, t->xbuf_len);
-		t->xbuf = NULL;
-		t->xbuf_len = 0;
+	if (t->exec.buf) {
+		bufpool_free(t->exec.buf, t->exec.buf_len);
+		t->exec.buf = NULL;
+		t->exec.buf_len = 0;
 	}
 	taskset_complete(t);
 }
@@ -65,8 +65,8 @@ int sbc_xbuf(struct tcq_task *t, uint64_t len)
 		sbc_fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
 		return -1;
 	}
-	t->xbuf = p;
-	t->xbuf_len = (uint32_t)len;
+	t->exec.buf = p;
+	t->exec.buf_len = (uint32_t)len;
 	return 0;
 }
 
@@ -114,7 +114,7 @@ void sbc_submit(struct tcq_task *t, enum bdev_op op, unsigned flags,
 		   uint64_t off, uint64_t len, void *buf,
 		   void (*done)(struct bdev_io *io))
 {
-	struct bdev_io *io = &t->io;
+	struct bdev_io *io = &t->exec.io;
 	struct lun *l = t->lun;		/* t may be gone after bdev_submit */
 	struct bdev_queue *q = bdev_queue_get(l->bdev, reactor_self());
 
@@ -131,7 +131,7 @@ void sbc_submit(struct tcq_task *t, enum bdev_op op, unsigned flags,
 	io->done = done;
 	io->ctx = t;
 	list_init(&io->node);
-	stats_io_submit(l, q, op, op == BDEV_FLUSH && t->barrier_flush);
+	stats_io_submit(l, q, op, op == BDEV_FLUSH && t->order.barrier_flush);
 	bdev_submit(q, io);	/* may complete before returning */
 	stats_io_submitted(l, q);
 }
@@ -283,9 +283,9 @@ static void write_start(struct tcq_task *t)
 	struct lun *l = t->lun;
 	unsigned flags = 0;
 
-	if (t->req.fua || !lun_get_write_cache(l) || t->barrier_flush)
+	if (t->req.fua || !lun_get_write_cache(l) || t->order.barrier_flush)
 		flags |= BDEV_FUA;
-	t->io_step = 2;
+	t->exec.step = 2;
 	sbc_submit(t, BDEV_WRITE, flags, t->req.lba * l->block_size,
 	       t->req.data_out_len, t->buf, write_done);
 }
@@ -304,8 +304,8 @@ static void barrier_flush_done(struct bdev_io *io)
 
 static void write_locked(struct tcq_task *t)
 {
-	if (t->barrier_flush) {
-		t->io_step = 1;
+	if (t->order.barrier_flush) {
+		t->exec.step = 1;
 		sbc_submit(t, BDEV_FLUSH, 0, 0, 0, NULL, barrier_flush_done);
 		return;
 	}
@@ -463,7 +463,7 @@ static void unmap_done(struct bdev_io *io)
 }
 
 /*
- * One run of descriptors at a time through t->io; io_pending is the index
+ * One run of descriptors at a time through t->exec.io; exec.pending is the index
  * of the next descriptor. Descriptors that continue (or overlap) the run
  * before them join it, so a list of adjacent one-block descriptors costs
  * one backend discard, not one each (a discard is a cluster round trip on
@@ -475,23 +475,23 @@ static void unmap_next(struct tcq_task *t)
 	uint32_t bs = t->lun->block_size;
 	uint32_t ndesc = t->req.lba;	/* set by sbc_unmap */
 
-	while (t->io_pending < ndesc) {
-		const uint8_t *d = p + 8 + 16 * t->io_pending;
+	while (t->exec.pending < ndesc) {
+		const uint8_t *d = p + 8 + 16 * t->exec.pending;
 		uint64_t lba = get_be64(d);
 		uint64_t end = lba + get_be32(d + 8);
-		t->io_pending++;
-		while (end > lba && t->io_pending < ndesc) {
-			const uint8_t *n = p + 8 + 16 * t->io_pending;
+		t->exec.pending++;
+		while (end > lba && t->exec.pending < ndesc) {
+			const uint8_t *n = p + 8 + 16 * t->exec.pending;
 			uint64_t nlba = get_be64(n);
 			uint64_t nend = nlba + get_be32(n + 8);
 			if (nend == nlba) {	/* empty: skip */
-				t->io_pending++;
+				t->exec.pending++;
 				continue;
 			}
 			if (nlba < lba || nlba > end)
 				break;
 			end = MAX(end, nend);
-			t->io_pending++;
+			t->exec.pending++;
 		}
 		if (end > lba) {
 			sbc_submit(t, BDEV_DISCARD, 0, lba * bs,
@@ -499,7 +499,7 @@ static void unmap_next(struct tcq_task *t)
 			return;
 		}
 	}
-	t->io_pending = 0;
+	t->exec.pending = 0;
 	good(t);
 }
 
@@ -549,6 +549,6 @@ void sbc_unmap(struct tcq_task *t)
 		}
 	}
 	t->req.lba = ndesc;	/* UNMAP has no LBA field: reuse it */
-	t->io_pending = 0;
+	t->exec.pending = 0;
 	unmap_next(t);
 }

@@ -38,7 +38,7 @@ void sbc_set_not_ready(struct tcq_task *t, uint16_t asc);
 /* 0 when t may run, else the NOT READY ASC (medium ejected, SANITIZE in
  * progress). */
 uint16_t sbc_not_ready(const struct tcq_task *t);
-/* PREVENT ALLOW MEDIUM REMOVAL ends with the I_T nexus (taskset_destroy
+/* PREVENT ALLOW MEDIUM REMOVAL ends with the I_T nexus (lun_nexus_leave
  * calls this) and with a LUN reset (the TMF code should call
  * sbc_lun_reset for LOGICAL UNIT RESET and target resets). */
 void sbc_nexus_gone(struct lun *l, void *nexus);

@@ -39,7 +39,7 @@ void sbc_lun_free(struct sbc_lun *s)
 
 static bool overlaps(const struct tcq_task *a, const struct tcq_task *b)
 {
-	return a->lk_lo < b->lk_hi && b->lk_lo < a->lk_hi;
+	return a->lock.lo < b->lock.hi && b->lock.lo < a->lock.hi;
 }
 
 /* Whether t (not yet holding) may take its range now. */
@@ -48,9 +48,9 @@ static bool can_take(struct sbc_lun *s, struct tcq_task *t, bool excl)
 	struct list_node *pos;
 
 	list_for_each(pos, &s->held) {
-		struct tcq_task *o = list_entry(pos, struct tcq_task, lk_node);
+		struct tcq_task *o = list_entry(pos, struct tcq_task, lock.node);
 
-		if ((excl || o->lk_mode == LK_EXCL) && overlaps(o, t))
+		if ((excl || o->lock.mode == LK_EXCL) && overlaps(o, t))
 			return false;
 	}
 	return true;
@@ -60,14 +60,14 @@ static void resume_cb(void *arg)
 {
 	struct tcq_task *t = arg;
 
-	t->lk_resume(t);
+	t->lock.resume(t);
 }
 
 /* Hands t back to its reactor thread. Called under lun->lock: posting
  * takes only the mailbox lock, and the task runs later, outside ours. */
 static void wake(struct tcq_task *t)
 {
-	if (reactor_post(t->lk_r, resume_cb, t) < 0)
+	if (reactor_post(t->lock.r, resume_cb, t) < 0)
 		log_err("sbc: out of memory resuming a task that waited for "
 			"an LBA range");
 }
@@ -77,12 +77,12 @@ static void wake(struct tcq_task *t)
  * may run now. */
 static bool grant(struct sbc_lun *s, struct tcq_task *t, bool excl)
 {
-	t->lk_mode = excl ? LK_EXCL : LK_SHARED;
+	t->lock.mode = excl ? LK_EXCL : LK_SHARED;
 	if (excl && atomic_load(&s->wr_fast) > 0) {
-		list_add_tail(&t->lk_node, &s->draining);
+		list_add_tail(&t->lock.node, &s->draining);
 		return false;
 	}
-	list_add_tail(&t->lk_node, &s->held);
+	list_add_tail(&t->lock.node, &s->held);
 	return true;
 }
 
@@ -96,12 +96,12 @@ static void wake_ready(struct sbc_lun *s)
 		list_for_each_safe(pos, tmp, &s->draining) {
 			list_del(pos);
 			list_add_tail(pos, &s->held);
-			wake(list_entry(pos, struct tcq_task, lk_node));
+			wake(list_entry(pos, struct tcq_task, lock.node));
 		}
 	}
 	list_for_each_safe(pos, tmp, &s->waiting) {
-		struct tcq_task *w = list_entry(pos, struct tcq_task, lk_node);
-		bool excl = w->lk_mode == LK_EXCL;
+		struct tcq_task *w = list_entry(pos, struct tcq_task, lock.node);
+		bool excl = w->lock.mode == LK_EXCL;
 
 		if (!can_take(s, w, excl))
 			continue;
@@ -131,14 +131,14 @@ int sbc_lock(struct tcq_task *t, uint64_t lba, uint64_t blocks, bool excl,
 
 	if (!s || !blocks)
 		return 0;
-	t->lk_lo = lba;
-	t->lk_hi = lba + blocks;
-	t->lk_r = reactor_self();
-	t->lk_resume = resume;
+	t->lock.lo = lba;
+	t->lock.hi = lba + blocks;
+	t->lock.r = reactor_self();
+	t->lock.resume = resume;
 	if (!excl) {
 		atomic_fetch_add(&s->wr_fast, 1);
 		if (atomic_load(&s->excl) == 0) {
-			t->lk_mode = LK_FAST;
+			t->lock.mode = LK_FAST;
 			return 0;
 		}
 		fast_release(l);	/* an exclusive holder exists */
@@ -147,8 +147,8 @@ int sbc_lock(struct tcq_task *t, uint64_t lba, uint64_t blocks, bool excl,
 	if (excl)
 		atomic_fetch_add(&s->excl, 1);
 	if (!can_take(s, t, excl)) {
-		t->lk_mode = excl ? LK_EXCL : LK_SHARED;
-		list_add_tail(&t->lk_node, &s->waiting);
+		t->lock.mode = excl ? LK_EXCL : LK_SHARED;
+		list_add_tail(&t->lock.node, &s->waiting);
 		rc = 1;
 	} else if (!grant(s, t, excl)) {
 		rc = 1;		/* resumed once the drain ends */
@@ -161,9 +161,9 @@ void sbc_unlock(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
 	struct sbc_lun *s = l ? l->sbc : NULL;
-	uint8_t mode = t->lk_mode;
+	uint8_t mode = t->lock.mode;
 
-	t->lk_mode = LK_NONE;
+	t->lock.mode = LK_NONE;
 	if (!s || mode == LK_NONE)
 		return;
 	if (mode == LK_FAST) {
@@ -171,7 +171,7 @@ void sbc_unlock(struct tcq_task *t)
 		return;
 	}
 	pthread_mutex_lock(&l->lock);
-	list_del(&t->lk_node);
+	list_del(&t->lock.node);
 	if (mode == LK_EXCL)
 		atomic_fetch_sub(&s->excl, 1);
 	wake_ready(s);

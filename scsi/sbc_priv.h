@@ -20,7 +20,7 @@
 #define SBC_WS_CHUNK (1u << 20)		/* bytes written per WRITE SAME step */
 #define SBC_XC_RESULTS 16		/* copy results held per LUN */
 
-/* lk_mode values. */
+/* task_lock.mode values. */
 enum { LK_NONE, LK_FAST, LK_SHARED, LK_EXCL };
 
 /*
@@ -99,11 +99,11 @@ void sbc_write_run(struct tcq_task *t, bool excl,
 /* Common checks of media access commands (write protect, transfer
  * length limit, LBA range); completes t and returns -1 when one fails. */
 int sbc_check_access(struct tcq_task *t, bool write);
-/* One backend I/O through t->io. */
+/* One backend I/O through t->exec.io. */
 void sbc_submit(struct tcq_task *t, enum bdev_op op, unsigned flags,
 		uint64_t off, uint64_t len, void *buf,
 		void (*done)(struct bdev_io *io));
-/* A scratch buffer of len bytes in t->xbuf; -1 (t completed) if none. */
+/* A scratch buffer of len bytes in t->exec.buf; -1 (t completed) if none. */
 int sbc_xbuf(struct tcq_task *t, uint64_t len);
 /* Thin provisioned: UNMAP and WRITE SAME with UNMAP deallocate. */
 bool sbc_thin(const struct tcq_task *t);

@@ -63,7 +63,7 @@ static int check_data(struct tcq_task *t)
 static void wv_read_done(struct bdev_io *io)
 {
 	struct tcq_task *t = io->ctx;
-	const uint8_t *got = t->xbuf, *want = t->buf;
+	const uint8_t *got = t->exec.buf, *want = t->buf;
 
 	if (io->result) {
 		sbc_fail_lba(t, SK_MEDIUM_ERROR, ASC_UNRECOVERED_READ_ERROR);
@@ -90,7 +90,7 @@ static void wv_write_done(struct bdev_io *io)
 	/* BYTCHK 1: read the blocks back and compare with what we wrote. */
 	if (sbc_xbuf(t, io->len))
 		return;
-	sbc_submit(t, BDEV_READ, 0, io->offset, io->len, t->xbuf,
+	sbc_submit(t, BDEV_READ, 0, io->offset, io->len, t->exec.buf,
 		   wv_read_done);
 }
 
@@ -111,7 +111,7 @@ void sbc_write_verify(struct tcq_task *t)
 static void or_read_done(struct bdev_io *io)
 {
 	struct tcq_task *t = io->ctx;
-	uint8_t *p = t->xbuf;
+	uint8_t *p = t->exec.buf;
 	const uint8_t *d = t->buf;
 
 	if (io->result) {
@@ -120,7 +120,7 @@ static void or_read_done(struct bdev_io *io)
 	}
 	for (uint64_t i = 0; i < io->len; i++)
 		p[i] |= d[i];
-	sbc_submit(t, BDEV_WRITE, wflags(t), io->offset, io->len, t->xbuf,
+	sbc_submit(t, BDEV_WRITE, wflags(t), io->offset, io->len, t->exec.buf,
 		   write_done);
 }
 
@@ -131,7 +131,7 @@ static void or_locked(struct tcq_task *t)
 	if (sbc_xbuf(t, n))
 		return;
 	sbc_submit(t, BDEV_READ, 0, t->req.lba * t->lun->block_size, n,
-		   t->xbuf, or_read_done);
+		   t->exec.buf, or_read_done);
 }
 
 void sbc_orwrite(struct tcq_task *t)
@@ -173,7 +173,7 @@ static void caw_native_done(struct bdev_io *io)
 static void caw_read_done(struct bdev_io *io)
 {
 	struct tcq_task *t = io->ctx;
-	const uint8_t *got = t->xbuf, *want = t->buf;
+	const uint8_t *got = t->exec.buf, *want = t->buf;
 
 	if (io->result) {
 		sbc_fail_lba(t, SK_MEDIUM_ERROR, ASC_UNRECOVERED_READ_ERROR);
@@ -199,7 +199,7 @@ static void caw_locked(struct tcq_task *t)
 	if (sbc_xbuf(t, n))
 		return;
 	sbc_submit(t, BDEV_READ, 0, t->req.lba * t->lun->block_size, n,
-		   t->xbuf, caw_read_done);
+		   t->exec.buf, caw_read_done);
 }
 
 void sbc_compare_and_write(struct tcq_task *t)
@@ -224,7 +224,7 @@ void sbc_compare_and_write(struct tcq_task *t)
 		 * write against every other write it receives. */
 		uint64_t n = (uint64_t)t->req.blocks * t->lun->block_size;
 
-		t->io.cmp_buf = t->buf;
+		t->exec.io.cmp_buf = t->buf;
 		sbc_submit(t, BDEV_COMPARE_AND_WRITE, wflags(t),
 			   t->req.lba * t->lun->block_size, n,
 			   (uint8_t *)t->buf + n, caw_native_done);

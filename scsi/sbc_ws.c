@@ -38,7 +38,7 @@ static void ws_io_done(struct bdev_io *io)
 		sbc_fail_lba(t, SK_MEDIUM_ERROR, ASC_WRITE_ERROR);
 		return;
 	}
-	t->xpos += io->len / t->lun->block_size;
+	t->exec.pos += io->len / t->lun->block_size;
 	ws_next(t);
 }
 
@@ -46,7 +46,7 @@ static void ws_io_done(struct bdev_io *io)
 static void ws_next(struct tcq_task *t)
 {
 	uint32_t bs = t->lun->block_size;
-	uint64_t left = t->req.blocks - t->xpos;
+	uint64_t left = t->req.blocks - t->exec.pos;
 	unsigned flags = t->lun->write_cache ? 0 : BDEV_FUA;
 
 	if (!left) {
@@ -54,9 +54,9 @@ static void ws_next(struct tcq_task *t)
 		sbc_finish(t);
 		return;
 	}
-	uint64_t n = MIN(left, (uint64_t)t->xbuf_len / bs);
-	sbc_submit(t, BDEV_WRITE, flags, (t->req.lba + t->xpos) * bs, n * bs,
-		   t->xbuf, ws_io_done);
+	uint64_t n = MIN(left, (uint64_t)t->exec.buf_len / bs);
+	sbc_submit(t, BDEV_WRITE, flags, (t->req.lba + t->exec.pos) * bs, n * bs,
+		   t->exec.buf, ws_io_done);
 }
 
 static void ws_locked(struct tcq_task *t)
@@ -79,7 +79,7 @@ static void ws_locked(struct tcq_task *t)
 		return;
 	}
 	if (t->lun->bdev->write_same) {
-		t->io.pattern_len = bs;
+		t->exec.io.pattern_len = bs;
 		sbc_submit(t, BDEV_WRITE_SAME, t->lun->write_cache ? 0 :
 			   BDEV_FUA, t->req.lba * bs, bytes, t->buf,
 			   ws_io_done);
@@ -90,7 +90,7 @@ static void ws_locked(struct tcq_task *t)
 	if (sbc_xbuf(t, chunk))
 		return;
 	for (uint64_t off = 0; off < chunk; off += bs)
-		memcpy((uint8_t *)t->xbuf + off, t->buf, bs);
+		memcpy((uint8_t *)t->exec.buf + off, t->buf, bs);
 	ws_next(t);
 }
 
@@ -138,7 +138,7 @@ void sbc_write_same(struct tcq_task *t)
 		sbc_finish(t);
 		return;
 	}
-	t->xpos = 0;
+	t->exec.pos = 0;
 	if (sbc_lock(t, t->req.lba, t->req.blocks, false, ws_locked))
 		return;
 	ws_locked(t);

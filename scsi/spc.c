@@ -283,7 +283,7 @@ void spc_report_luns(struct tcq_task *t)
 
 void spc_request_sense(struct tcq_task *t)
 {
-	struct taskset *ts = t->ts;
+	struct taskset *ts = t->order.set;
 	struct sense_info si = { .key = SK_NO_SENSE, .bit = -1 };
 	uint8_t buf[SENSE_BUF_MAX];
 

@@ -2,7 +2,9 @@
  * A SCSI task as the transport-independent device server sees it. The
  * transport (target/session.c) embeds it in its own command struct, fills
  * the "in" fields, and gets it back through done() with the "out" fields
- * set. All calls for one task happen on one reactor thread.
+ * set; what follows them belongs to the device server, each part to the
+ * module named on it. All calls for one task happen on one reactor
+ * thread.
  */
 #ifndef TCQ_TASK_H
 #define TCQ_TASK_H
@@ -50,11 +52,42 @@ enum task_state {
 	TASK_DONE,
 };
 
+/* The task set's part of a task (scsi/taskset.c). */
+struct task_order {
+	struct taskset *set;		/* NULL: answered outside a set */
+	struct list_node node;		/* the set's order of arrival */
+	uint8_t attr;			/* effective attribute (barrier policy) */
+	bool blocked;			/* enabled, waits on an overlapping task */
+	bool barrier_flush;		/* flush before this ORDERED write */
+};
+
+/* The executors' part: backend I/O and progress of multi-step commands
+ * (scsi/sbc*.c, scsi/xcopy.c). */
+struct task_exec {
+	struct bdev_io io;
+	uint32_t pending;		/* sub-I/Os outstanding */
+	int error;
+	uint8_t step;			/* flush, then write; read, then write */
+	void *buf;			/* scratch buffer (bufpool), or NULL */
+	uint32_t buf_len;
+	uint64_t pos;			/* progress of a chunked command */
+};
+
+/* An LBA range lock held or waited for (scsi/sbc_lock.c). */
+struct task_lock {
+	uint8_t mode;			/* LK_* (scsi/sbc_priv.h), 0: none */
+	uint64_t lo, hi;		/* locked blocks [lo, hi) */
+	struct list_node node;		/* held or waiting list of the LUN */
+	struct reactor *r;		/* where a waiting task resumes */
+	void (*resume)(struct tcq_task *t);
+};
+
 struct tcq_task {
-	/* in: set by the transport before lun_task_arrive() */
+	/* ---- in: the transport's, set before lun_task_arrive() ---- */
 	struct lun *lun;		/* NULL: LUN not configured */
 	uint64_t lun_nr;		/* as addressed, for sense/logs */
 	void *nexus;			/* I_T nexus identity (session) */
+	struct sdev *dev;		/* for REPORT LUNS when lun is NULL */
 	uint8_t cdb[TASK_CDB_MAX];
 	uint16_t cdb_len;
 	uint8_t attr;			/* TASK_ATTR_*; untagged = SIMPLE */
@@ -67,9 +100,9 @@ struct tcq_task {
 	void *buf;
 	uint32_t buf_len;		/* allocated bytes */
 	bool data_ready;		/* all Data-Out received */
-	struct sdev *dev;		/* for REPORT LUNS when lun is NULL */
 	void (*done)(struct tcq_task *t);
-	/* out */
+
+	/* ---- out: the answer, read by the transport in done() ---- */
 	uint8_t status;
 	uint8_t sense_len;
 	uint8_t sense[SENSE_BUF_MAX];
@@ -77,32 +110,17 @@ struct tcq_task {
 	uint32_t spdtl;			/* when non-zero: the Data-Out length
 					 * the CDB asked for, before it was cut
 					 * to the expected length (residual) */
-	/* device-server private */
-	struct cdb_req req;
+	/* The task was aborted (TMF); if status is not TASK ABORTED the
+	 * transport sends no response for it. */
+	bool aborted;
+
+	/* ---- the device server's own: the transport never reads these */
+	struct cdb_req req;		/* decoded CDB, its command table row */
 	enum task_state state;
 	bool buf_owned;			/* buf came from bufpool via device server */
-	struct taskset *ts;
-	struct list_node ts_node;	/* task set order */
-	struct bdev_io io;
-	uint32_t io_pending;		/* sub-I/Os outstanding */
-	int io_error;
-	uint64_t t_arrive_ns;
-	/* task set private */
-	uint8_t ts_attr;		/* effective attribute (barrier policy) */
-	bool ts_blocked;		/* enabled, waits on an overlapping task */
-	bool barrier_flush;		/* flush before this ORDERED write */
-	uint8_t io_step;		/* multi-step executors (flush+write) */
-	/* out: the task was aborted (TMF); if status is not TASK ABORTED
-	 * the transport sends no response for it */
-	bool aborted;
-	/* multi-step SBC executors (scsi/sbc_*.c, scsi/xcopy.c) */
-	uint8_t lk_mode;		/* LBA range lock held (sbc_lock.c) */
-	uint64_t lk_lo, lk_hi;		/* locked blocks [lo, hi) */
-	struct list_node lk_node;	/* held or waiting list of the LUN */
-	struct reactor *lk_r;		/* where a waiting task resumes */
-	void (*lk_resume)(struct tcq_task *t);
-	void *xbuf;			/* scratch buffer (bufpool), or NULL */
-	uint32_t xbuf_len;
-	uint64_t xpos;			/* progress of a chunked command */
+	uint64_t t_arrive_ns;		/* for latency statistics */
+	struct task_order order;
+	struct task_exec exec;
+	struct task_lock lock;
 };
 #endif

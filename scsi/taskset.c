@@ -22,10 +22,8 @@ struct taskset *taskset_new(struct lun *l, struct reactor *r, void *nexus,
 	return ts;
 }
 
-void taskset_destroy(struct taskset *ts)
+void taskset_free(struct taskset *ts)
 {
-	if (ts && ts->lun_linked)
-		lun_taskset_gone(ts);	/* UA list, SPC-2 reservation */
 	free(ts);
 }
 
@@ -59,14 +57,14 @@ static bool overlap_blocked(struct taskset *ts, struct tcq_task *t)
 	enum cdb_access a;
 	struct list_node *pos;
 
-	if (t->ts_attr != TASK_ATTR_SIMPLE || !ts->lun || ts->lun->qam != 0)
+	if (t->order.attr != TASK_ATTR_SIMPLE || !ts->lun || ts->lun->qam != 0)
 		return false;
 	a = task_range(t, &lo, &hi);
 	if (a == CDB_ACCESS_NONE ||
 	    (a == CDB_ACCESS_READ && ts->n_writes == 0))
 		return false;
 	list_for_each(pos, &ts->tasks) {
-		struct tcq_task *o = list_entry(pos, struct tcq_task, ts_node);
+		struct tcq_task *o = list_entry(pos, struct tcq_task, order.node);
 		uint64_t olo, ohi;
 
 		if (o == t)
@@ -84,19 +82,19 @@ static bool overlap_blocked(struct taskset *ts, struct tcq_task *t)
 static void try_run(struct taskset *ts, struct tcq_task *t)
 {
 	if (overlap_blocked(ts, t)) {
-		if (!t->ts_blocked) {
-			t->ts_blocked = true;
+		if (!t->order.blocked) {
+			t->order.blocked = true;
 			ts->n_blocked++;
 		}
 		t->state = TASK_WAIT_DATA;
 		return;
 	}
-	if (t->ts_blocked) {
-		t->ts_blocked = false;
+	if (t->order.blocked) {
+		t->order.blocked = false;
 		ts->n_blocked--;
 	}
 	t->state = TASK_RUNNING;
-	t->barrier_flush = t->ts_attr == TASK_ATTR_ORDERED && ts->lun &&
+	t->order.barrier_flush = t->order.attr == TASK_ATTR_ORDERED && ts->lun &&
 			   lun_get_barrier(ts->lun) == BARRIER_FLUSH &&
 			   cdb_access(&t->req) == CDB_ACCESS_WRITE;
 	ts->exec(t);	/* may complete t (and free it) before returning */
@@ -106,7 +104,7 @@ static void enable(struct taskset *ts, struct tcq_task *t)
 {
 	if (t->state == TASK_DORMANT)
 		ts->n_dormant--;
-	if (t->ts_attr == TASK_ATTR_ORDERED)
+	if (t->order.attr == TASK_ATTR_ORDERED)
 		stats_ordered_enabled(ts->lun, t);
 	if (t->req.data_out_len && !t->data_ready) {
 		t->state = TASK_WAIT_DATA;
@@ -132,8 +130,8 @@ static void scan(struct taskset *ts)
 		ts->rescan = false;
 		list_for_each_safe(pos, next, &ts->tasks) {
 			struct tcq_task *t =
-				list_entry(pos, struct tcq_task, ts_node);
-			uint8_t attr = t->ts_attr;
+				list_entry(pos, struct tcq_task, order.node);
+			uint8_t attr = t->order.attr;
 
 			if (t->state == TASK_DORMANT && !ts->aca) {
 				bool ok = attr == TASK_ATTR_HEAD_OF_QUEUE ||
@@ -141,7 +139,7 @@ static void scan(struct taskset *ts)
 					   !older_any : !older_barrier);
 				if (ok)
 					enable(ts, t);
-			} else if (t->ts_blocked && t->state == TASK_WAIT_DATA) {
+			} else if (t->order.blocked && t->state == TASK_WAIT_DATA) {
 				try_run(ts, t);
 			}
 			if (ts->rescan)
@@ -173,12 +171,12 @@ bool taskset_arrive(struct taskset *ts, struct tcq_task *t)
 	uint8_t attr = t->attr;
 	bool enabled;
 
-	t->ts = ts;
-	t->ts_blocked = false;
-	t->barrier_flush = false;
+	t->order.set = ts;
+	t->order.blocked = false;
+	t->order.barrier_flush = false;
 	t->aborted = false;
-	t->io_step = 0;
-	list_init(&t->ts_node);
+	t->exec.step = 0;
+	list_init(&t->order.node);
 	if (attr < TASK_ATTR_SIMPLE || attr > TASK_ATTR_ACA)
 		attr = TASK_ATTR_SIMPLE;	/* untagged, reserved */
 	if (ts->aca) {
@@ -200,7 +198,7 @@ bool taskset_arrive(struct taskset *ts, struct tcq_task *t)
 	if (attr == TASK_ATTR_ORDERED && ts->lun &&
 	    lun_get_barrier(ts->lun) == BARRIER_IGNORE)
 		attr = TASK_ATTR_SIMPLE;
-	t->ts_attr = attr;
+	t->order.attr = attr;
 
 	switch (attr) {
 	case TASK_ATTR_ACA:
@@ -217,7 +215,7 @@ bool taskset_arrive(struct taskset *ts, struct tcq_task *t)
 			  ts->aca_task == NULL;
 		break;
 	}
-	list_add_tail(&t->ts_node, &ts->tasks);
+	list_add_tail(&t->order.node, &ts->tasks);
 	ts->count++;
 	if (attr == TASK_ATTR_ORDERED)
 		ts->n_ordered++;
@@ -239,25 +237,25 @@ bool taskset_arrive(struct taskset *ts, struct tcq_task *t)
 void taskset_data_ready(struct tcq_task *t)
 {
 	t->data_ready = true;
-	if (t->state == TASK_WAIT_DATA && !t->ts_blocked)
-		try_run(t->ts, t);
+	if (t->state == TASK_WAIT_DATA && !t->order.blocked)
+		try_run(t->order.set, t);
 }
 
 /* Removes t from the set and its counters. */
 static void leave(struct taskset *ts, struct tcq_task *t)
 {
-	list_del(&t->ts_node);
+	list_del(&t->order.node);
 	ts->count--;
-	if (t->ts_attr == TASK_ATTR_ORDERED)
+	if (t->order.attr == TASK_ATTR_ORDERED)
 		ts->n_ordered--;
-	else if (t->ts_attr != TASK_ATTR_SIMPLE)
+	else if (t->order.attr != TASK_ATTR_SIMPLE)
 		ts->n_hoq--;
 	if (cdb_access(&t->req) == CDB_ACCESS_WRITE)
 		ts->n_writes--;
 	if (t->state == TASK_DORMANT)
 		ts->n_dormant--;
-	if (t->ts_blocked) {
-		t->ts_blocked = false;
+	if (t->order.blocked) {
+		t->order.blocked = false;
 		ts->n_blocked--;
 	}
 	if (ts->aca_task == t)
@@ -266,10 +264,10 @@ static void leave(struct taskset *ts, struct tcq_task *t)
 
 void taskset_complete(struct tcq_task *t)
 {
-	struct taskset *ts = t->ts;
+	struct taskset *ts = t->order.set;
 
 	stats_task_done(ts ? ts->lun : t->lun, t);
-	if (!ts || !list_linked(&t->ts_node)) {
+	if (!ts || !list_linked(&t->order.node)) {
 		finish_early(ts, t);
 		return;
 	}
@@ -303,7 +301,7 @@ static void abort_one(struct taskset *ts, struct tcq_task *t, bool report,
 		t->sense_len = 0;
 	}
 	t->state = TASK_DONE;
-	list_add_tail(&t->ts_node, out);
+	list_add_tail(&t->order.node, out);
 }
 
 /* done() runs only after the set is consistent again. */
@@ -311,8 +309,8 @@ static void finish_aborted(struct taskset *ts, struct list_node *out)
 {
 	while (!list_empty(out)) {
 		struct tcq_task *t = list_first_entry(out, struct tcq_task,
-						      ts_node);
-		list_del(&t->ts_node);
+						      order.node);
+		list_del(&t->order.node);
 		t->done(t);
 	}
 	if (ts->n_dormant || ts->n_blocked)
@@ -324,7 +322,7 @@ void taskset_abort_all(struct taskset *ts, bool report)
 	struct list_node out = LIST_HEAD_INIT(out), *pos, *next;
 
 	list_for_each_safe(pos, next, &ts->tasks)
-		abort_one(ts, list_entry(pos, struct tcq_task, ts_node),
+		abort_one(ts, list_entry(pos, struct tcq_task, order.node),
 			  report, &out);
 	finish_aborted(ts, &out);
 }
@@ -333,7 +331,7 @@ void taskset_abort_task(struct taskset *ts, struct tcq_task *t, bool report)
 {
 	struct list_node out = LIST_HEAD_INIT(out);
 
-	if (t->ts != ts || !list_linked(&t->ts_node))
+	if (t->order.set != ts || !list_linked(&t->order.node))
 		return;
 	abort_one(ts, t, report, &out);
 	finish_aborted(ts, &out);

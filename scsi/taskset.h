@@ -41,20 +41,23 @@ struct taskset {
 	struct sense_info pending;
 	/* Unit attentions of this I_T nexus (scsi/ua.c): the queue is
 	 * guarded by lun->lock; ua_pending mirrors "queue not empty" so
-	 * the arrival check needs no lock. lun_linked: on the LUN's list
-	 * of nexuses (taskset_create), left in taskset_destroy. */
+	 * the arrival check needs no lock. ua_node: on the LUN's list of
+	 * nexuses from lun_nexus_join to lun_nexus_leave. */
 	int ua_pending;
 	uint8_t ua_n;
 	uint16_t ua_q[8];
 	struct list_node ua_node;
-	bool lun_linked;
 };
 
-/* A task set with an explicit executor (lun.c passes its dispatcher;
- * tests pass their own). lun may be a bare struct for tests: qam and
- * barrier are read from it. */
+/* A bare task set with an explicit executor: lun_nexus_join makes the
+ * one of a nexus on a LUN with the device server's dispatcher; tests pass
+ * their own executor. lun may be a bare struct for tests: qam and barrier
+ * are read from it. taskset_free frees an idle set (and nothing else). */
 struct taskset *taskset_new(struct lun *l, struct reactor *r, void *nexus,
 			    taskset_exec_fn exec);
+void taskset_free(struct taskset *ts);
+/* Number of tasks not yet completed. */
+unsigned taskset_count(const struct taskset *ts);
 
 /*
  * Takes t (req decoded; a CDB error already put in t->status/sense) into

@@ -61,8 +61,8 @@ static void xc_record(struct tcq_task *t, uint8_t status)
 	r->nexus = t->nexus;
 	r->list_id = p[0];
 	r->status = status;
-	r->segs = (uint16_t)t->io_pending;
-	r->bytes = t->xpos;
+	r->segs = (uint16_t)t->exec.pending;
+	r->bytes = t->exec.pos;
 	pthread_mutex_unlock(&l->lock);
 }
 
@@ -104,12 +104,12 @@ static struct lun *xc_target_lun(struct tcq_task *t, const uint8_t *d)
 	return NULL;
 }
 
-/* Resolves segment number t->io_pending; -1 with t completed if bad. */
+/* Resolves segment number t->exec.pending; -1 with t completed if bad. */
 static int xc_segment(struct tcq_task *t, struct xc_seg *sg)
 {
 	const uint8_t *p = t->buf;
 	uint32_t tdl = get_be16(p + 2);
-	const uint8_t *d = p + XC_HDR + tdl + (size_t)XC_B2B_LEN * t->io_pending;
+	const uint8_t *d = p + XC_HDR + tdl + (size_t)XC_B2B_LEN * t->exec.pending;
 	uint16_t si = get_be16(d + 4), di = get_be16(d + 6);
 
 	if (si >= tdl / XC_TGT_LEN || di >= tdl / XC_TGT_LEN) {
@@ -143,7 +143,7 @@ static int xc_segment(struct tcq_task *t, struct xc_seg *sg)
 static void xc_io(struct tcq_task *t, struct lun *l, enum bdev_op op,
 		  uint64_t off, uint64_t len, void (*done)(struct bdev_io *))
 {
-	struct bdev_io *io = &t->io;
+	struct bdev_io *io = &t->exec.io;
 	struct bdev_queue *q = bdev_queue_get(l->bdev, reactor_self());
 
 	if (!q) {
@@ -155,7 +155,7 @@ static void xc_io(struct tcq_task *t, struct lun *l, enum bdev_op op,
 	io->flags = op == BDEV_WRITE && !l->write_cache ? BDEV_FUA : 0;
 	io->offset = off;
 	io->len = len;
-	io->buf = t->xbuf;
+	io->buf = t->exec.buf;
 	io->done = done;
 	io->ctx = t;
 	list_init(&io->node);
@@ -172,7 +172,7 @@ static void xc_write_done(struct bdev_io *io)
 		xc_abort(t, ASC_NO_ADDITIONAL_SENSE);
 		return;
 	}
-	t->xpos += io->len;
+	t->exec.pos += io->len;
 	t->req.lba += io->len;
 	xc_step(t);
 }
@@ -201,7 +201,7 @@ static void xc_step(struct tcq_task *t)
 	struct xc_seg sg;
 
 	for (;;) {
-		if (t->io_pending >= nseg) {
+		if (t->exec.pending >= nseg) {
 			xc_record(t, XCS_OK);
 			t->status = SAM_STAT_GOOD;
 			sbc_finish(t);
@@ -212,13 +212,13 @@ static void xc_step(struct tcq_task *t)
 		uint64_t total = (uint64_t)sg.blocks * sg.src->block_size;
 		if (t->req.lba < total) {
 			uint64_t n = MIN(total - t->req.lba,
-					 (uint64_t)t->xbuf_len);
+					 (uint64_t)t->exec.buf_len);
 			xc_io(t, sg.src, BDEV_READ,
 			      sg.src_lba * sg.src->block_size + t->req.lba, n,
 			      xc_read_done);
 			return;
 		}
-		t->io_pending++;	/* segment done */
+		t->exec.pending++;	/* segment done */
 		t->req.lba = 0;
 	}
 }
@@ -301,8 +301,8 @@ void sbc_extended_copy(struct tcq_task *t)
 	}
 	if (sbc_xbuf(t, SBC_WS_CHUNK))
 		return;
-	t->io_pending = 0;	/* segments done */
-	t->xpos = 0;		/* bytes copied */
+	t->exec.pending = 0;	/* segments done */
+	t->exec.pos = 0;		/* bytes copied */
 	t->req.lba = 0;		/* bytes of the current segment copied */
 	xc_step(t);
 }

@@ -365,7 +365,7 @@ static struct cmd *cmd_alloc(struct session *s, struct conn *c)
 		return NULL;
 	memset(cmd, 0, sizeof(*cmd));
 	list_init(&cmd->pend_node);
-	list_init(&cmd->task.ts_node);
+	lun_task_init(&cmd->task);
 	cmd->sess = s;
 	cmd->conn = c;
 	c->refs++;
@@ -561,13 +561,9 @@ static void cmd_task_done(struct tcq_task *t)
 		cmd_finish_check(cmd);
 		return;
 	}
-	/* Residuals compare what the CDB asked to move (SPDTL) with the
-	 * initiator's expected length; a failed read moved nothing. */
-	produced = t->req.data_in_len ? t->req.data_in_len :
-		   t->spdtl ? t->spdtl : t->req.data_out_len;
-	if (t->status != SAM_STAT_GOOD && t->req.data_in_len &&
-	    !t->data_in_len && produced <= cmd->edtl)
-		produced = 0;
+	/* Residuals compare what the CDB asked to move with the
+	 * initiator's expected length. */
+	produced = lun_task_spdtl(t);
 	cmd_residual(cmd, produced, &flags, &residual);
 	send = t->dir_in ? MIN(t->data_in_len, cmd->edtl) : 0;
 	if (send && t->buf && t->status == SAM_STAT_GOOD) {
@@ -890,7 +886,7 @@ static struct taskset *sess_taskset(struct session *s, struct lun *l)
 	if (!l || l->id >= TCQ_MAX_LUNS)
 		return NULL;
 	if (!s->ts[l->id])
-		s->ts[l->id] = taskset_create(l, s->r, s);
+		s->ts[l->id] = lun_nexus_join(l, s->r, s);
 	return s->ts[l->id];
 }
 
@@ -964,9 +960,7 @@ static void cmd_data_fail(struct cmd *cmd, uint16_t asc)
 	cmd->unsol_done = true;
 	if (!cmd->dispatched)
 		return;		/* answered when its CmdSN comes up */
-	if (!cmd->task_done && t->ts)
-		taskset_abort_task(t->ts, t, false);
-	else
+	if (cmd->task_done || !lun_task_abort(t))
 		cmd_finish_check(cmd);
 }
 
@@ -1134,7 +1128,7 @@ static void logout_try(struct session *s)
 		 * left, so the task sets are idle. */
 		for (unsigned i = 0; i < TCQ_MAX_LUNS; i++) {
 			if (s->ts[i]) {
-				taskset_destroy(s->ts[i]);
+				lun_nexus_leave(s->ts[i]);
 				s->ts[i] = NULL;
 			}
 		}
@@ -1285,7 +1279,7 @@ static void sess_free_deferred(struct reactor_defer *d)
 	pthread_mutex_unlock(&reg_lock);
 	for (unsigned i = 0; i < TCQ_MAX_LUNS; i++) {
 		if (s->ts[i])
-			taskset_destroy(s->ts[i]);
+			lun_nexus_leave(s->ts[i]);
 	}
 	for (unsigned i = 0; i < s->pool_len; i++)
 		free(s->pool[i]);

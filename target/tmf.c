@@ -176,8 +176,8 @@ static void tmf_abort_task(struct tmf *m, struct session *s,
 			      ISCSI_TMF_RSP_NO_TASK : ISCSI_TMF_RSP_COMPLETE;
 		return;
 	}
-	if (tmf_mark(m, cmd) && cmd->task.ts)
-		taskset_abort_task(cmd->task.ts, &cmd->task, false);
+	if (tmf_mark(m, cmd))
+		lun_task_abort(&cmd->task);
 }
 
 void tmf_rx(struct conn *c, const uint8_t *bhs)

@@ -326,7 +326,7 @@ static void ds_setup(uint16_t tpg, uint16_t port)
 	ck_assert_ptr_nonnull(lun);
 	three_groups(&cfg, tpg, port);
 	alua_lun_apply(lun, &cfg);
-	ts = taskset_create(lun, &R, &nexus);
+	ts = lun_nexus_join(lun, &R, &nexus);
 	ck_assert_ptr_nonnull(ts);
 	/* The nexus's first command reports POWER ON. */
 	struct cmd *c = run(tur, 0);
@@ -336,7 +336,7 @@ static void ds_setup(uint16_t tpg, uint16_t port)
 
 static void ds_teardown(void)
 {
-	taskset_destroy(ts);
+	lun_nexus_leave(ts);
 	lun_destroy(lun);
 	bdev_close(bd);
 	reactor_fini(&R);

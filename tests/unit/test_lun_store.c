@@ -257,10 +257,10 @@ static void setup(void)
 	g2->rel_port_id = 2;
 	ck_assert_int_eq(pr_store_attach(g1, mem_open(), err, sizeof(err)), 0);
 	ck_assert_int_eq(pr_store_attach(g2, mem_open(), err, sizeof(err)), 0);
-	a1 = taskset_create(g1, NULL, &na);
-	b1 = taskset_create(g1, NULL, &nb);
-	a2 = taskset_create(g2, NULL, &na);
-	b2 = taskset_create(g2, NULL, &nb);
+	a1 = lun_nexus_join(g1, NULL, &na);
+	b1 = lun_nexus_join(g1, NULL, &nb);
+	a2 = lun_nexus_join(g2, NULL, &na);
+	b2 = lun_nexus_join(g2, NULL, &nb);
 	drain_ua(a1);
 	drain_ua(b1);
 	drain_ua(a2);
@@ -269,10 +269,10 @@ static void setup(void)
 
 static void teardown(void)
 {
-	taskset_destroy(a1);
-	taskset_destroy(b1);
-	taskset_destroy(a2);
-	taskset_destroy(b2);
+	lun_nexus_leave(a1);
+	lun_nexus_leave(b1);
+	lun_nexus_leave(a2);
+	lun_nexus_leave(b2);
 	lun_destroy(g1);
 	lun_destroy(g2);
 }
@@ -451,10 +451,10 @@ START_TEST(restart_loads)
 	ck_assert_ptr_nonnull(g3);
 	ck_assert_int_eq(pr_store_attach(g3, mem_open(), err, sizeof(err)), 0);
 	ck_assert(pr_active(g3));
-	b3 = taskset_create(g3, NULL, &nb);
+	b3 = lun_nexus_join(g3, NULL, &nb);
 	drain_ua(b3);
 	ck_assert_uint_eq(write10(b3), SAM_STAT_RESERVATION_CONFLICT);
-	taskset_destroy(b3);
+	lun_nexus_leave(b3);
 	lun_destroy(g3);
 }
 END_TEST
@@ -476,7 +476,7 @@ START_TEST(missed_message_refreshes)
 	s3->refresh_ms = 20;
 	ck_assert_int_eq(pr_store_attach(g3, s3, err, sizeof(err)), 0);
 	ck_assert(!pr_active(g3));
-	b3 = taskset_create(g3, NULL, &nb);
+	b3 = lun_nexus_join(g3, NULL, &nb);
 	drain_ua(b3);
 
 	ck_assert_uint_eq(prout(a1, PRO_REGISTER, 0, 0, 0xaa), SAM_STAT_GOOD);
@@ -491,7 +491,7 @@ START_TEST(missed_message_refreshes)
 		usleep(10000);
 	ck_assert_msg(pr_active(g3), "gateway 3 never saw the reservation");
 	ck_assert_uint_eq(write10(b3), SAM_STAT_RESERVATION_CONFLICT);
-	taskset_destroy(b3);
+	lun_nexus_leave(b3);
 	lun_destroy(g3);
 }
 END_TEST

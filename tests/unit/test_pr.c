@@ -135,7 +135,7 @@ static uint8_t simple(struct taskset *ts, uint8_t op)
 /* Clears the POWER ON UA of a fresh nexus. */
 static struct taskset *nexus(struct fake_nexus *n)
 {
-	struct taskset *ts = taskset_create(lun, NULL, n);
+	struct taskset *ts = lun_nexus_join(lun, NULL, n);
 
 	ck_assert_ptr_nonnull(ts);
 	ck_assert_uint_eq(tur(ts), SAM_STAT_CHECK_CONDITION);
@@ -155,8 +155,8 @@ static void setup(void)
 
 static void teardown(void)
 {
-	taskset_destroy(tsa);
-	taskset_destroy(tsb);
+	lun_nexus_leave(tsa);
+	lun_nexus_leave(tsb);
 	lun_destroy(lun);
 }
 
@@ -177,7 +177,7 @@ static unsigned nkeys(void)
 
 START_TEST(ua_power_on_then_clear)
 {
-	struct taskset *ts = taskset_create(lun, NULL, &nc);
+	struct taskset *ts = lun_nexus_join(lun, NULL, &nc);
 
 	/* INQUIRY runs and leaves the UA; the next command reports it. */
 	ck_assert_uint_eq(simple(ts, SOP_INQUIRY), SAM_STAT_GOOD);
@@ -185,7 +185,7 @@ START_TEST(ua_power_on_then_clear)
 	ck_assert_uint_eq(last_key(), SK_UNIT_ATTENTION);
 	ck_assert_uint_eq(last_asc(), ASC_POWER_ON_RESET);
 	ck_assert_uint_eq(tur(ts), SAM_STAT_GOOD);
-	taskset_destroy(ts);
+	lun_nexus_leave(ts);
 }
 END_TEST
 
@@ -576,7 +576,7 @@ START_TEST(spc2_reserve_release)
 	/* RESERVE(10) and the loss of the holding nexus. */
 	ck_assert_uint_eq(simple(tsb, SOP_RESERVE_10), SAM_STAT_GOOD);
 	ck_assert_uint_eq(tur(tsa), SAM_STAT_RESERVATION_CONFLICT);
-	taskset_destroy(tsb);
+	lun_nexus_leave(tsb);
 	tsb = nexus(&nb);
 	ck_assert_uint_eq(tur(tsa), SAM_STAT_GOOD);
 	/* A LUN reset ends it too. */
@@ -625,7 +625,7 @@ START_TEST(pr_aptpl_persists)
 	ck_assert_uint_eq(prin(t2, PRI_READ_RESERVATION), SAM_STAT_GOOD);
 	ck_assert_uint_eq(get_be64(data + 8), 0xa);
 	ck_assert_uint_eq(data[21], PR_TYPE_WE_RO);
-	taskset_destroy(t2);
+	lun_nexus_leave(t2);
 	lun_destroy(l2);
 	lun = old;
 

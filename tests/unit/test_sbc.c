@@ -179,8 +179,8 @@ static void setup(void)
 	lun = lun_create(NULL, 0, bd, "iqn.2026-11.org.tcq:sbc");
 	ck_assert_ptr_nonnull(lun);
 	ck_assert_ptr_nonnull(lun->sbc);
-	ts_a = taskset_create(lun, &R, &nexus_a);
-	ts_b = taskset_create(lun, &R, &nexus_b);
+	ts_a = lun_nexus_join(lun, &R, &nexus_a);
+	ts_b = lun_nexus_join(lun, &R, &nexus_b);
 	/* The first command of a nexus reports POWER ON: take it now. */
 	tur(ts_a);
 	tur(ts_b);
@@ -188,8 +188,8 @@ static void setup(void)
 
 static void teardown(void)
 {
-	taskset_destroy(ts_a);
-	taskset_destroy(ts_b);
+	lun_nexus_leave(ts_a);
+	lun_nexus_leave(ts_b);
 	lun_destroy(lun);
 	bdev_close(bd);
 	reactor_fini(&R);
@@ -278,21 +278,21 @@ START_TEST(range_lock_waits)
 	 * wait, while one elsewhere goes on. */
 	ck_assert_int_eq(sbc_lock(&a, 10, 10, true, resume), 0);
 	ck_assert_int_eq(sbc_lock(&b, 15, 1, false, resume), 1);
-	b.lk_r = &R;	/* taken outside reactor_run: resume on R */
+	b.lock.r = &R;	/* taken outside reactor_run: resume on R */
 	ck_assert_int_eq(sbc_lock(&c, 100, 1, false, resume), 0);
 	sbc_unlock(&c);
 	ck_assert_int_eq(resumed, 0);
 	sbc_unlock(&a);		/* b is granted and resumed on R */
 	reactor_run(&R);
 	ck_assert_int_eq(resumed, 1);
-	ck_assert_int_eq(b.lk_mode, LK_SHARED);
+	ck_assert_int_eq(b.lock.mode, LK_SHARED);
 	/* Now b holds 15: an exclusive taker waits for it. */
 	ck_assert_int_eq(sbc_lock(&a, 0, 16, true, resume), 1);
-	a.lk_r = &R;
+	a.lock.r = &R;
 	sbc_unlock(&b);
 	reactor_run(&R);
 	ck_assert_int_eq(resumed, 2);
-	ck_assert_int_eq(a.lk_mode, LK_EXCL);
+	ck_assert_int_eq(a.lock.mode, LK_EXCL);
 	sbc_unlock(&a);
 	ck_assert_uint_eq(atomic_load(&lun->sbc->excl), 0);
 	ck_assert_uint_eq(atomic_load(&lun->sbc->wr_fast), 0);
@@ -310,9 +310,9 @@ START_TEST(range_lock_drains_fast_writers)
 	/* A lock-free writer in flight: the exclusive taker must wait for
 	 * it even though it cannot know its range. */
 	ck_assert_int_eq(sbc_lock(&w, 500, 1, false, resume), 0);
-	ck_assert_int_eq(w.lk_mode, LK_FAST);
+	ck_assert_int_eq(w.lock.mode, LK_FAST);
 	ck_assert_int_eq(sbc_lock(&a, 0, 8, true, resume), 1);
-	a.lk_r = &R;
+	a.lock.r = &R;
 	sbc_unlock(&w);
 	reactor_run(&R);
 	ck_assert_int_eq(resumed, 1);

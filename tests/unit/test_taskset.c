@@ -123,7 +123,7 @@ static void replay(const uint8_t *attr, int n, const int *ev, int nev,
 	for (int i = 0; i < n; i++)
 		run[i] = i < arrived && !dn[i] && started[i];
 	*arrived_out = arrived;
-	taskset_destroy(ts);
+	taskset_free(ts);
 }
 
 static void explore(const uint8_t *attr, int n, int *ev, int nev,
@@ -230,7 +230,7 @@ START_TEST(ordered_write_waiting_for_data_holds_newer)
 	ck_assert_int_eq(started[1], 1);
 	finish(&tasks[1], SAM_STAT_GOOD);
 	ck_assert_uint_eq(taskset_count(ts), 0);
-	taskset_destroy(ts);
+	taskset_free(ts);
 }
 END_TEST
 
@@ -253,7 +253,7 @@ START_TEST(newer_ordered_waits_for_write_receiving_data)
 	finish(&tasks[0], SAM_STAT_GOOD);
 	ck_assert_int_eq(started[1], 1);
 	finish(&tasks[1], SAM_STAT_GOOD);
-	taskset_destroy(ts);
+	taskset_free(ts);
 }
 END_TEST
 
@@ -270,19 +270,19 @@ START_TEST(barrier_ignore_and_flush)
 	ck_assert_int_eq(started[0] + started[1] + started[2], 3);
 	for (int i = 0; i < 3; i++)
 		finish(&tasks[i], SAM_STAT_GOOD);
-	taskset_destroy(ts);
+	taskset_free(ts);
 
 	fake_lun.barrier = BARRIER_FLUSH;
 	ts = fresh();
 	taskset_arrive(ts, mk_write(0, TASK_ATTR_SIMPLE, 0, 1, true));
 	taskset_arrive(ts, mk_write(1, TASK_ATTR_ORDERED, 8, 1, true));
 	ck_assert_int_eq(started[1], 0);
-	ck_assert(!tasks[0].barrier_flush);
+	ck_assert(!tasks[0].order.barrier_flush);
 	finish(&tasks[0], SAM_STAT_GOOD);
 	ck_assert_int_eq(started[1], 1);
-	ck_assert(tasks[1].barrier_flush);
+	ck_assert(tasks[1].order.barrier_flush);
 	finish(&tasks[1], SAM_STAT_GOOD);
-	taskset_destroy(ts);
+	taskset_free(ts);
 }
 END_TEST
 
@@ -303,7 +303,7 @@ START_TEST(qam0_overlap)
 	ck_assert_int_eq(started[1], 1);
 	for (int i = 1; i < 4; i++)
 		finish(&tasks[i], SAM_STAT_GOOD);
-	taskset_destroy(ts);
+	taskset_free(ts);
 
 	/* QAM=1 (unrestricted): no wait. */
 	fake_lun.qam = 1;
@@ -313,7 +313,7 @@ START_TEST(qam0_overlap)
 	ck_assert_int_eq(started[1], 1);
 	finish(&tasks[1], SAM_STAT_GOOD);
 	finish(&tasks[0], SAM_STAT_GOOD);
-	taskset_destroy(ts);
+	taskset_free(ts);
 }
 END_TEST
 
@@ -354,7 +354,7 @@ START_TEST(aca)
 	finish(&tasks[6], SAM_STAT_CHECK_CONDITION);
 	ck_assert(!ts->aca);
 	ck_assert_uint_eq(taskset_count(ts), 0);
-	taskset_destroy(ts);
+	taskset_free(ts);
 }
 END_TEST
 
@@ -377,7 +377,7 @@ START_TEST(abort_all)
 	finish(&tasks[0], SAM_STAT_GOOD);
 	ck_assert_int_eq(done_calls[0], 1);
 	ck_assert_uint_eq(taskset_count(ts), 0);
-	taskset_destroy(ts);
+	taskset_free(ts);
 }
 END_TEST
 
@@ -404,7 +404,7 @@ START_TEST(sync_completion_inside_exec)
 	ck_assert_uint_eq(taskset_count(ts), 1);
 	finish(&tasks[3], SAM_STAT_GOOD);
 	ck_assert_uint_eq(taskset_count(ts), 0);
-	taskset_destroy(ts);
+	taskset_free(ts);
 }
 END_TEST
 
