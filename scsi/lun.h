@@ -16,6 +16,8 @@ struct reactor;
 
 struct sdev;
 struct sbc_lun;
+struct ua_lun;
+struct pr_state;
 struct lun_stats;
 struct alua_cfg;
 
@@ -44,9 +46,9 @@ struct lun {
 	const struct alua_cfg *alua;
 	uint8_t alua_state;	/* enum alua_state; 0 active/optimized */
 	pthread_mutex_t lock;	/* LUN-wide state: unit attentions, mode pages */
-	/* LUN-wide state continues to grow with later issues. */
-	void *ua;		/* unit attention state (scsi/ua.c) */
-	void *pr;		/* reservations (scsi/pr.c), under lock */
+	struct ua_lun *ua;	/* the nexuses and their unit attentions
+				 * (scsi/ua.c) */
+	struct pr_state *pr;	/* reservations (scsi/pr.c), under lock */
 	int resv_active;	/* atomic: a PR or RESERVE(6/10) reservation
 				 * exists; 0 lets commands skip the check */
 	/* LUN state shared with other gateways (backend/lun_store.h), or
