@@ -75,17 +75,6 @@ bool sbc_thin(const struct tcq_task *t)
 	return t->lun->bdev && t->lun->bdev->thin;
 }
 
-/* Where the TRANSFER LENGTH field sits, for the field pointer. */
-static uint16_t len_byte(const struct cdb_req *r)
-{
-	switch (cdb_group_len(r->opcode)) {
-	case 6: return 4;
-	case 10: return 7;
-	case 12: return 6;
-	default: return 10;
-	}
-}
-
 /* Common checks of media access commands; completes t when they fail. */
 int sbc_check_access(struct tcq_task *t, bool write)
 {
@@ -98,7 +87,7 @@ int sbc_check_access(struct tcq_task *t, bool write)
 		return -1;
 	}
 	if (max && t->req.blocks > max) {
-		sense_invalid_cdb(t, len_byte(&t->req), -1);
+		sense_invalid_cdb(t, cdb_len_field(cdb_group_len(t->req.opcode)), -1);
 		taskset_complete(t);
 		return -1;
 	}
