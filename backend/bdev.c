@@ -68,64 +68,6 @@ void bdev_free(struct bdev *b)
 	free(b);
 }
 
-int bdev_parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	switch (*end) {
-	case '\0': break;
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	default: return -EINVAL;
-	}
-	if (*end == 'i' || *end == 'B' || *end == 'b')	/* "MiB", "MB" */
-		end += (*end == 'i' && (end[1] == 'B' || end[1] == 'b')) ? 2 : 1;
-	if (*end || (shift && v > (~0ull >> shift)))
-		return -EINVAL;
-	*out = v << shift;
-	return 0;
-}
-
-int bdev_opt_next(const char **s, char *key, size_t klen,
-		  char *val, size_t vlen)
-{
-	const char *p = *s, *eq, *end;
-	size_t kl, vl;
-
-	while (*p == ',')
-		p++;
-	if (!*p) {
-		*s = p;
-		return 0;
-	}
-	end = strchr(p, ',');
-	if (!end)
-		end = p + strlen(p);
-	eq = memchr(p, '=', (size_t)(end - p));
-	if (!eq || eq == p)
-		return -1;
-	kl = (size_t)(eq - p);
-	vl = (size_t)(end - eq - 1);
-	if (kl >= klen || vl >= vlen)
-		return -1;
-	memcpy(key, p, kl);
-	key[kl] = '\0';
-	memcpy(val, eq + 1, vl);
-	val[vl] = '\0';
-	*s = end;
-	return 1;
-}
-
 static void bdev_cq_run(struct reactor_defer *d)
 {
 	struct bdev_cq *cq = d->arg;

@@ -9,6 +9,7 @@
 #define TCQ_BDEV_PRIV_H
 #include <stddef.h>
 #include "backend/bdev.h"
+#include "backend/bdev_opts.h"
 
 #define BDEV_DEFAULT_QUEUE_DEPTH 128
 
@@ -18,13 +19,15 @@ struct bdev *bdev_alloc(const struct bdev_ops *ops,
 			char *err, size_t errlen);
 void bdev_free(struct bdev *b);
 
-/* "123", "64k", "10M", "2G", "1T" (binary multiples). 0 or -EINVAL. */
+/* "123", "64k", "10M", "2G", "1T" (binary multiples). 0 or -EINVAL.
+ * (backend/bdev_opt_value.c, with the rest of the option grammar) */
 int bdev_parse_size(const char *s, uint64_t *out);
 
 /*
- * Next "key=value" of a comma-separated option string; advances *s.
- * Returns 1 with key and val filled, 0 at the end, -1 when malformed
- * (missing '=', empty key, or too long for the buffers).
+ * Next "key=value" of a comma-separated option string, copied out;
+ * advances *s. Returns 1 with key and val filled, 0 at the end, -1 when
+ * malformed (missing '=', empty key, or too long for the buffers).
+ * Backends take their options through bdev_opts_parse instead.
  */
 int bdev_opt_next(const char **s, char *key, size_t klen,
 		  char *val, size_t vlen);

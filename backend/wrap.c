@@ -105,34 +105,6 @@ int wrap_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 	return bdev_lba_status(base, offset, len, mapped);
 }
 
-int wrap_parse_time_ns(const char *s, uint64_t *ns)
-{
-	unsigned long long v;
-	uint64_t mult = 1000;	/* bare number: microseconds */
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	if (!strcmp(end, "ns"))
-		mult = 1;
-	else if (!strcmp(end, "us") || !*end)
-		mult = 1000;
-	else if (!strcmp(end, "ms"))
-		mult = 1000000;
-	else if (!strcmp(end, "s"))
-		mult = 1000000000;
-	else
-		return -EINVAL;
-	if (v > UINT64_MAX / mult / 4)	/* leave room for sums */
-		return -EINVAL;
-	*ns = v * mult;
-	return 0;
-}
-
 bool bdev_spec_uses_path(const char *spec)
 {
 	static const char *const wrappers[] = { "delay", "fault", "cache" };

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "backend/bdev.h"
+#include "backend/bdev_opts.h"
 
 /* A bdev_io the wrapper sends to its base on behalf of an upper one. */
 struct wrap_io {
@@ -67,6 +68,10 @@ static inline double wrap_rand01(uint64_t *s)
 	return (double)(wrap_rand(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* "250us", "1ms", "2s", "1500ns"; a bare number is microseconds. */
-int wrap_parse_time_ns(const char *s, uint64_t *ns);
+/* "250us", "1ms", "2s", "1500ns"; a bare number is microseconds. The
+ * option grammar's own (bdev_opts.h), under the name wrappers knew. */
+static inline int wrap_parse_time_ns(const char *s, uint64_t *ns)
+{
+	return bdev_parse_time_ns(s, ns);
+}
 #endif
