@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libaio.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@
 #include "backend/bdev.h"
 #include "backend/bdev_priv.h"
 #include "tcq/bufpool.h"
+#include "tcq/compiler.h"
 #include "tcq/log.h"
 
 #define AIO_NSLOTS 1024		/* io_setup size and iocbs per queue */
@@ -665,18 +667,35 @@ static const struct bdev_ops aio_ops = {
 
 /* ---- open -------------------------------------------------------------- */
 
-static bool aio_parse_bool(const char *v, bool *out)
-{
-	if (!strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "yes") ||
-	    !strcmp(v, "true"))
-		*out = true;
-	else if (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "no") ||
-		 !strcmp(v, "false"))
-		*out = false;
-	else
-		return false;
-	return true;
-}
+struct aio_opts {
+	char path[4096];	/* "": the LUN's path */
+	bool direct, rwf_dsync, aio_fsync;
+};
+
+static const struct aio_opts aio_defaults = {
+	.direct = true, .rwf_dsync = true, .aio_fsync = true,
+};
+
+static const struct bdev_opt aio_keys[] = {
+	{ .key = "path", .type = BDEV_OPT_STRING,
+	  .len = sizeof(aio_defaults.path),
+	  .offset = offsetof(struct aio_opts, path),
+	  .help = "file or block device (default: the LUN's path)" },
+	{ .key = "direct", .type = BDEV_OPT_BOOL,
+	  .offset = offsetof(struct aio_opts, direct),
+	  .help = "O_DIRECT where the filesystem allows it" },
+	{ .key = "rwf_dsync", .type = BDEV_OPT_BOOL,
+	  .offset = offsetof(struct aio_opts, rwf_dsync),
+	  .help = "FUA as RWF_DSYNC (0: a write, then a data sync)" },
+	{ .key = "aio_fsync", .type = BDEV_OPT_BOOL,
+	  .offset = offsetof(struct aio_opts, aio_fsync),
+	  .help = "FLUSH as an aio fdsync (0: fdatasync on a worker thread)" },
+};
+
+const struct bdev_opts_def bdev_aio_opts = {
+	.backend = "aio", .opts = aio_keys, .nopts = ARRAY_SIZE(aio_keys),
+	.size = sizeof(struct aio_opts), .defaults = &aio_defaults,
+};
 
 /* O_DIRECT on a regular file: does the filesystem's alignment fit ours? */
 static bool aio_dio_fits(int fd, uint32_t bs)
@@ -696,41 +715,20 @@ static bool aio_dio_fits(int fd, uint32_t bs)
 struct bdev *bdev_aio_open(const char *opts, const struct bdev_params *p,
 			   char *err, size_t errlen)
 {
-	const char *path = p->path;
+	struct aio_opts o = aio_defaults;
+	const char *path;
 	uint32_t bs = p->block_size ? p->block_size : 512;
-	bool direct = true, created = false, is_blk;
-	bool rwf_dsync = true, aio_fsync = true;
-	char key[32], val[4096], pathbuf[4096];
+	bool direct, created = false, is_blk;
 	uint64_t size;
 	struct stat st;
 	struct aio_dev *dev;
 	struct bdev *b;
-	int fd, flags, rc;
+	int fd, flags;
 
-	while ((rc = bdev_opt_next(&opts, key, sizeof(key), val,
-				   sizeof(val))) > 0) {
-		if (!strcmp(key, "path")) {
-			memcpy(pathbuf, val, sizeof(pathbuf));
-			path = pathbuf;
-		} else if (!strcmp(key, "direct") || !strcmp(key, "rwf_dsync") ||
-			   !strcmp(key, "aio_fsync")) {
-			bool *flag = key[0] == 'd' ? &direct :
-				     key[0] == 'r' ? &rwf_dsync : &aio_fsync;
-
-			if (!aio_parse_bool(val, flag)) {
-				snprintf(err, errlen, "aio: bad %s '%s'", key,
-					 val);
-				return NULL;
-			}
-		} else {
-			snprintf(err, errlen, "aio: unknown option '%s'", key);
-			return NULL;
-		}
-	}
-	if (rc < 0) {
-		snprintf(err, errlen, "aio: malformed options");
+	if (bdev_opts_parse(&bdev_aio_opts, opts, &o, NULL, err, errlen) < 0)
 		return NULL;
-	}
+	path = o.path[0] ? o.path : p->path;
+	direct = o.direct;
 	if (!path || !*path) {
 		snprintf(err, errlen, "aio: no path given");
 		return NULL;
@@ -848,8 +846,8 @@ struct bdev *bdev_aio_open(const char *opts, const struct bdev_params *p,
 	}
 	dev->fd = fd;
 	dev->is_blk = is_blk;
-	atomic_init(&dev->rwf_dsync_ok, rwf_dsync);
-	atomic_init(&dev->aio_fsync_ok, aio_fsync);
+	atomic_init(&dev->rwf_dsync_ok, o.rwf_dsync);
+	atomic_init(&dev->aio_fsync_ok, o.aio_fsync);
 	pthread_mutex_init(&dev->wlock, NULL);
 	pthread_cond_init(&dev->wcond, NULL);
 	list_init(&dev->wjobs);

@@ -1,5 +1,5 @@
 /*
- * The generic block layer: spec parsing, per-reactor queues, the
+ * The generic block layer: the backends by name, per-reactor queues, the
  * queue-depth cap with an arrival-order wait list, and end-of-pass flush
  * so backends can batch what one reactor pass produced.
  */
@@ -118,24 +118,37 @@ void bdev_cq_fini(struct bdev_cq *cq)
 
 /* ---- open / close ------------------------------------------------------ */
 
-static const struct {
-	const char *name;
-	struct bdev *(*open)(const char *opts, const struct bdev_params *p,
-			     char *err, size_t errlen);
-} bdev_backends[] = {
-	{ "aio", bdev_aio_open },
-	{ "null", bdev_null_open },
-	{ "ram", bdev_ram_open },
-	{ "delay", bdev_delay_open },
-	{ "fault", bdev_fault_open },
-	{ "cache", bdev_cache_open },
-	{ "rbd", bdev_rbd_open },
+static const struct bdev_backend bdev_backends[] = {
+	{ "aio", bdev_aio_open, &bdev_aio_opts },
+	{ "null", bdev_null_open, &bdev_null_opts },
+	{ "ram", bdev_ram_open, &bdev_ram_opts },
+	{ "delay", bdev_delay_open, &bdev_delay_opts },
+	{ "fault", bdev_fault_open, &bdev_fault_opts },
+	{ "cache", bdev_cache_open, &bdev_cache_opts },
+	{ "rbd", bdev_rbd_open, &bdev_rbd_opts },
 };
+
+const struct bdev_backend *bdev_backend_find(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(bdev_backends); i++)
+		if (strlen(bdev_backends[i].name) == len &&
+		    !strncmp(name, bdev_backends[i].name, len))
+			return &bdev_backends[i];
+	return NULL;
+}
+
+const struct bdev_opts_def *bdev_backend_opts(const char *name)
+{
+	const struct bdev_backend *be = bdev_backend_find(name, strlen(name));
+
+	return be ? be->opts : NULL;
+}
 
 struct bdev *bdev_open(const char *spec, const struct bdev_params *p,
 		       char *err, size_t errlen)
 {
 	static const struct bdev_params none;
+	const struct bdev_backend *be;
 	struct bdev_params bare;
 	struct bdev *b = NULL;
 	const char *colon, *opts;
@@ -153,13 +166,10 @@ struct bdev *bdev_open(const char *spec, const struct bdev_params *p,
 	colon = strchr(spec, ':');
 	nlen = colon ? (size_t)(colon - spec) : strlen(spec);
 	opts = colon ? colon + 1 : "";
-	for (size_t i = 0; i < sizeof(bdev_backends) / sizeof(bdev_backends[0]);
-	     i++) {
-		if (strlen(bdev_backends[i].name) == nlen &&
-		    !strncmp(spec, bdev_backends[i].name, nlen)) {
-			b = bdev_backends[i].open(opts, p, err, errlen);
-			goto opened;
-		}
+	be = bdev_backend_find(spec, nlen);
+	if (be) {
+		b = be->open(opts, p, err, errlen);
+		goto opened;
 	}
 	/* A bare path (no backend name) is a file or device for aio. */
 	if (strchr(spec, '/') || access(spec, F_OK) == 0) {

@@ -164,6 +164,12 @@ bool bdev_is_zero_region(const void *p);
 int bdev_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 		    bool *mapped);
 
+/* The option table of the backend called name ("null", "delay", ...;
+ * NULL when there is none such): its keys with their types and help, for
+ * listings, and for writing options back out (backend/bdev_opts.h). */
+struct bdev_opts_def;
+const struct bdev_opts_def *bdev_backend_opts(const char *name);
+
 /* Backend constructors, used by bdev_open. */
 struct bdev *bdev_aio_open(const char *opts, const struct bdev_params *p,
 			   char *err, size_t errlen);

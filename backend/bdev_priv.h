@@ -32,6 +32,22 @@ int bdev_parse_size(const char *s, uint64_t *out);
 int bdev_opt_next(const char **s, char *key, size_t klen,
 		  char *val, size_t vlen);
 
+/* A backend by name, for bdev_open: its constructor and option table. */
+struct bdev_backend {
+	const char *name;
+	struct bdev *(*open)(const char *opts, const struct bdev_params *p,
+			     char *err, size_t errlen);
+	const struct bdev_opts_def *opts;
+};
+
+/* The backend called name[0..len); NULL when there is none. */
+const struct bdev_backend *bdev_backend_find(const char *name, size_t len);
+
+/* Each backend's option table, defined next to its constructor. */
+extern const struct bdev_opts_def bdev_aio_opts, bdev_null_opts,
+	bdev_ram_opts, bdev_delay_opts, bdev_fault_opts, bdev_cache_opts,
+	bdev_rbd_opts;
+
 /*
  * A completion list drained by a deferred call: lets a backend that
  * finishes I/O synchronously still complete it on the next pass, like a

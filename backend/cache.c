@@ -28,11 +28,13 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "backend/bdev_priv.h"
 #include "backend/wrap.h"
+#include "tcq/compiler.h"
 #include "tcq/log.h"
 
 #define CH_BLOCKS 64
@@ -55,6 +57,10 @@ struct chunk {
 
 struct cache_q;
 
+struct cache_opts {
+	uint64_t writeback_ms;	/* 0: only flushes and FUA write back */
+};
+
 struct cache {
 	struct bdev *base;	/* first: wrap_lba_status */
 	pthread_mutex_t lock;
@@ -72,8 +78,7 @@ struct cache {
 	bool fl_running, fl_base;
 	int fl_remaining, fl_error;
 	struct bdev_io fl_io;
-	/* background write-back */
-	uint64_t wb_ms;
+	struct cache_opts o;	/* background write-back */
 	struct cache_q *home;
 	struct reactor_timer wb_timer;
 };
@@ -657,7 +662,7 @@ static void wb_tick(struct reactor_timer *t)
 {
 	struct cache *c = t->arg;
 	struct cache_q *cq = c->home;
-	uint64_t now = reactor_now_ns(), age = c->wb_ms * 1000000ull;
+	uint64_t now = reactor_now_ns(), age = c->o.writeback_ms * 1000000ull;
 	struct list_node *pos;
 
 	pthread_mutex_lock(&c->lock);
@@ -669,7 +674,7 @@ static void wb_tick(struct reactor_timer *t)
 				cache_wb_start(cq, ch);
 		}
 	pthread_mutex_unlock(&c->lock);
-	reactor_timer_arm(cq->q->reactor, &c->wb_timer, c->wb_ms);
+	reactor_timer_arm(cq->q->reactor, &c->wb_timer, c->o.writeback_ms);
 }
 
 /* ---- crash ------------------------------------------------------------- */
@@ -771,8 +776,9 @@ static int cache_queue_init(struct bdev *b, struct bdev_queue *q)
 	pthread_mutex_lock(&c->lock);
 	if (!c->home) {
 		c->home = cq;
-		if (c->wb_ms)
-			reactor_timer_arm(q->reactor, &c->wb_timer, c->wb_ms);
+		if (c->o.writeback_ms)
+			reactor_timer_arm(q->reactor, &c->wb_timer,
+					  c->o.writeback_ms);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return 0;
@@ -818,48 +824,34 @@ static const struct bdev_ops cache_ops = {
 	.lba_status = wrap_lba_status,
 };
 
+static const struct cache_opts cache_defaults;
+
+static const struct bdev_opt cache_keys[] = {
+	{ .key = "writeback", .type = BDEV_OPT_UINT, .max = 86400000,
+	  .offset = offsetof(struct cache_opts, writeback_ms),
+	  .help = "write back blocks dirty this many milliseconds (0: only "
+		  "flushes and FUA writes do)" },
+};
+
+const struct bdev_opts_def bdev_cache_opts = {
+	.backend = "cache", .opts = cache_keys,
+	.nopts = ARRAY_SIZE(cache_keys), .size = sizeof(struct cache_opts),
+	.defaults = &cache_defaults, .wraps = true,
+};
+
 struct bdev *bdev_cache_open(const char *opts, const struct bdev_params *p,
 			     char *err, size_t errlen)
 {
-	struct cache *c = calloc(1, sizeof(*c));
-	char key[32], val[64], *own = NULL, *end;
-	const char *basespec, *o;
-	struct bdev *b;
+	struct bdev *b = wrap_open(&cache_ops, &bdev_cache_opts,
+				   sizeof(struct cache),
+				   offsetof(struct cache, o), opts, p, err,
+				   errlen);
+	struct cache *c;
 	uint64_t nchunks;
-	int rc;
 
-	if (!c || wrap_split(opts, &own, &basespec) < 0) {
-		snprintf(err, errlen, "out of memory");
-		free(c);
-		return NULL;
-	}
-	o = own;
-	while ((rc = bdev_opt_next(&o, key, sizeof(key), val,
-				   sizeof(val))) > 0) {
-		if (!strcmp(key, "writeback")) {
-			errno = 0;
-			c->wb_ms = strtoull(val, &end, 10);
-			if (errno || *end || end == val ||
-			    c->wb_ms > 86400000) {
-				snprintf(err, errlen, "cache: bad writeback '%s'",
-					 val);
-				goto fail;
-			}
-		} else {
-			snprintf(err, errlen, "cache: unknown option '%s'", key);
-			goto fail;
-		}
-	}
-	if (rc < 0) {
-		snprintf(err, errlen, "cache: malformed options");
-		goto fail;
-	}
-	free(own);
-	own = NULL;
-	b = wrap_alloc(&cache_ops, "cache", basespec, p, &c->base, err,
-		       errlen);
 	if (!b)
-		goto fail;
+		return NULL;
+	c = b->priv;
 	c->bs = b->block_size;
 	nchunks = (b->size / c->bs + CH_BLOCKS - 1) / CH_BLOCKS;
 	c->ntop = (nchunks + PAGE_CHUNKS - 1) / PAGE_CHUNKS;
@@ -867,8 +859,8 @@ struct bdev *bdev_cache_open(const char *opts, const struct bdev_params *p,
 	if (!c->table) {
 		snprintf(err, errlen, "out of memory");
 		bdev_close(c->base);
-		bdev_free(b);
 		free(c);
+		bdev_free(b);
 		return NULL;
 	}
 	pthread_mutex_init(&c->lock, NULL);
@@ -879,10 +871,5 @@ struct bdev *bdev_cache_open(const char *opts, const struct bdev_params *p,
 	list_init(&c->fl_active);
 	list_init(&c->fl_next);
 	reactor_timer_init(&c->wb_timer, wb_tick, c);
-	b->priv = c;
 	return b;
-fail:
-	free(own);
-	free(c);
-	return NULL;
 }

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,16 +22,21 @@
 #include <sys/timerfd.h>
 #include "backend/bdev_priv.h"
 #include "backend/wrap.h"
+#include "tcq/compiler.h"
 #include "tcq/log.h"
 
 enum delay_dist { DIST_FIXED, DIST_UNIFORM, DIST_EXP };
 
+struct delay_opts {
+	uint64_t latency_ns;
+	int dist;		/* enum delay_dist */
+	uint64_t parallel;
+	uint64_t seed;
+};
+
 struct delay {
 	struct bdev *base;	/* first: wrap_lba_status */
-	uint64_t latency_ns;
-	enum delay_dist dist;
-	uint32_t parallel;
-	uint64_t seed;
+	struct delay_opts o;
 };
 
 struct delay_q {
@@ -137,17 +143,17 @@ static uint64_t delay_sample(struct delay_q *dq)
 	const struct delay *d = dq->d;
 	double u;
 
-	switch (d->dist) {
+	switch (d->o.dist) {
 	case DIST_UNIFORM:
 		return (uint64_t)(wrap_rand01(&dq->rng) * 2.0 *
-				  (double)d->latency_ns);
+				  (double)d->o.latency_ns);
 	case DIST_EXP:
 		u = wrap_rand01(&dq->rng);
-		return (uint64_t)(-log(1.0 - u) * (double)d->latency_ns);
+		return (uint64_t)(-log(1.0 - u) * (double)d->o.latency_ns);
 	case DIST_FIXED:
 		break;
 	}
-	return d->latency_ns;
+	return d->o.latency_ns;
 }
 
 static void delay_start(struct delay_q *dq, struct bdev_io *io);
@@ -229,7 +235,7 @@ static void delay_timer(struct reactor *r, uint32_t events, void *arg)
 static void delay_submit(struct bdev_queue *q, struct bdev_io *io)
 {
 	struct delay_q *dq = q->priv;
-	uint32_t par = dq->d->parallel;
+	uint64_t par = dq->d->o.parallel;
 
 	if (par && (dq->busy >= par || !list_empty(&dq->waiting))) {
 		list_add_tail(&io->node, &dq->waiting);
@@ -273,7 +279,7 @@ static int delay_queue_init(struct bdev *b, struct bdev_queue *q)
 	wrap_pool_init(&dq->pool);
 	bdev_cq_init(&dq->errs, q->reactor, true);
 	list_init(&dq->waiting);
-	dq->rng = d->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(q->reactor->index + 1));
+	dq->rng = d->o.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(q->reactor->index + 1));
 	q->priv = dq;
 	dq->bq = bdev_queue_get(d->base, q->reactor);
 	if (!dq->bq)
@@ -315,80 +321,39 @@ static const struct bdev_ops delay_ops = {
 	.lba_status = wrap_lba_status,
 };
 
-static int delay_parse(struct delay *d, const char *opts, char *err,
-		       size_t errlen)
-{
-	char key[32], val[64], *end;
-	int rc;
+static const struct delay_opts delay_defaults = {
+	.latency_ns = 1000000, .dist = DIST_FIXED, .parallel = 0, .seed = 1,
+};
 
-	while ((rc = bdev_opt_next(&opts, key, sizeof(key), val,
-				   sizeof(val))) > 0) {
-		if (!strcmp(key, "latency")) {
-			if (wrap_parse_time_ns(val, &d->latency_ns) < 0)
-				goto bad;
-		} else if (!strcmp(key, "dist")) {
-			if (!strcmp(val, "fixed"))
-				d->dist = DIST_FIXED;
-			else if (!strcmp(val, "uniform"))
-				d->dist = DIST_UNIFORM;
-			else if (!strcmp(val, "exp"))
-				d->dist = DIST_EXP;
-			else
-				goto bad;
-		} else if (!strcmp(key, "parallel")) {
-			unsigned long v;
+static const struct bdev_opt_word delay_dists[] = {
+	{ "fixed", DIST_FIXED }, { "uniform", DIST_UNIFORM },
+	{ "exp", DIST_EXP }, { NULL, 0 },
+};
 
-			errno = 0;
-			v = strtoul(val, &end, 10);
-			if (errno || *end || end == val || v > 1u << 20)
-				goto bad;
-			d->parallel = (uint32_t)v;
-		} else if (!strcmp(key, "seed")) {
-			errno = 0;
-			d->seed = strtoull(val, &end, 0);
-			if (errno || *end || end == val)
-				goto bad;
-		} else {
-			snprintf(err, errlen, "delay: unknown option '%s'", key);
-			return -1;
-		}
-	}
-	if (rc < 0) {
-		snprintf(err, errlen, "delay: malformed options");
-		return -1;
-	}
-	return 0;
-bad:
-	snprintf(err, errlen, "delay: bad %s '%s'", key, val);
-	return -1;
-}
+static const struct bdev_opt delay_keys[] = {
+	{ .key = "latency", .type = BDEV_OPT_TIME,
+	  .offset = offsetof(struct delay_opts, latency_ns),
+	  .help = "mean service time (default 1ms)" },
+	{ .key = "dist", .type = BDEV_OPT_ENUM, .words = delay_dists,
+	  .offset = offsetof(struct delay_opts, dist),
+	  .help = "fixed latency, uniform in [0, 2*latency], or exponential" },
+	{ .key = "parallel", .type = BDEV_OPT_UINT, .max = 1u << 20,
+	  .offset = offsetof(struct delay_opts, parallel),
+	  .help = "I/Os in service per queue at most (0: no bound)" },
+	{ .key = "seed", .type = BDEV_OPT_UINT, .flags = BDEV_OPT_ANY_BASE,
+	  .offset = offsetof(struct delay_opts, seed),
+	  .help = "PRNG seed (each reactor queue derives its own)" },
+};
+
+const struct bdev_opts_def bdev_delay_opts = {
+	.backend = "delay", .opts = delay_keys,
+	.nopts = ARRAY_SIZE(delay_keys), .size = sizeof(struct delay_opts),
+	.defaults = &delay_defaults, .wraps = true,
+};
 
 struct bdev *bdev_delay_open(const char *opts, const struct bdev_params *p,
 			     char *err, size_t errlen)
 {
-	struct delay *d = calloc(1, sizeof(*d));
-	const char *basespec;
-	char *own = NULL;
-	struct bdev *b;
-
-	if (!d || wrap_split(opts, &own, &basespec) < 0) {
-		snprintf(err, errlen, "out of memory");
-		free(d);
-		return NULL;
-	}
-	d->latency_ns = 1000000;
-	d->seed = 1;
-	if (delay_parse(d, own, err, errlen) < 0) {
-		free(own);
-		free(d);
-		return NULL;
-	}
-	free(own);
-	b = wrap_alloc(&delay_ops, "delay", basespec, p, &d->base, err, errlen);
-	if (!b) {
-		free(d);
-		return NULL;
-	}
-	b->priv = d;
-	return b;
+	return wrap_open(&delay_ops, &bdev_delay_opts, sizeof(struct delay),
+			 offsetof(struct delay, o), opts, p, err, errlen);
 }

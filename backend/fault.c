@@ -15,11 +15,13 @@
  * A failed I/O never reaches the base: a failed write changes nothing.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "backend/bdev_priv.h"
 #include "backend/wrap.h"
+#include "tcq/compiler.h"
 
 #define FAULT_MAX_RANGES 64
 
@@ -31,14 +33,22 @@ struct fault_range {
 	uint64_t first, last;	/* blocks, inclusive */
 };
 
-struct fault {
-	struct bdev *base;	/* first: wrap_lba_status */
-	struct fault_range ranges[FAULT_MAX_RANGES];
-	int nranges;
+struct fault_ranges {
+	struct fault_range r[FAULT_MAX_RANGES];
+	int n;
+};
+
+struct fault_opts {
+	struct fault_ranges lba;
 	double rate;
 	int error;		/* -EIO or -ENOSPC */
-	unsigned ops;
+	int ops;		/* FOPS_* */
 	uint64_t seed;
+};
+
+struct fault {
+	struct bdev *base;	/* first: wrap_lba_status */
+	struct fault_opts o;
 };
 
 struct fault_q {
@@ -68,18 +78,18 @@ static unsigned fault_class(enum bdev_op op)
 
 static bool fault_hit(struct fault_q *fq, const struct bdev_io *io)
 {
-	const struct fault *f = fq->f;
+	const struct fault_opts *f = &fq->f->o;
 	uint32_t bs = fq->bq->bdev->block_size;
 
-	if (!(fault_class(io->op) & f->ops))
+	if (!(fault_class(io->op) & (unsigned)f->ops))
 		return false;
 	if (io->op != BDEV_FLUSH && io->len) {
 		uint64_t first = io->offset / bs;
 		uint64_t last = (io->offset + io->len - 1) / bs;
 
-		for (int i = 0; i < f->nranges; i++)
-			if (first <= f->ranges[i].last &&
-			    last >= f->ranges[i].first)
+		for (int i = 0; i < f->lba.n; i++)
+			if (first <= f->lba.r[i].last &&
+			    last >= f->lba.r[i].first)
 				return true;
 	}
 	return f->rate > 0 && wrap_rand01(&fq->rng) < f->rate;
@@ -101,7 +111,7 @@ static void fault_submit(struct bdev_queue *q, struct bdev_io *io)
 	struct wrap_io *w;
 
 	if (fault_hit(fq, io)) {
-		bdev_cq_push(&fq->failed, io, fq->f->error);
+		bdev_cq_push(&fq->failed, io, fq->f->o.error);
 		return;
 	}
 	w = wrap_io_get(&fq->pool);
@@ -142,7 +152,7 @@ static int fault_queue_init(struct bdev *b, struct bdev_queue *q)
 	fq->f = f;
 	wrap_pool_init(&fq->pool);
 	bdev_cq_init(&fq->failed, q->reactor, true);
-	fq->rng = f->seed ^ (0xd1b54a32d192ed03ull * (uint64_t)(q->reactor->index + 1));
+	fq->rng = f->o.seed ^ (0xd1b54a32d192ed03ull * (uint64_t)(q->reactor->index + 1));
 	q->priv = fq;
 	fq->bq = bdev_queue_get(f->base, q->reactor);
 	if (!fq->bq) {
@@ -172,9 +182,11 @@ static const struct bdev_ops fault_ops = {
 	.lba_status = wrap_lba_status,
 };
 
-/* "A-B;C;D-E" appended to f->ranges. */
-static int fault_parse_ranges(struct fault *f, const char *s)
+/* "A-B;C;D-E" appended to the ranges (the key may come again). */
+static int fault_parse_ranges(const char *s, void *field)
 {
+	struct fault_ranges *lr = field;
+
 	while (*s) {
 		unsigned long long a, b;
 		char *end;
@@ -190,11 +202,11 @@ static int fault_parse_ranges(struct fault *f, const char *s)
 				return -1;
 			b = strtoull(s, &end, 0);
 		}
-		if (errno || b < a || f->nranges == FAULT_MAX_RANGES)
+		if (errno || b < a || lr->n == FAULT_MAX_RANGES)
 			return -1;
-		f->ranges[f->nranges].first = a;
-		f->ranges[f->nranges].last = b;
-		f->nranges++;
+		lr->r[lr->n].first = a;
+		lr->r[lr->n].last = b;
+		lr->n++;
 		if (*end == ';')
 			end++;
 		else if (*end)
@@ -204,86 +216,72 @@ static int fault_parse_ranges(struct fault *f, const char *s)
 	return 0;
 }
 
-static int fault_parse(struct fault *f, const char *opts, char *err,
-		       size_t errlen)
+static int fault_format_ranges(const void *field, char *buf, size_t len)
 {
-	char key[32], val[512], *end;
-	int rc;
+	const struct fault_ranges *lr = field;
+	size_t n = 0;
 
-	while ((rc = bdev_opt_next(&opts, key, sizeof(key), val,
-				   sizeof(val))) > 0) {
-		if (!strcmp(key, "lba")) {
-			if (fault_parse_ranges(f, val) < 0)
-				goto bad;
-		} else if (!strcmp(key, "rate")) {
-			errno = 0;
-			f->rate = strtod(val, &end);
-			if (errno || *end || end == val || !(f->rate >= 0) ||
-			    f->rate > 1)
-				goto bad;
-		} else if (!strcmp(key, "error")) {
-			if (!strcmp(val, "eio"))
-				f->error = -EIO;
-			else if (!strcmp(val, "enospc"))
-				f->error = -ENOSPC;
-			else
-				goto bad;
-		} else if (!strcmp(key, "ops")) {
-			if (!strcmp(val, "read"))
-				f->ops = FOPS_READ;
-			else if (!strcmp(val, "write"))
-				f->ops = FOPS_WRITE;
-			else if (!strcmp(val, "all"))
-				f->ops = FOPS_READ | FOPS_WRITE | FOPS_FLUSH;
-			else
-				goto bad;
-		} else if (!strcmp(key, "seed")) {
-			errno = 0;
-			f->seed = strtoull(val, &end, 0);
-			if (errno || *end || end == val)
-				goto bad;
-		} else {
-			snprintf(err, errlen, "fault: unknown option '%s'", key);
-			return -1;
-		}
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < lr->n; i++) {
+		const struct fault_range *r = &lr->r[i];
+		size_t room = n < len ? len - n : 0;
+		char *at = room ? buf + n : NULL;
+		int k = r->first == r->last ?
+			snprintf(at, room, "%s%llu", i ? ";" : "",
+				 (unsigned long long)r->first) :
+			snprintf(at, room, "%s%llu-%llu", i ? ";" : "",
+				 (unsigned long long)r->first,
+				 (unsigned long long)r->last);
+
+		n += (size_t)k;
 	}
-	if (rc < 0) {
-		snprintf(err, errlen, "fault: malformed options");
-		return -1;
-	}
-	return 0;
-bad:
-	snprintf(err, errlen, "fault: bad %s '%s'", key, val);
-	return -1;
+	return (int)n;
 }
+
+static const struct fault_opts fault_defaults = {
+	.error = -EIO, .ops = FOPS_READ | FOPS_WRITE | FOPS_FLUSH, .seed = 1,
+};
+
+static const struct bdev_opt_word fault_errors[] = {
+	{ "eio", -EIO }, { "enospc", -ENOSPC }, { NULL, 0 },
+};
+
+static const struct bdev_opt_word fault_op_classes[] = {
+	{ "read", FOPS_READ }, { "write", FOPS_WRITE },
+	{ "all", FOPS_READ | FOPS_WRITE | FOPS_FLUSH }, { NULL, 0 },
+};
+
+static const struct bdev_opt fault_keys[] = {
+	{ .key = "lba", .type = BDEV_OPT_CUSTOM, .flags = BDEV_OPT_REPEAT,
+	  .parse = fault_parse_ranges, .format = fault_format_ranges,
+	  .syntax = "START[-END][;...]",
+	  .offset = offsetof(struct fault_opts, lba),
+	  .help = "fail I/O touching these blocks (inclusive ranges)" },
+	{ .key = "rate", .type = BDEV_OPT_REAL, .fmin = 0, .fmax = 1,
+	  .offset = offsetof(struct fault_opts, rate),
+	  .help = "also fail this share of I/Os at random" },
+	{ .key = "error", .type = BDEV_OPT_ENUM, .words = fault_errors,
+	  .offset = offsetof(struct fault_opts, error),
+	  .help = "MEDIUM ERROR (eio) or SPACE ALLOCATION FAILED (enospc)" },
+	{ .key = "ops", .type = BDEV_OPT_ENUM, .words = fault_op_classes,
+	  .offset = offsetof(struct fault_opts, ops),
+	  .help = "which I/Os may fail (write: also WRITE ZEROES and UNMAP; "
+		  "all: also SYNCHRONIZE CACHE)" },
+	{ .key = "seed", .type = BDEV_OPT_UINT, .flags = BDEV_OPT_ANY_BASE,
+	  .offset = offsetof(struct fault_opts, seed),
+	  .help = "PRNG seed for rate=" },
+};
+
+const struct bdev_opts_def bdev_fault_opts = {
+	.backend = "fault", .opts = fault_keys,
+	.nopts = ARRAY_SIZE(fault_keys), .size = sizeof(struct fault_opts),
+	.defaults = &fault_defaults, .wraps = true,
+};
 
 struct bdev *bdev_fault_open(const char *opts, const struct bdev_params *p,
 			     char *err, size_t errlen)
 {
-	struct fault *f = calloc(1, sizeof(*f));
-	const char *basespec;
-	char *own = NULL;
-	struct bdev *b;
-
-	if (!f || wrap_split(opts, &own, &basespec) < 0) {
-		snprintf(err, errlen, "out of memory");
-		free(f);
-		return NULL;
-	}
-	f->error = -EIO;
-	f->ops = FOPS_READ | FOPS_WRITE | FOPS_FLUSH;
-	f->seed = 1;
-	if (fault_parse(f, own, err, errlen) < 0) {
-		free(own);
-		free(f);
-		return NULL;
-	}
-	free(own);
-	b = wrap_alloc(&fault_ops, "fault", basespec, p, &f->base, err, errlen);
-	if (!b) {
-		free(f);
-		return NULL;
-	}
-	b->priv = f;
-	return b;
+	return wrap_open(&fault_ops, &bdev_fault_opts, sizeof(struct fault),
+			 offsetof(struct fault, o), opts, p, err, errlen);
 }

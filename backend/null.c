@@ -4,11 +4,12 @@
  * real device. Useful to measure the target without storage cost.
  * Options: size=N[KMGT] (default 1 GiB, or params->size).
  */
-#include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "backend/bdev.h"
 #include "backend/bdev_priv.h"
+#include "tcq/compiler.h"
 
 static int null_queue_init(struct bdev *b, struct bdev_queue *q)
 {
@@ -43,30 +44,33 @@ static const struct bdev_ops null_ops = {
 	.submit = null_submit,
 };
 
+struct null_opts {
+	uint64_t size;		/* 0: the LUN's size, else 1 GiB */
+};
+
+static const struct null_opts null_defaults;
+
+static const struct bdev_opt null_keys[] = {
+	{ .key = "size", .type = BDEV_OPT_SIZE, .min = 1,
+	  .offset = offsetof(struct null_opts, size),
+	  .help = "capacity (default: the LUN's size, else 1 GiB)" },
+};
+
+const struct bdev_opts_def bdev_null_opts = {
+	.backend = "null", .opts = null_keys, .nopts = ARRAY_SIZE(null_keys),
+	.size = sizeof(struct null_opts), .defaults = &null_defaults,
+};
+
 struct bdev *bdev_null_open(const char *opts, const struct bdev_params *p,
 			    char *err, size_t errlen)
 {
-	uint64_t size = p->size ? p->size : (1ull << 30);
-	char key[32], val[64];
+	struct null_opts o = null_defaults;
+	uint64_t size;
 	struct bdev *b;
-	int rc;
 
-	while ((rc = bdev_opt_next(&opts, key, sizeof(key), val,
-				   sizeof(val))) > 0) {
-		if (!strcmp(key, "size")) {
-			if (bdev_parse_size(val, &size) < 0) {
-				snprintf(err, errlen, "null: bad size '%s'", val);
-				return NULL;
-			}
-		} else {
-			snprintf(err, errlen, "null: unknown option '%s'", key);
-			return NULL;
-		}
-	}
-	if (rc < 0) {
-		snprintf(err, errlen, "null: malformed options");
+	if (bdev_opts_parse(&bdev_null_opts, opts, &o, NULL, err, errlen) < 0)
 		return NULL;
-	}
+	size = o.size ? o.size : p->size ? p->size : (1ull << 30);
 	b = bdev_alloc(&null_ops, p, size, err, errlen);
 	if (b)
 		b->thin = true;	/* discards are free and read back zeros */

@@ -5,12 +5,14 @@
  * (required here or through params->size).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "backend/bdev.h"
 #include "backend/bdev_priv.h"
+#include "tcq/compiler.h"
 
 #define RAM_PAGE 4096ull
 
@@ -89,31 +91,34 @@ static const struct bdev_ops ram_ops = {
 	.close = ram_close,
 };
 
+struct ram_opts {
+	uint64_t size;		/* 0: the LUN's size */
+};
+
+static const struct ram_opts ram_defaults;
+
+static const struct bdev_opt ram_keys[] = {
+	{ .key = "size", .type = BDEV_OPT_SIZE, .min = 1,
+	  .offset = offsetof(struct ram_opts, size),
+	  .help = "capacity (default: the LUN's size; one is needed)" },
+};
+
+const struct bdev_opts_def bdev_ram_opts = {
+	.backend = "ram", .opts = ram_keys, .nopts = ARRAY_SIZE(ram_keys),
+	.size = sizeof(struct ram_opts), .defaults = &ram_defaults,
+};
+
 struct bdev *bdev_ram_open(const char *opts, const struct bdev_params *p,
 			   char *err, size_t errlen)
 {
-	uint64_t size = p->size;
-	char key[32], val[64];
+	struct ram_opts o = ram_defaults;
+	uint64_t size;
 	struct bdev *b;
 	void *mem;
-	int rc;
 
-	while ((rc = bdev_opt_next(&opts, key, sizeof(key), val,
-				   sizeof(val))) > 0) {
-		if (!strcmp(key, "size")) {
-			if (bdev_parse_size(val, &size) < 0) {
-				snprintf(err, errlen, "ram: bad size '%s'", val);
-				return NULL;
-			}
-		} else {
-			snprintf(err, errlen, "ram: unknown option '%s'", key);
-			return NULL;
-		}
-	}
-	if (rc < 0) {
-		snprintf(err, errlen, "ram: malformed options");
+	if (bdev_opts_parse(&bdev_ram_opts, opts, &o, NULL, err, errlen) < 0)
 		return NULL;
-	}
+	size = o.size ? o.size : p->size;
 	if (!size) {
 		snprintf(err, errlen, "ram: a size is required (ram:size=N)");
 		return NULL;

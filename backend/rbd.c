@@ -62,14 +62,69 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include "backend/bdev.h"
 #include "backend/bdev_priv.h"
+#include "tcq/compiler.h"
+
+/* The options, known with or without librbd (they list and write back
+ * out all the same). */
+struct rbd_opts {
+	char pool[128], image[256], conf[512], id[128];
+	uint64_t timeout;	/* seconds */
+	int cache;		/* cache=writeback: librbd caches writes */
+};
+
+static const struct rbd_opts rbd_defaults = {
+	.pool = "rbd", .id = "admin", .timeout = 30,
+};
+
+static const struct bdev_opt_word rbd_cache_modes[] = {
+	{ "none", 0 }, { "writeback", 1 }, { NULL, 0 },
+};
+
+static const struct bdev_opt rbd_keys[] = {
+	{ .key = "pool", .type = BDEV_OPT_STRING,
+	  .len = sizeof(rbd_defaults.pool),
+	  .offset = offsetof(struct rbd_opts, pool),
+	  .help = "RADOS pool of the image (default rbd)" },
+	{ .key = "image", .type = BDEV_OPT_STRING, .flags = BDEV_OPT_REQUIRED,
+	  .len = sizeof(rbd_defaults.image),
+	  .offset = offsetof(struct rbd_opts, image),
+	  .help = "the RBD image" },
+	{ .key = "conf", .type = BDEV_OPT_STRING,
+	  .len = sizeof(rbd_defaults.conf),
+	  .offset = offsetof(struct rbd_opts, conf),
+	  .help = "Ceph configuration file (default: librados' search, "
+		  "CEPH_CONF)" },
+	{ .key = "id", .type = BDEV_OPT_STRING,
+	  .len = sizeof(rbd_defaults.id),
+	  .offset = offsetof(struct rbd_opts, id),
+	  .help = "client name without 'client.' (default admin)" },
+	{ .key = "timeout", .type = BDEV_OPT_UINT, .min = 1, .max = 3600,
+	  .offset = offsetof(struct rbd_opts, timeout),
+	  .help = "seconds before an unanswered operation fails (default 30)" },
+	{ .key = "cache", .type = BDEV_OPT_ENUM, .words = rbd_cache_modes,
+	  .offset = offsetof(struct rbd_opts, cache),
+	  .help = "librbd's cache: none (write-through) or writeback (one "
+		  "gateway only)" },
+};
+
+const struct bdev_opts_def bdev_rbd_opts = {
+	.backend = "rbd", .opts = rbd_keys, .nopts = ARRAY_SIZE(rbd_keys),
+	.size = sizeof(struct rbd_opts), .defaults = &rbd_defaults,
+};
 
 #ifndef HAVE_LIBRBD
 
 struct bdev *bdev_rbd_open(const char *opts, const struct bdev_params *p,
 			   char *err, size_t errlen)
 {
+	struct rbd_opts o = rbd_defaults;
+
+	/* A bad option names itself in this build too. */
+	if (bdev_opts_parse(&bdev_rbd_opts, opts, &o, NULL, err, errlen) < 0)
+		return NULL;
 	snprintf(err, errlen,
 		 "rbd: tcq was built without librbd (install librbd-dev and "
 		 "librados-dev, then re-run configure)");
@@ -92,7 +147,6 @@ int bdev_rbd_cluster(struct bdev *b, void **cluster, const char **name)
 #include "tcq/log.h"
 
 #define RBD_NSLOTS 256		/* I/Os in flight per queue before overflow */
-#define RBD_DEFAULT_TIMEOUT 30
 #define RBD_CAW_MAX 512		/* librbd 16.2: one sector per compare */
 
 enum rbd_stage {
@@ -495,80 +549,6 @@ static const struct bdev_ops rbd_ops = {
 	.close = rbd_close_dev,
 };
 
-struct rbd_opts {
-	char pool[128], image[256], conf[512], id[128];
-	unsigned timeout;
-	bool cache;		/* cache=writeback */
-};
-
-static int rbd_parse(const char *opts, struct rbd_opts *o, char *err,
-		     size_t errlen)
-{
-	char key[32], val[512];
-	int rc;
-
-	snprintf(o->pool, sizeof(o->pool), "rbd");
-	snprintf(o->id, sizeof(o->id), "admin");
-	o->timeout = RBD_DEFAULT_TIMEOUT;
-	while ((rc = bdev_opt_next(&opts, key, sizeof(key), val,
-				   sizeof(val))) > 0) {
-		char *dst = NULL, *end;
-		size_t dlen = 0;
-
-		if (!strcmp(key, "pool")) {
-			dst = o->pool;
-			dlen = sizeof(o->pool);
-		} else if (!strcmp(key, "image")) {
-			dst = o->image;
-			dlen = sizeof(o->image);
-		} else if (!strcmp(key, "conf")) {
-			dst = o->conf;
-			dlen = sizeof(o->conf);
-		} else if (!strcmp(key, "id")) {
-			dst = o->id;
-			dlen = sizeof(o->id);
-		} else if (!strcmp(key, "timeout")) {
-			unsigned long v = strtoul(val, &end, 10);
-
-			if (!*val || *end || v < 1 || v > 3600) {
-				snprintf(err, errlen, "rbd: timeout '%s': "
-					 "seconds, 1..3600", val);
-				return -1;
-			}
-			o->timeout = (unsigned)v;
-			continue;
-		} else if (!strcmp(key, "cache")) {
-			if (strcmp(val, "none") && strcmp(val, "writeback")) {
-				snprintf(err, errlen, "rbd: cache '%s': none "
-					 "or writeback", val);
-				return -1;
-			}
-			o->cache = !strcmp(val, "writeback");
-			continue;
-		} else {
-			snprintf(err, errlen, "rbd: unknown option '%s' "
-				 "(expected pool, image, conf, id, timeout, "
-				 "cache)", key);
-			return -1;
-		}
-		if (!*val || strlen(val) >= dlen) {
-			snprintf(err, errlen, "rbd: %s: empty or too long", key);
-			return -1;
-		}
-		snprintf(dst, dlen, "%s", val);
-	}
-	if (rc < 0) {
-		snprintf(err, errlen, "rbd: malformed options (expected "
-			 "pool=P,image=I[,conf=PATH][,id=CLIENT])");
-		return -1;
-	}
-	if (!o->image[0]) {
-		snprintf(err, errlen, "rbd: image= is required");
-		return -1;
-	}
-	return 0;
-}
-
 /* Connects and opens the image; fills dev, or writes err. */
 static int rbd_connect(struct rbd_dev *dev, const struct rbd_opts *o,
 		       bool read_only, char *err, size_t errlen)
@@ -595,7 +575,7 @@ static int rbd_connect(struct rbd_dev *dev, const struct rbd_opts *o,
 		return -1;
 	}
 	rados_conf_parse_env(dev->cluster, NULL);	/* CEPH_ARGS */
-	snprintf(tmo, sizeof(tmo), "%u", o->timeout);
+	snprintf(tmo, sizeof(tmo), "%llu", (unsigned long long)o->timeout);
 	for (size_t i = 0; i < sizeof(tmo_keys) / sizeof(tmo_keys[0]); i++) {
 		rc = rados_conf_set(dev->cluster, tmo_keys[i], tmo);
 		if (rc < 0) {
@@ -664,8 +644,8 @@ struct bdev *bdev_rbd_open(const char *opts, const struct bdev_params *p,
 	struct bdev *b;
 	sigset_t all, old;
 
-	memset(&o, 0, sizeof(o));
-	if (rbd_parse(opts, &o, err, errlen) < 0)
+	o = rbd_defaults;
+	if (bdev_opts_parse(&bdev_rbd_opts, opts, &o, NULL, err, errlen) < 0)
 		return NULL;
 	/* librados starts its threads here, maybe before the daemon blocks
 	 * SIGTERM for its signalfd: they must not take process signals. */

@@ -48,30 +48,12 @@ void wrap_pool_fini(struct wrap_pool *p)
 	}
 }
 
-int wrap_split(const char *opts, char **own, const char **base)
-{
-	const char *p = opts;
-	size_t n;
-
-	*base = "";
-	for (;;) {
-		if (!strncmp(p, "base=", 5)) {
-			*base = p + 5;
-			break;
-		}
-		p = strchr(p, ',');
-		if (!p)
-			break;
-		p++;
-	}
-	n = (**base) ? (size_t)(*base - 5 - opts) : strlen(opts);
-	*own = strndup(opts, n);
-	return *own ? 0 : -1;
-}
-
-struct bdev *wrap_alloc(const struct bdev_ops *ops, const char *name,
-			const char *basespec, const struct bdev_params *p,
-			struct bdev **basep, char *err, size_t errlen)
+/* Opens base and allocates the wrapper bdev over it with the base's
+ * geometry and flags. On failure closes base, returns NULL. */
+static struct bdev *wrap_alloc(const struct bdev_ops *ops, const char *name,
+			       const char *basespec,
+			       const struct bdev_params *p,
+			       struct bdev **basep, char *err, size_t errlen)
 {
 	struct bdev_params bp = *p;
 	struct bdev *base, *b;
@@ -97,6 +79,35 @@ struct bdev *wrap_alloc(const struct bdev_ops *ops, const char *name,
 	return b;
 }
 
+struct bdev *wrap_open(const struct bdev_ops *ops,
+			const struct bdev_opts_def *def, size_t priv_size,
+			size_t opts_off, const char *opts,
+			const struct bdev_params *p, char *err, size_t errlen)
+{
+	char *priv = calloc(1, priv_size);
+	const char *basespec;
+	struct bdev *b;
+
+	if (!priv) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	memcpy(priv + opts_off, def->defaults, def->size);
+	if (bdev_opts_parse(def, opts, priv + opts_off, &basespec, err,
+			    errlen) < 0) {
+		free(priv);
+		return NULL;
+	}
+	b = wrap_alloc(ops, def->backend, basespec, p, (struct bdev **)priv,
+		       err, errlen);
+	if (!b) {
+		free(priv);
+		return NULL;
+	}
+	b->priv = priv;
+	return b;
+}
+
 int wrap_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 		    bool *mapped)
 {
@@ -107,26 +118,17 @@ int wrap_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 
 bool bdev_spec_uses_path(const char *spec)
 {
-	static const char *const wrappers[] = { "delay", "fault", "cache" };
-
 	for (;;) {
-		const char *colon = strchr(spec, ':'), *opts, *base;
+		const char *colon = strchr(spec, ':');
 		size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
-		bool wrapper = false;
-		char *own;
+		const struct bdev_backend *be;
 
 		if (n == 0 || (n == 3 && !strncmp(spec, "aio", 3)))
 			return true;
-		for (size_t i = 0; i < 3; i++)
-			if (strlen(wrappers[i]) == n &&
-			    !strncmp(spec, wrappers[i], n))
-				wrapper = true;
-		if (!wrapper)
+		be = bdev_backend_find(spec, n);
+		if (!be || !be->opts->wraps)
 			return false;
-		opts = colon ? colon + 1 : "";
-		if (wrap_split(opts, &own, &base) < 0)
-			return false;
-		free(own);
-		spec = base;	/* "" without base=: aio on the path */
+		/* "" without base=: aio on the path */
+		spec = bdev_opts_base(colon ? colon + 1 : "");
 	}
 }

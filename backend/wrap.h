@@ -1,8 +1,8 @@
 /*
  * Helpers for backends that wrap another backend (delay, fault, cache):
- * the "base=" option, opening the base with the LUN's parameters, a pool
- * of per-I/O wrappers (no malloc per command once warm), a seeded PRNG
- * and time parsing. Private to backend/.
+ * opening the base with the LUN's parameters, a pool of per-I/O wrappers
+ * (no malloc per command once warm) and a seeded PRNG. Their options,
+ * base= included, go through bdev_opts_parse. Private to backend/.
  *
  * Spec syntax: "NAME:opt=v,...,base=BASESPEC". base= must come last and
  * takes the rest of the string, commas included, so wrappers nest:
@@ -36,17 +36,16 @@ void wrap_io_put(struct wrap_pool *p, struct wrap_io *w);
 void wrap_pool_fini(struct wrap_pool *p);
 
 /*
- * Splits opts into the wrapper's own options (a malloc'd copy in *own)
- * and the base spec (*base points into opts; "" when absent).
- * -1 when out of memory.
+ * Opens a wrapper: its private state (priv_size bytes, zeroed, starting
+ * with the struct bdev * of its base) gets the options at opts_off, from
+ * def's defaults and opts; then the base opens with the LUN's parameters
+ * and the wrapper bdev takes the base's geometry and flags, with b->priv
+ * the state. NULL with err written (nothing left open).
  */
-int wrap_split(const char *opts, char **own, const char **base);
-
-/* Opens base and allocates the wrapper bdev over it with the base's
- * geometry and flags. On failure closes base, returns NULL. */
-struct bdev *wrap_alloc(const struct bdev_ops *ops, const char *name,
-			const char *basespec, const struct bdev_params *p,
-			struct bdev **base, char *err, size_t errlen);
+struct bdev *wrap_open(const struct bdev_ops *ops,
+		       const struct bdev_opts_def *def, size_t priv_size,
+		       size_t opts_off, const char *opts,
+		       const struct bdev_params *p, char *err, size_t errlen);
 
 /* Forwards GET LBA STATUS to the base (b->priv must start with it). */
 int wrap_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,

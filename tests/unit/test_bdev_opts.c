@@ -1,7 +1,8 @@
 /*
  * Unit tests for the backends' option parser (backend/bdev_opts.h): each
  * key type accepted and refused at its bounds, unknown, repeated and
- * malformed keys, base= nesting, and writing options back out.
+ * malformed keys, base= nesting, writing options back out, and for every
+ * real backend a bad key whose message proves its table is wired in.
  * Expected values come from the option grammar, not from the code.
  */
 #include <check.h>
@@ -433,6 +434,112 @@ START_TEST(format_exact_units)
 }
 END_TEST
 
+/* ---- the real backends ------------------------------------------------- */
+
+/* spec round-trips through backend name's table: written back as want. */
+static void backend_round_trip(const char *name, const char *spec,
+			       const char *want)
+{
+	const struct bdev_opts_def *def = bdev_backend_opts(name);
+	const char *base = NULL;
+	void *x, *y;
+	char buf[512];
+
+	ck_assert_msg(def != NULL, "%s has no table", name);
+	ck_assert_str_eq(def->backend, name);
+	x = malloc(def->size);
+	y = malloc(def->size);
+	ck_assert(x && y);
+	memcpy(x, def->defaults, def->size);
+	memcpy(y, def->defaults, def->size);
+	ck_assert_msg(!bdev_opts_parse(def, spec, x, &base, err, sizeof(err)),
+		      "%s: %s", spec, err);
+	ck_assert_int_ge(bdev_opts_format(def, x, base, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, want);
+	ck_assert_msg(!bdev_opts_parse(def, buf, y, &base, err, sizeof(err)),
+		      "%s: %s", buf, err);
+	ck_assert_msg(!memcmp(x, y, def->size), "%s: %s reads back otherwise",
+		      name, buf);
+	free(x);
+	free(y);
+}
+
+START_TEST(backend_tables_round_trip)
+{
+	backend_round_trip("null", "size=2048M", "size=2G");
+	backend_round_trip("ram", "size=1048576", "size=1M");
+	backend_round_trip("aio", "path=/srv/d.img,direct=off,rwf_dsync=no,"
+			   "aio_fsync=false",
+			   "path=/srv/d.img,direct=0,rwf_dsync=0,aio_fsync=0");
+	backend_round_trip("aio", "direct=1", "");
+	backend_round_trip("delay", "seed=0x10,latency=250us,dist=exp,"
+			   "parallel=8,base=ram:size=1M",
+			   "latency=250us,dist=exp,parallel=8,seed=16,"
+			   "base=ram:size=1M");
+	backend_round_trip("fault", "lba=0x10-31;5,lba=7,rate=0.5,"
+			   "error=enospc,ops=write,seed=9",
+			   "lba=16-31;5;7,rate=0.5,error=enospc,ops=write,"
+			   "seed=9");
+	backend_round_trip("fault", "error=eio,ops=all,base=null", "base=null");
+	backend_round_trip("cache", "writeback=5,base=aio", "writeback=5,"
+			   "base=aio");
+	backend_round_trip("rbd", "cache=writeback,timeout=3,id=gw,conf=/c,"
+			   "image=vm1,pool=p",
+			   "pool=p,image=vm1,conf=/c,id=gw,timeout=3,"
+			   "cache=writeback");
+	backend_round_trip("rbd", "pool=rbd,image=i,timeout=30,cache=none",
+			   "image=i");
+	ck_assert_ptr_null(bdev_backend_opts("bogus"));
+}
+END_TEST
+
+/* Each real backend's table is wired in: bdev_open(spec) fails with a
+ * message that starts with the backend and names the key. */
+static const struct {
+	const char *spec, *backend, *words;
+} wired[] = {
+	{ "null:size=abc", "null", "bad size 'abc'" },
+	{ "null:size=0", "null", "bad size '0'" },
+	{ "null:size=1M,size=2M", "null", "'size' given twice" },
+	{ "ram:size=1Q", "ram", "bad size '1Q'" },
+	{ "ram:bogus=1", "ram", "unknown option 'bogus'" },
+	{ "aio:direct=maybe", "aio", "bad direct 'maybe'" },
+	{ "aio:rwf_dsync=2", "aio", "bad rwf_dsync '2'" },
+	{ "aio:aio_fsync", "aio", "'aio_fsync' is not key=value" },
+	{ "aio:x=1", "aio", "unknown option 'x'" },
+	{ "delay:dist=gauss,base=ram:size=1M", "delay", "bad dist 'gauss'" },
+	{ "delay:parallel=2000000,base=ram:size=1M", "delay", "bad parallel" },
+	{ "delay:latency=1ms,latency=2ms,base=ram:size=1M", "delay",
+	  "'latency' given twice" },
+	{ "fault:ops=none,base=ram:size=1M", "fault", "bad ops 'none'" },
+	{ "fault:seed=x,base=ram:size=1M", "fault", "bad seed 'x'" },
+	{ "cache:writeback=86400001,base=ram:size=1M", "cache",
+	  "bad writeback '86400001'" },
+	/* checked before anything connects, with or without librbd */
+	{ "rbd:image=a,cache=lots", "rbd", "bad cache 'lots'" },
+	{ "rbd:image=a,id=", "rbd", "id: empty" },
+	{ "rbd:image=a,image=b", "rbd", "'image' given twice" },
+	{ "rbd:pool=p", "rbd", "image= is required" },
+	/* a wrapper's base goes through its own table */
+	{ "cache:base=fault:ops=x,base=ram:size=1M", "cache",
+	  "base: fault: bad ops 'x'" },
+};
+
+START_TEST(backend_wired)
+{
+	struct bdev_params p = { .path = "/nonexistent/tcq-opts" };
+	const char *spec = wired[_i].spec;
+	size_t n = strlen(wired[_i].backend);
+
+	err[0] = '\0';
+	ck_assert_ptr_null(bdev_open(spec, &p, err, sizeof(err)));
+	ck_assert_msg(!strncmp(err, wired[_i].backend, n) && err[n] == ':',
+		      "%s: got '%s'", spec, err);
+	ck_assert_msg(strstr(err, wired[_i].words), "%s: '%s' lacks '%s'",
+		      spec, err, wired[_i].words);
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("bdev_opts");
@@ -451,6 +558,11 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, format_defaults_empty);
 	tcase_add_test(tc, format_round_trip);
 	tcase_add_test(tc, format_exact_units);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("backends");
+	tcase_add_test(tc, backend_tables_round_trip);
+	tcase_add_loop_test(tc, backend_wired, 0,
+			    sizeof(wired) / sizeof(wired[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }
