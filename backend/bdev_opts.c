@@ -13,6 +13,34 @@
 #define BDEV_OPTS_MAX 64	/* keys per table: one bit each in a mask */
 #define SHOWN 64		/* bytes of a bad key or value in messages */
 
+/* How much of an n-byte bad key a message shows. */
+static int shown(size_t n)
+{
+	return n > SHOWN ? SHOWN : (int)n;
+}
+
+/* Output with snprintf's contract: n counts all, buf holds what fits. */
+struct out {
+	char *buf;
+	size_t len, n;
+};
+
+static void out_add(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void out_add(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = o->n < o->len ? o->len - o->n : 0;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(room ? o->buf + o->n : NULL, room, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		o->n += (size_t)k;
+}
+
 static bool is_base(const char *p)
 {
 	return !strncmp(p, "base=", 5);
@@ -46,17 +74,13 @@ static const struct bdev_opt *find_key(const struct bdev_opts_def *def,
 /* "pool, image, conf" and, for a wrapper, "base". */
 static void key_list(const struct bdev_opts_def *def, char *buf, size_t len)
 {
-	size_t n = 0;
+	struct out out = { buf, len, 0 };
 
 	buf[0] = '\0';
-	for (size_t i = 0; i <= def->nopts && n < len; i++) {
-		const char *key = i < def->nopts ? def->opts[i].key :
-				  def->wraps ? "base" : NULL;
-
-		if (key)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s",
-					      n ? ", " : "", key);
-	}
+	for (size_t i = 0; i < def->nopts; i++)
+		out_add(&out, "%s%s", i ? ", " : "", def->opts[i].key);
+	if (def->wraps)
+		out_add(&out, "%sbase", def->nopts ? ", " : "");
 }
 
 /* The message for a value o refused. */
@@ -91,8 +115,7 @@ static int apply_item(const struct bdev_opts_def *def,
 
 		key_list(def, keys, sizeof(keys));
 		snprintf(err, errlen, "%s: unknown option '%.*s' (expected %s)",
-			 def->backend, (int)(it->klen > SHOWN ? SHOWN : it->klen),
-			 it->key, keys);
+			 def->backend, shown(it->klen), it->key, keys);
 		return -1;
 	}
 	i = (size_t)(o - def->opts);
@@ -137,8 +160,8 @@ static int walk(const struct bdev_opts_def *def, const char *spec,
 			break;
 		if (rc < 0) {
 			snprintf(err, errlen, "%s: malformed options: '%.*s' is "
-				 "not key=value", def->backend,
-				 (int)(it.klen > SHOWN ? SHOWN : it.klen), it.key);
+				 "not key=value", def->backend, shown(it.klen),
+				 it.key);
 			return -1;
 		}
 		if (apply_item(def, &it, vals, &seen, err, errlen) < 0)
@@ -180,28 +203,6 @@ int bdev_opts_parse(const struct bdev_opts_def *def, const char *spec,
 
 /* ---- writing options back out ------------------------------------------ */
 
-/* Output with snprintf's contract: n counts all, buf holds what fits. */
-struct out {
-	char *buf;
-	size_t len, n;
-};
-
-static void out_add(struct out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void out_add(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	size_t room = o->n < o->len ? o->len - o->n : 0;
-	int k;
-
-	va_start(ap, fmt);
-	k = vsnprintf(room ? o->buf + o->n : NULL, room, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		o->n += (size_t)k;
-}
-
 /* The text of one value, malloc'd; NULL when it has none. */
 static char *value_text(const struct bdev_opt *o, const void *vals)
 {
@@ -224,7 +225,8 @@ int bdev_opts_format(const struct bdev_opts_def *def, const void *vals,
 		buf[0] = '\0';
 	for (size_t i = 0; i < def->nopts; i++) {
 		const struct bdev_opt *o = &def->opts[i];
-		char *v = value_text(o, vals), *d = value_text(o, def->defaults);
+		char *v = value_text(o, vals);
+		char *d = value_text(o, def->defaults);
 		bool differs = v && (!d || strcmp(v, d));
 
 		if (differs)
