@@ -1,10 +1,18 @@
 /*
- * Reservation internals shared by scsi/pr.c (the rules) and
- * scsi/pr_store.c (the state kept in a LUN store, shared by gateways).
+ * Reservation internals shared by the files of scsi/pr*.c:
+ *   pr.c              the state and its rules: registrations, holders,
+ *                     conflicts, the unit attentions a change owes
+ *   pr_spc2.c         RESERVE / RELEASE (6/10)
+ *   pr_in.c           PERSISTENT RESERVE IN
+ *   pr_out.c          PERSISTENT RESERVE OUT
+ *   pr_transport_id.c iSCSI TransportIDs in PR IN and PR OUT data
+ *   pr_aptpl.c        the APTPL state file
+ *   pr_store.c        the state kept in a LUN store, shared by gateways
  */
 #ifndef TCQ_PR_PRIV_H
 #define TCQ_PR_PRIV_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "scsi/pr.h"
 
@@ -60,8 +68,66 @@ struct prout {
 	uint32_t len;
 };
 
-/* This gateway's id (random per process): who holds a RESERVE(6/10). */
-uint64_t pr_gateway_id(void);
+/* ---- pr.c: the state and its rules ----------------------------------- */
+
+/* Copies a port name, cut to PR_PORT_MAX - 1 bytes (longer ones cannot
+ * be iSCSI names). */
+void pr_copy_port(char *dst, const char *src);
+
+bool pr_type_valid(uint8_t type);
+/* Write Exclusive / Exclusive Access - All Registrants. */
+bool pr_type_all_reg(uint8_t type);
+
+/* Whether a registration's port name reg denotes initiator port port. */
+bool pr_port_match(const char *reg, const char *port);
+struct pr_reg *pr_find_reg(struct pr_state *ps, const char *port);
+/* A new registration at the end; NULL when the LUN has no room. */
+struct pr_reg *pr_add_reg(struct pr_state *ps, const char *port,
+			  uint64_t key, bool all_tg_pt);
+void pr_remove_reg(struct pr_state *ps, struct pr_reg *r);
+bool pr_is_holder(const struct pr_state *ps, const struct pr_reg *r);
+/* The persistent reservation ends; registrations stay. */
+void pr_drop_reservation(struct pr_state *ps);
+/* The RESERVE(6/10) reservation ends (release, reset, nexus loss). */
+void pr_r2_clear(struct pr_state *ps);
+
+/* Records in fx (may be NULL) what port's nexuses are owed. */
+void pr_fx_add(struct pr_fxlist *fx, const char *port, uint16_t asc,
+	       bool abort);
+/* asc to every registrant (but the causing nexus, when applied). */
+void pr_ua_regs(struct pr_fxlist *fx, const struct pr_state *ps,
+		uint16_t asc);
+/* Applies fx to this process' nexuses (except: the causing nexus, or
+ * NULL); lun->lock held. */
+void pr_fx_apply_locked(struct lun *l, const struct pr_fxlist *fx,
+			const void *except);
+
+/* The data path's flag from the state; lun->lock held. */
+void pr_update_flag(struct lun *l);
+/* Answers t with RESERVATION CONFLICT. */
+void pr_set_conflict(struct tcq_task *t);
+
+/* ---- pr_spc2.c: RESERVE / RELEASE (6/10) ------------------------------ */
+
+/* RESERVE / RELEASE (6/10) on ps; true when ps changed. */
+bool pr_reserve_apply(struct tcq_task *t, struct lun *l, struct pr_state *ps);
+bool pr_release_apply(struct tcq_task *t, struct pr_state *ps);
+
+/* ---- pr_in.c: PERSISTENT RESERVE IN ---------------------------------- */
+
+/* Largest PR IN data (READ FULL STATUS with every descriptor holding the
+ * longest name). */
+#define PR_IN_DATA_MAX (8 + PR_REGS_MAX * (24 + 4 + PR_PORT_MAX))
+
+/* The parameter data of PR IN service action sa (SPC-4 6.15) for ps
+ * through relative target port rtpi into buf (PR_IN_DATA_MAX bytes);
+ * returns its length, 0 for an unknown service action. */
+uint32_t pr_in_data(const struct pr_state *ps, uint8_t sa, uint16_t rtpi,
+		    uint8_t *buf);
+/* PERSISTENT RESERVE IN from the local copy; completes t. */
+void pr_in_local(struct tcq_task *t);
+
+/* ---- pr_out.c: PERSISTENT RESERVE OUT -------------------------------- */
 
 /* Checks the CDB and parameter list of a PR OUT into po; false when t is
  * answered (status set) already. */
@@ -70,28 +136,36 @@ bool pr_out_parse(struct tcq_task *t, struct prout *po);
  * failure); the owed effects go to fx. Returns true when ps changed. */
 bool pr_out_apply(struct tcq_task *t, struct lun *l, struct pr_state *ps,
 		  const struct prout *po, struct pr_fxlist *fx);
-/* RESERVE / RELEASE (6/10) on ps; true when ps changed. */
-bool pr_reserve_apply(struct tcq_task *t, struct lun *l, struct pr_state *ps);
-bool pr_release_apply(struct tcq_task *t, struct pr_state *ps);
-/* PERSISTENT RESERVE IN from the local copy; completes t. */
-void pr_in_local(struct tcq_task *t);
 
-/* Applies fx to this process' nexuses (except: the causing nexus, or
- * NULL); lun->lock held. */
-void pr_fx_apply_locked(struct lun *l, const struct pr_fxlist *fx,
-			const void *except);
-/* Installs ns as l's state (lun->lock held), keeping the local holder of
- * a RESERVE(6/10) reservation that still holds. */
-void pr_install_locked(struct lun *l, const struct pr_state *ns);
-/* The data path's flag from the state; lun->lock held. */
-void pr_update_flag(struct lun *l);
+/* ---- pr_transport_id.c: iSCSI TransportIDs (SPC-4 7.6.4.6) ------------ */
 
-/* Serialization of the shared part (scsi/pr_store.c). encode: bytes
+/* Writes the TransportID of a registration's port name at p (room for
+ * 4 + PR_PORT_MAX + 3 bytes); returns its length. */
+uint32_t pr_transport_id_put(uint8_t *p, const char *port);
+/* Parses one TransportID at p (avail bytes) into port; returns its
+ * length, or 0 when it is malformed or not iSCSI. */
+uint32_t pr_transport_id_parse(const uint8_t *p, uint32_t avail, char *port);
+
+/* ---- pr_aptpl.c: the APTPL state file --------------------------------- */
+
+/* Writes (ps->aptpl) or removes (no APTPL) l's state file; lun->lock
+ * held. Nothing with a store: the store is the persistent copy. 0 or
+ * -1 (logged). */
+int pr_aptpl_save(struct lun *l, const struct pr_state *ps);
+
+/* ---- pr_store.c: the state kept in a LUN store ------------------------ */
+
+/* The shared part of ps (not r2_nexus, not version). encode: bytes
  * written, 0 when cap is too small. decode: 0, -1 when malformed. */
 size_t pr_encode(const struct pr_state *ps, uint8_t *buf, size_t cap);
 int pr_decode(struct pr_state *ps, const uint8_t *buf, size_t len);
 
-/* scsi/pr_store.c: the executors' paths for a LUN with a store. */
+/* This gateway's id (random per process): who holds a RESERVE(6/10). */
+uint64_t pr_gateway_id(void);
+/* Installs ns as l's state (lun->lock held), keeping the local holder of
+ * a RESERVE(6/10) reservation that still holds. */
+void pr_install_locked(struct lun *l, const struct pr_state *ns);
+/* The executors' path for a LUN with a store: t runs on its worker. */
 void pr_store_submit(struct tcq_task *t);
 /* The holder of the RESERVE(6/10) reservation, port, left this gateway:
  * release it in the store. */

@@ -214,13 +214,6 @@ static void rb_str(struct rbuf *r, char *out, bool may_be_empty)
 	out[n] = 0;
 }
 
-static bool type_ok(uint8_t type)
-{
-	return type == PR_TYPE_WE || type == PR_TYPE_EA ||
-	       type == PR_TYPE_WE_RO || type == PR_TYPE_EA_RO ||
-	       type == PR_TYPE_WE_AR || type == PR_TYPE_EA_AR;
-}
-
 static void encode_to(const struct pr_state *ps, struct wbuf *w)
 {
 	wb_bytes(w, BLOB_MAGIC, 4);
@@ -269,7 +262,7 @@ static void decode_from(struct pr_state *ps, struct rbuf *r)
 	ps->resv = f & F_RESV;
 	ps->aptpl = f & F_APTPL;
 	ps->r2 = f & F_R2;
-	if (ps->nregs > PR_REGS_MAX || (ps->resv && !type_ok(ps->type)) ||
+	if (ps->nregs > PR_REGS_MAX || (ps->resv && !pr_type_valid(ps->type)) ||
 	    (!ps->resv && ps->type)) {
 		r->bad = true;
 		return;
@@ -615,13 +608,8 @@ static int clear_r2(struct lun *l, struct scratch *sc,
 		if (rc < 0)
 			return rc;
 		sc->next = sc->cur;
-		if (sc->cur.r2 && match(&sc->cur, arg)) {
-			sc->next.r2 = false;
-			sc->next.r2_nexus = NULL;
-			sc->next.r2_port[0] = 0;
-			sc->next.r2_rtpi = 0;
-			sc->next.r2_gw = 0;
-		}
+		if (sc->cur.r2 && match(&sc->cur, arg))
+			pr_r2_clear(&sc->next);
 		rc = store(l, sc);
 		if (rc == LUN_STORE_CONFLICT)
 			continue;
