@@ -7,7 +7,8 @@
  *   pr_out.c          PERSISTENT RESERVE OUT
  *   pr_transport_id.c iSCSI TransportIDs in PR IN and PR OUT data
  *   pr_aptpl.c        the APTPL state file
- *   pr_store.c        the state kept in a LUN store, shared by gateways
+ *   pr_codec.c        the state and the messages shared by gateways
+ *   pr_store.c        the state kept in a LUN store (load, CAS, notify)
  */
 #ifndef TCQ_PR_PRIV_H
 #define TCQ_PR_PRIV_H
@@ -153,12 +154,30 @@ uint32_t pr_transport_id_parse(const uint8_t *p, uint32_t avail, char *port);
  * -1 (logged). */
 int pr_aptpl_save(struct lun *l, const struct pr_state *ps);
 
-/* ---- pr_store.c: the state kept in a LUN store ------------------------ */
+/* ---- pr_codec.c: what gateways share ---------------------------------- */
 
 /* The shared part of ps (not r2_nexus, not version). encode: bytes
  * written, 0 when cap is too small. decode: 0, -1 when malformed. */
 size_t pr_encode(const struct pr_state *ps, uint8_t *buf, size_t cap);
 int pr_decode(struct pr_state *ps, const uint8_t *buf, size_t len);
+
+/* A message to the other gateways of a LUN. */
+enum { PR_MSG_STATE = 1, PR_MSG_RESET = 2 };
+
+struct pr_msg {
+	uint8_t kind;		/* PR_MSG_* */
+	uint64_t sender;	/* the sending store handle's id */
+	struct pr_state ps;	/* with the version it was stored as */
+	struct pr_fxlist fx;	/* what its nexuses are owed */
+};
+
+/* encode: bytes written, 0 when cap is too small (fx may be NULL).
+ * decode: 0, -1 when malformed. */
+size_t pr_msg_encode(uint64_t sender, uint8_t kind, const struct pr_state *ps,
+		     const struct pr_fxlist *fx, uint8_t *buf, size_t cap);
+int pr_msg_decode(struct pr_msg *m, const uint8_t *buf, size_t len);
+
+/* ---- pr_store.c: the state kept in a LUN store ------------------------ */
 
 /* This gateway's id (random per process): who holds a RESERVE(6/10). */
 uint64_t pr_gateway_id(void);

@@ -11,6 +11,7 @@
  * the command is answered: a command that reaches another gateway after
  * the initiator saw GOOD is checked against the new state. PR IN loads
  * first too, so it reports the store's state even if a message was lost.
+ * The bytes of the blob and of the messages are in pr_codec.c.
  *
  * RESERVE(6/10) belongs to (initiator port, relative target port) on the
  * gateway that holds the nexus (r2_gw); that gateway releases it in the
@@ -26,7 +27,6 @@
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
-#include "tcq/byteorder.h"
 #include "tcq/log.h"
 #include "tcq/scsi_proto.h"
 #include "tcq/reactor.h"
@@ -68,293 +68,6 @@ uint64_t pr_gateway_id(void)
 {
 	pthread_once(&gw_once, gw_init);
 	return gw_id;
-}
-
-/* ---- serialization ------------------------------------------------------ */
-
-#define BLOB_MAGIC "TCQR"
-#define MSG_MAGIC "TCQM"
-enum { F_RESV = 1, F_APTPL = 2, F_R2 = 4 };
-enum { RF_ALL_TG_PT = 1, RF_HOLDER = 2 };
-enum { MSG_STATE = 1, MSG_RESET = 2 };
-
-struct wbuf {
-	uint8_t *p;
-	size_t cap, n;
-	bool full;
-};
-
-static uint8_t *wb_take(struct wbuf *w, size_t n)
-{
-	uint8_t *p;
-
-	if (w->full || w->cap - w->n < n) {
-		w->full = true;
-		return NULL;
-	}
-	p = w->p + w->n;
-	w->n += n;
-	return p;
-}
-
-static void wb_u8(struct wbuf *w, uint8_t v)
-{
-	uint8_t *p = wb_take(w, 1);
-
-	if (p)
-		*p = v;
-}
-
-static void wb_u16(struct wbuf *w, uint16_t v)
-{
-	uint8_t *p = wb_take(w, 2);
-
-	if (p)
-		put_be16(p, v);
-}
-
-static void wb_u32(struct wbuf *w, uint32_t v)
-{
-	uint8_t *p = wb_take(w, 4);
-
-	if (p)
-		put_be32(p, v);
-}
-
-static void wb_u64(struct wbuf *w, uint64_t v)
-{
-	uint8_t *p = wb_take(w, 8);
-
-	if (p)
-		put_be64(p, v);
-}
-
-static void wb_bytes(struct wbuf *w, const void *b, size_t n)
-{
-	uint8_t *p = wb_take(w, n);
-
-	if (p && n)
-		memcpy(p, b, n);
-}
-
-static void wb_str(struct wbuf *w, const char *s)
-{
-	size_t n = strnlen(s, PR_PORT_MAX - 1);
-
-	wb_u16(w, (uint16_t)n);
-	wb_bytes(w, s, n);
-}
-
-struct rbuf {
-	const uint8_t *p;
-	size_t len, off;
-	bool bad;
-};
-
-static const uint8_t *rb_take(struct rbuf *r, size_t n)
-{
-	const uint8_t *p;
-
-	if (r->bad || r->len - r->off < n) {
-		r->bad = true;
-		return NULL;
-	}
-	p = r->p + r->off;
-	r->off += n;
-	return p;
-}
-
-static uint8_t rb_u8(struct rbuf *r)
-{
-	const uint8_t *p = rb_take(r, 1);
-
-	return p ? *p : 0;
-}
-
-static uint16_t rb_u16(struct rbuf *r)
-{
-	const uint8_t *p = rb_take(r, 2);
-
-	return p ? get_be16(p) : 0;
-}
-
-static uint32_t rb_u32(struct rbuf *r)
-{
-	const uint8_t *p = rb_take(r, 4);
-
-	return p ? get_be32(p) : 0;
-}
-
-static uint64_t rb_u64(struct rbuf *r)
-{
-	const uint8_t *p = rb_take(r, 8);
-
-	return p ? get_be64(p) : 0;
-}
-
-/* A port name: 1..PR_PORT_MAX-1 bytes, no NUL inside. */
-static void rb_str(struct rbuf *r, char *out, bool may_be_empty)
-{
-	uint16_t n = rb_u16(r);
-	const uint8_t *p;
-
-	out[0] = 0;
-	if (n >= PR_PORT_MAX || (!n && !may_be_empty)) {
-		r->bad = true;
-		return;
-	}
-	p = rb_take(r, n);
-	if (!p)
-		return;
-	if (memchr(p, 0, n)) {
-		r->bad = true;
-		return;
-	}
-	memcpy(out, p, n);
-	out[n] = 0;
-}
-
-static void encode_to(const struct pr_state *ps, struct wbuf *w)
-{
-	wb_bytes(w, BLOB_MAGIC, 4);
-	wb_u32(w, ps->generation);
-	wb_u8(w, (uint8_t)((ps->resv ? F_RESV : 0) | (ps->aptpl ? F_APTPL : 0) |
-			   (ps->r2 ? F_R2 : 0)));
-	wb_u8(w, ps->resv ? ps->type : 0);
-	wb_u16(w, (uint16_t)ps->nregs);
-	for (unsigned i = 0; i < ps->nregs; i++) {
-		const struct pr_reg *r = &ps->regs[i];
-
-		wb_u64(w, r->key);
-		wb_u8(w, (uint8_t)((r->all_tg_pt ? RF_ALL_TG_PT : 0) |
-				   (r->holder ? RF_HOLDER : 0)));
-		wb_str(w, r->port);
-	}
-	if (ps->r2) {
-		wb_u16(w, ps->r2_rtpi);
-		wb_u64(w, ps->r2_gw);
-		wb_str(w, ps->r2_port);
-	}
-}
-
-size_t pr_encode(const struct pr_state *ps, uint8_t *buf, size_t cap)
-{
-	struct wbuf w = { buf, cap, 0, false };
-
-	encode_to(ps, &w);
-	return w.full ? 0 : w.n;
-}
-
-static void decode_from(struct pr_state *ps, struct rbuf *r)
-{
-	const uint8_t *m = rb_take(r, 4);
-	uint8_t f;
-
-	memset(ps, 0, sizeof(*ps));
-	if (!m || memcmp(m, BLOB_MAGIC, 4)) {
-		r->bad = true;
-		return;
-	}
-	ps->generation = rb_u32(r);
-	f = rb_u8(r);
-	ps->type = rb_u8(r);
-	ps->nregs = rb_u16(r);
-	ps->resv = f & F_RESV;
-	ps->aptpl = f & F_APTPL;
-	ps->r2 = f & F_R2;
-	if (ps->nregs > PR_REGS_MAX || (ps->resv && !pr_type_valid(ps->type)) ||
-	    (!ps->resv && ps->type)) {
-		r->bad = true;
-		return;
-	}
-	for (unsigned i = 0; i < ps->nregs && !r->bad; i++) {
-		struct pr_reg *g = &ps->regs[i];
-
-		g->key = rb_u64(r);
-		f = rb_u8(r);
-		g->all_tg_pt = f & RF_ALL_TG_PT;
-		g->holder = f & RF_HOLDER;
-		rb_str(r, g->port, false);
-	}
-	if (ps->r2) {
-		ps->r2_rtpi = rb_u16(r);
-		ps->r2_gw = rb_u64(r);
-		rb_str(r, ps->r2_port, false);
-	}
-}
-
-int pr_decode(struct pr_state *ps, const uint8_t *buf, size_t len)
-{
-	struct rbuf r = { buf, len, 0, false };
-
-	decode_from(ps, &r);
-	if (r.bad || r.off != len) {
-		memset(ps, 0, sizeof(*ps));
-		return -1;
-	}
-	return 0;
-}
-
-/* A message: sender (the store's id), kind, version, state, effects. */
-static size_t msg_encode(uint64_t sender, uint8_t kind,
-			 const struct pr_state *ps, const struct pr_fxlist *fx,
-			 uint8_t *buf, size_t cap)
-{
-	struct wbuf w = { buf, cap, 0, false };
-	size_t at;
-
-	wb_bytes(&w, MSG_MAGIC, 4);
-	wb_u8(&w, kind);
-	wb_u64(&w, sender);
-	wb_u64(&w, ps->version);
-	at = w.n;
-	wb_u32(&w, 0);		/* state length, filled below */
-	encode_to(ps, &w);
-	if (!w.full)
-		put_be32(buf + at, (uint32_t)(w.n - at - 4));
-	wb_u16(&w, (uint16_t)(fx ? fx->n : 0));
-	for (unsigned i = 0; fx && i < fx->n; i++) {
-		wb_u16(&w, fx->fx[i].asc);
-		wb_u8(&w, fx->fx[i].abort);
-		wb_str(&w, fx->fx[i].port);
-	}
-	return w.full ? 0 : w.n;
-}
-
-struct msg {
-	uint8_t kind;
-	uint64_t sender;
-	struct pr_state ps;
-	struct pr_fxlist fx;
-};
-
-static int msg_decode(struct msg *m, const uint8_t *buf, size_t len)
-{
-	struct rbuf r = { buf, len, 0, false };
-	const uint8_t *magic = rb_take(&r, 4);
-	uint64_t version;
-	uint32_t slen;
-
-	if (!magic || memcmp(magic, MSG_MAGIC, 4))
-		return -1;
-	m->kind = rb_u8(&r);
-	m->sender = rb_u64(&r);
-	version = rb_u64(&r);
-	slen = rb_u32(&r);
-	if (r.bad || slen > len - r.off ||
-	    pr_decode(&m->ps, buf + r.off, slen) < 0)
-		return -1;
-	m->ps.version = version;
-	r.off += slen;
-	m->fx.n = rb_u16(&r);
-	if (m->fx.n > PR_FX_MAX)
-		return -1;
-	for (unsigned i = 0; i < m->fx.n && !r.bad; i++) {
-		m->fx.fx[i].asc = rb_u16(&r);
-		m->fx.fx[i].abort = rb_u8(&r) != 0;
-		rb_str(&r, m->fx.fx[i].port, false);
-	}
-	return r.bad || r.off != len ? -1 : 0;
 }
 
 /* ---- the local copy ---------------------------------------------------- */
@@ -433,7 +146,7 @@ static void broadcast(struct lun *l, struct scratch *sc, uint8_t kind,
 		      const struct pr_fxlist *fx)
 {
 	struct lun_store *s = l->store;
-	size_t n = msg_encode(s->id, kind, &sc->next, fx, sc->b,
+	size_t n = pr_msg_encode(s->id, kind, &sc->next, fx, sc->b,
 			      sizeof(sc->b));
 	int rc;
 
@@ -589,7 +302,7 @@ static void run_task(struct pr_job *pj, struct scratch *sc)
 		pthread_mutex_lock(&l->lock);
 		pr_fx_apply_locked(l, &sc->fx, t->nexus);
 		pthread_mutex_unlock(&l->lock);
-		broadcast(l, sc, MSG_STATE, &sc->fx);
+		broadcast(l, sc, PR_MSG_STATE, &sc->fx);
 		break;
 	}
 out:
@@ -616,7 +329,7 @@ static int clear_r2(struct lun *l, struct scratch *sc,
 		if (rc < 0)
 			return rc;
 		if (rc == 1 || always_tell)
-			broadcast(l, sc, always_tell ? MSG_RESET : MSG_STATE,
+			broadcast(l, sc, always_tell ? PR_MSG_RESET : PR_MSG_STATE,
 				  NULL);
 		return 0;
 	}
@@ -736,21 +449,21 @@ bool pr_store_reset(struct lun *l, void (*done)(void *arg), void *arg)
 static void on_msg(void *arg, const void *buf, size_t len)
 {
 	struct lun *l = arg;
-	struct msg *m = malloc(sizeof(*m));
+	struct pr_msg *m = malloc(sizeof(*m));
 
 	if (!m)
 		return;
-	if (msg_decode(m, buf, len) < 0) {
+	if (pr_msg_decode(m, buf, len) < 0) {
 		log_warn("%s: reservations: malformed message ignored",
 			 l->store->name);
 	} else if (m->sender != l->store->id) {
 		pthread_mutex_lock(&l->lock);
 		if (m->ps.version > ((struct pr_state *)l->pr)->version)
 			pr_install_locked(l, &m->ps);
-		if (m->kind == MSG_STATE)
+		if (m->kind == PR_MSG_STATE)
 			pr_fx_apply_locked(l, &m->fx, NULL);
 		pthread_mutex_unlock(&l->lock);
-		if (m->kind == MSG_RESET) {
+		if (m->kind == PR_MSG_RESET) {
 			/* Another gateway reset the logical unit: every
 			 * nexus here gets the reset UA, tasks go. */
 			sdev_abort_tasks(l, NULL, NULL);
