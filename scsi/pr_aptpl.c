@@ -18,10 +18,14 @@
  *                                   initiator port name to the line's end
  *                                   ("iname,i,0xISID" or "iname")
  * A RESERVE(6/10) reservation is not in it (it ends with its nexus), nor
- * APTPL itself (a file exists only while it is on). Reading is looser
- * than writing, as sscanf is with these patterns (other spacing, fewer
- * or uppercase hex digits, text after a number), skips empty lines and
- * refuses any other line: "not a tcq reservation state file".
+ * APTPL itself (a file exists only while it is on).
+ *
+ * Reading is looser than writing, as sscanf is with these patterns:
+ * other spacing, fewer or uppercase hex digits, text after a number;
+ * after the first line any order, the last generation or reservation
+ * line counting. Empty lines are skipped, any other line is refused
+ * ("not a tcq reservation state file"). What is missing is zero (no
+ * generation line: 0); an empty file is an empty state.
  */
 #include <ctype.h>
 #include <errno.h>
