@@ -89,8 +89,8 @@ void pr_install_locked(struct lun *l, const struct pr_state *ns)
 {
 	const void *keep = local_r2_nexus(l, ns);
 
-	*(struct pr_state *)l->pr = *ns;
-	((struct pr_state *)l->pr)->r2_nexus = keep;
+	*l->pr = *ns;
+	l->pr->r2_nexus = keep;
 	pr_update_flag(l);
 }
 
@@ -98,7 +98,7 @@ void pr_install_locked(struct lun *l, const struct pr_state *ns)
 static void install_newer(struct lun *l, const struct pr_state *ns)
 {
 	pthread_mutex_lock(&l->lock);
-	if (ns->version > ((struct pr_state *)l->pr)->version)
+	if (ns->version > l->pr->version)
 		pr_install_locked(l, ns);
 	pthread_mutex_unlock(&l->lock);
 }
@@ -184,8 +184,7 @@ static int store(struct lun *l, struct scratch *sc)
 	pr_install_locked(l, &sc->next);
 	/* next's holder is the local one (a RESERVE just made, or the one
 	 * load() found). */
-	((struct pr_state *)l->pr)->r2_nexus =
-		sc->next.r2 ? sc->next.r2_nexus : NULL;
+	l->pr->r2_nexus = sc->next.r2 ? sc->next.r2_nexus : NULL;
 	pthread_mutex_unlock(&l->lock);
 	return 1;
 }
@@ -458,7 +457,7 @@ static void on_msg(void *arg, const void *buf, size_t len)
 			 l->store->name);
 	} else if (m->sender != l->store->id) {
 		pthread_mutex_lock(&l->lock);
-		if (m->ps.version > ((struct pr_state *)l->pr)->version)
+		if (m->ps.version > l->pr->version)
 			pr_install_locked(l, &m->ps);
 		if (m->kind == PR_MSG_STATE)
 			pr_fx_apply_locked(l, &m->fx, NULL);
@@ -514,10 +513,9 @@ int pr_store_attach(struct lun *l, struct lun_store *s, char *err,
 	}
 	pthread_mutex_lock(&l->lock);
 	log_info("%s: shared reservations: %u registration%s, %s (version "
-		 "%llu)", s->name, ((struct pr_state *)l->pr)->nregs,
-		 ((struct pr_state *)l->pr)->nregs == 1 ? "" : "s",
-		 ((struct pr_state *)l->pr)->resv ? "reserved" : "not reserved",
-		 (unsigned long long)((struct pr_state *)l->pr)->version);
+		 "%llu)", s->name, l->pr->nregs, l->pr->nregs == 1 ? "" : "s",
+		 l->pr->resv ? "reserved" : "not reserved",
+		 (unsigned long long)l->pr->version);
 	pthread_mutex_unlock(&l->lock);
 	return 0;
 }

@@ -172,11 +172,11 @@ END_TEST
 START_TEST(missing_file_is_no_state)
 {
 	ck_assert_int_eq(pr_load(lun, dir, err, sizeof(err)), 0);
-	ck_assert_uint_eq(((struct pr_state *)lun->pr)->nregs, 0);
+	ck_assert_uint_eq(lun->pr->nregs, 0);
 	ck_assert_int_eq(lun->resv_active, 0);
 	write_file("");
 	ck_assert_int_eq(pr_load(lun, dir, err, sizeof(err)), 0);
-	ck_assert(((struct pr_state *)lun->pr)->aptpl);
+	ck_assert(lun->pr->aptpl);
 	ck_assert_int_eq(lun->resv_active, 0);
 }
 END_TEST
