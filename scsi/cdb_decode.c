@@ -112,7 +112,7 @@ CDB_DECODER(cdb_dec_maintenance_in)
 	return 0;
 }
 
-/* Reservations (scsi/pr.c). */
+/* Reservations (scsi/pr_in.c, pr_out.c, pr_spc2.c). */
 #define PROUT_PARAM_MAX 65536	/* basic list + every TransportID we keep */
 
 CDB_DECODER(cdb_dec_pr_in)

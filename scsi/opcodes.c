@@ -155,7 +155,8 @@ static const struct opc_entry opc_tab[] = {
 	  .usage = { SOP_MAINTENANCE_IN, 0xe0 | MI_REPORT_TARGET_PORT_GROUPS,
 		     0, 0, 0, 0, LEN4, 0, CTL } },
 
-	/* ---- reservations (scsi/pr.c); RESERVE/RELEASE take no fields */
+	/* ---- reservations (scsi/pr_in.c, pr_out.c, pr_spc2.c); RESERVE/RELEASE
+	 * take no fields */
 	PR_IN_ROW(0), PR_IN_ROW(1), PR_IN_ROW(2), PR_IN_ROW(3),
 	PR_OUT_ROW(0, 0), PR_OUT_ROW(1, 0xff), PR_OUT_ROW(2, 0xff),
 	PR_OUT_ROW(3, 0), PR_OUT_ROW(4, 0xff), PR_OUT_ROW(5, 0xff),

@@ -44,7 +44,7 @@ struct sdev {
 	int nluns;			/* highest LUN + 1 */
 	uint32_t max_xfer_len;		/* bytes one command may move; 0:
 					 * no limit (Block Limits VPD) */
-	const char *state_dir;		/* APTPL files (scsi/pr.c); NULL:
+	const char *state_dir;		/* APTPL files (scsi/pr_aptpl.c); NULL:
 					 * the default */
 	const struct sdev_ops *ops;	/* NULL: no transport (unit tests) */
 };
