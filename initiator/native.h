@@ -45,11 +45,6 @@ int native_chap_parse_algs(const char *s, int *algs, int max);
 /* out = H(id || secret || challenge); returns the digest length, or -1. */
 int native_chap_response(int alg, uint8_t id, const char *secret,
 			 const uint8_t *chal, size_t chal_len, uint8_t *out);
-/* Decodes a CHAP binary value: 0x/0X hex or 0b/0B base64. Returns the
- * byte count, or -1 when malformed or longer than max. */
-int native_binary_decode(const char *s, uint8_t *out, size_t max);
-/* Encodes as "0x" + lowercase hex; out must hold 2 + 2 * len + 1. */
-void native_hex_encode(const uint8_t *in, size_t len, char *out);
 
 /* ---- operational keys -------------------------------------------------- */
 
@@ -86,9 +81,6 @@ int native_neg_answer(struct native_neg *n, const char *key,
 /* Fixes dependent values once all answers are in (FirstBurstLength
  * bounded by MaxBurstLength, ...). */
 void native_neg_finish(struct native_neg *n);
-
-/* Parses a decimal or 0x-hex number in [lo, hi]; returns 0 or -1. */
-int native_parse_num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 
 /* ---- login ------------------------------------------------------------- */
 

@@ -1,8 +1,8 @@
 /*
  * CHAP for the initiator (RFC 1994 as RFC 7143 12.1.3 uses it; SHA-1,
  * SHA-256 and SHA3-256 per RFC 9653): R = H(id || secret || challenge).
- * The digest and the 0x hex / 0b base64 codecs are the target's
- * (target/auth.c), so both sides compute CHAP the same way.
+ * The digest is the target's (target/auth.c), so both sides compute CHAP
+ * the same way.
  */
 #include <ctype.h>
 #include <string.h>
@@ -65,15 +65,4 @@ int native_chap_response(int alg, uint8_t id, const char *secret,
 			       out) < 0)
 		return -1;
 	return (int)auth_chap_digest_len(alg);
-}
-
-int native_binary_decode(const char *s, uint8_t *out, size_t max)
-{
-	return s ? (int)auth_decode_binary(s, out, max) : -1;
-}
-
-void native_hex_encode(const uint8_t *in, size_t len, char *out)
-{
-	/* Callers size out for "0x" + 2 hex digits a byte + NUL. */
-	auth_encode_hex(in, len, out, 2 * len + 3);
 }

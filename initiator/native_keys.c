@@ -6,11 +6,11 @@
  * taken as the target's own limits. NotUnderstood, Irrelevant and Reject
  * leave the RFC default in force.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "initiator/native.h"
+#include "tcq/kv_value.h"
 #include "tcq/log.h"
 
 #define DSL_MIN 512u
@@ -62,40 +62,6 @@ void native_neg_init(struct native_neg *n, const struct native_offer *o)
 void native_neg_free(struct native_neg *n)
 {
 	kvbuf_free(&n->reply);
-}
-
-int native_parse_num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	uint64_t v = 0;
-	int base = 10;
-
-	if (!s || !*s)
-		return -1;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-		if (!*s)
-			return -1;
-	}
-	for (; *s; s++) {
-		int d;
-
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
-			return -1;
-		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
-			return -1;
-		v = v * (uint64_t)base + (uint64_t)d;
-	}
-	if (v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 enum key_kind { K_DIGEST, K_DECL_DSL, K_MIN, K_MAX, K_AND, K_OR };
@@ -210,8 +176,7 @@ int native_neg_answer(struct native_neg *n, const char *key,
 			return neg_fail(n, key, value, "out of memory");
 		return 0;
 	}
-	if (!strcmp(value, "NotUnderstood") || !strcmp(value, "Irrelevant") ||
-	    !strcmp(value, "Reject")) {
+	if (kv_is_refusal(value)) {
 		/* The RFC default stays in force (param_defaults). */
 		log_info("native: target answered %s=%s, using the default",
 			 key, value);
@@ -236,7 +201,7 @@ int native_neg_answer(struct native_neg *n, const char *key,
 	case K_DECL_DSL: {
 		uint64_t v;
 
-		if (native_parse_num(value, r->lo, r->hi, &v))
+		if (kv_parse_number_in(value, r->lo, r->hi, &v))
 			return neg_fail(n, key, value, "out of range 512..16777215");
 		n->p.max_send_dsl = (uint32_t)v;
 		return 0;
@@ -246,7 +211,7 @@ int native_neg_answer(struct native_neg *n, const char *key,
 		uint32_t offer, erl_tmp = n->p.erl, *slot;
 		uint64_t v;
 
-		if (native_parse_num(value, r->lo, r->hi, &v))
+		if (kv_parse_number_in(value, r->lo, r->hi, &v))
 			return neg_fail(n, key, value, "not a number in range");
 		slot = num_slot(n, key, &offer, &erl_tmp);
 		if (r->kind == K_MIN && v > offer)

@@ -17,6 +17,7 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 #include "initiator/native.h"
+#include "tcq/kv_value.h"
 #include "tcq/log.h"
 #include "tcq/pdu.h"
 
@@ -305,7 +306,7 @@ static int parse_sec(struct login_ctx *c, struct sec_keys *k)
 	const char *why;
 
 	memset(k, 0, sizeof(*k));
-	if (param_split(c->text, c->text_len, sec_key, k, &why))
+	if (kv_split(c->text, c->text_len, sec_key, k, &why))
 		return lerr(c, "malformed login text from target: %s", why);
 	return 0;
 }
@@ -342,7 +343,7 @@ static int chap_exchange(struct login_ctx *c, struct kvbuf *kv)
 		return -1;
 	if (!k.chap_a || !k.chap_i || !k.chap_c)
 		return lerr(c, "target did not send CHAP_A, CHAP_I and CHAP_C");
-	if (native_parse_num(k.chap_a, 0, 255, &alg64))
+	if (kv_parse_number_in(k.chap_a, 0, 255, &alg64))
 		return lerr(c, "target answered CHAP_A=%s (we offered %s)",
 			    k.chap_a, list);
 	alg = (int)alg64;
@@ -351,9 +352,9 @@ static int chap_exchange(struct login_ctx *c, struct kvbuf *kv)
 	if (!ok_alg)
 		return lerr(c, "target chose CHAP_A=%s, not among %s",
 			    k.chap_a, list);
-	if (native_parse_num(k.chap_i, 0, 255, &id64))
+	if (kv_parse_number_in(k.chap_i, 0, 255, &id64))
 		return lerr(c, "bad CHAP_I=%s", k.chap_i);
-	clen = native_binary_decode(k.chap_c, chal, sizeof(chal));
+	clen = kv_decode_binary(k.chap_c, chal, sizeof(chal));
 	if (clen <= 0)
 		return lerr(c, "bad CHAP_C from target");
 	dlen = native_chap_response(alg, (uint8_t)id64, cfg->chap_secret,
@@ -362,7 +363,7 @@ static int chap_exchange(struct login_ctx *c, struct kvbuf *kv)
 		return lerr(c, "CHAP digest %d failed (OpenSSL)", alg);
 
 	kvbuf_reset(kv);
-	native_hex_encode(digest, (size_t)dlen, hex);
+	kv_encode_hex(digest, (size_t)dlen, hex, sizeof(hex));
 	if (kvbuf_add(kv, "CHAP_N", cfg->chap_user) ||
 	    kvbuf_add(kv, "CHAP_R", hex))
 		return lerr(c, "out of memory");
@@ -374,7 +375,7 @@ static int chap_exchange(struct login_ctx *c, struct kvbuf *kv)
 			/* Never reflect the target's own challenge. */
 		} while ((size_t)clen == sizeof(my_chal) &&
 			 !memcmp(chal, my_chal, sizeof(my_chal)));
-		native_hex_encode(my_chal, sizeof(my_chal), hex);
+		kv_encode_hex(my_chal, sizeof(my_chal), hex, sizeof(hex));
 		if (kvbuf_addf(kv, "CHAP_I", "%u", my_id) ||
 		    kvbuf_add(kv, "CHAP_C", hex))
 			return lerr(c, "out of memory");
@@ -394,7 +395,7 @@ static int chap_exchange(struct login_ctx *c, struct kvbuf *kv)
 				    k.chap_n, cfg->mutual_user);
 		wl = native_chap_response(alg, my_id, cfg->mutual_secret,
 					  my_chal, sizeof(my_chal), want);
-		gl = native_binary_decode(k.chap_r, got, sizeof(got));
+		gl = kv_decode_binary(k.chap_r, got, sizeof(got));
 		if (wl < 0 || gl != wl || CRYPTO_memcmp(want, got, (size_t)wl))
 			return lerr(c, "mutual CHAP: the target's response is wrong");
 	}
@@ -453,7 +454,7 @@ static int operational_stage(struct login_ctx *c, struct kvbuf *kv,
 			       ISCSI_STAGE_FULL_FEATURE, true))
 			goto out;
 		kvbuf_reset(&neg.reply);
-		if (param_split(c->text, c->text_len, op_key, &neg, &why)) {
+		if (kv_split(c->text, c->text_len, op_key, &neg, &why)) {
 			if (neg.err[0])
 				lerr(c, "%s", neg.err);
 			else

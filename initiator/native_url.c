@@ -8,6 +8,7 @@
 #include <string.h>
 #include "initiator/native.h"
 #include "tcq/iscsi_proto.h"
+#include "tcq/kv_value.h"
 
 #define URL_PREFIX "iscsi://"
 
@@ -88,7 +89,7 @@ int native_url_parse(const char *url, struct native_url *u,
 			return url_err(err, errlen, "junk after host");
 		if (copy_part(num, sizeof(num), hend + 1,
 			      (size_t)(slash - hend - 1)) ||
-		    native_parse_num(num, 1, 65535, &port))
+		    kv_parse_number_in(num, 1, 65535, &port))
 			return url_err(err, errlen, "bad port");
 		u->port = (uint16_t)port;
 	}
@@ -104,7 +105,7 @@ int native_url_parse(const char *url, struct native_url *u,
 		return url_err(err, errlen, "target name too long");
 	if (strchr(u->target, '/'))
 		return url_err(err, errlen, "target name contains '/'");
-	if (native_parse_num(lun_s + 1, 0, 16383, &lun))
+	if (kv_parse_number_in(lun_s + 1, 0, 16383, &lun))
 		return url_err(err, errlen, "LUN must be a number 0..16383");
 	u->lun = lun;
 	return 0;

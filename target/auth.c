@@ -8,7 +8,6 @@
  * equals the initiator's one (either would let an attacker make the
  * target compute a valid response for it).
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include "tcq/iscsi_proto.h"
+#include "tcq/kv_value.h"
 #include "tcq/log.h"
 #include "target/auth.h"
 #include "target/conn.h"
@@ -152,116 +152,6 @@ bool auth_ct_equal(const void *a, const void *b, size_t n)
 	return CRYPTO_memcmp(a, b, n) == 0;
 }
 
-/* ---- binary values -------------------------------------------------------- */
-
-static int hexval(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	ch = tolower(ch);
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	return -1;
-}
-
-static int b64val(int ch)
-{
-	if (ch >= 'A' && ch <= 'Z')
-		return ch - 'A';
-	if (ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 26;
-	if (ch >= '0' && ch <= '9')
-		return ch - '0' + 52;
-	if (ch == '+')
-		return 62;
-	if (ch == '/')
-		return 63;
-	return -1;
-}
-
-static long decode_hex(const char *s, uint8_t *out, size_t max)
-{
-	size_t nd = strlen(s), n = 0;
-	bool odd = nd & 1;	/* an odd count has an implied leading 0 */
-
-	if (nd == 0 || (nd + 1) / 2 > max)
-		return -1;
-	for (size_t i = 0; i < nd;) {
-		int hi = 0, lo;
-
-		if (odd && i == 0) {
-			hi = 0;
-		} else {
-			hi = hexval((unsigned char)s[i++]);
-			if (hi < 0)
-				return -1;
-		}
-		lo = hexval((unsigned char)s[i++]);
-		if (lo < 0)
-			return -1;
-		out[n++] = (uint8_t)(hi << 4 | lo);
-	}
-	return (long)n;
-}
-
-static long decode_b64(const char *s, uint8_t *out, size_t max)
-{
-	size_t len = strlen(s), pad = 0, n = 0;
-	uint32_t acc = 0;
-	int bits = 0;
-
-	if (len == 0 || len % 4)
-		return -1;
-	while (pad < 2 && len > pad && s[len - 1 - pad] == '=')
-		pad++;
-	for (size_t i = 0; i < len - pad; i++) {
-		int v = b64val((unsigned char)s[i]);
-
-		if (v < 0)
-			return -1;
-		acc = acc << 6 | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (n == max)
-				return -1;
-			out[n++] = (uint8_t)(acc >> bits);
-			acc &= (1u << bits) - 1;
-		}
-	}
-	/* Leftover bits must be zero (canonical encoding). */
-	if (acc)
-		return -1;
-	return n ? (long)n : -1;
-}
-
-long auth_decode_binary(const char *text, uint8_t *out, size_t max)
-{
-	if (text[0] != '0')
-		return -1;
-	if (text[1] == 'x' || text[1] == 'X')
-		return decode_hex(text + 2, out, max);
-	if (text[1] == 'b' || text[1] == 'B')
-		return decode_b64(text + 2, out, max);
-	return -1;
-}
-
-int auth_encode_hex(const uint8_t *in, size_t len, char *out, size_t outsz)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	if (outsz < 2 * len + 3)
-		return -1;
-	out[0] = '0';
-	out[1] = 'x';
-	for (size_t i = 0; i < len; i++) {
-		out[2 + 2 * i] = digits[in[i] >> 4];
-		out[3 + 2 * i] = digits[in[i] & 15];
-	}
-	out[2 + 2 * len] = 0;
-	return 0;
-}
-
 /* ---- configuration -------------------------------------------------------- */
 
 int auth_cred_check(const struct auth_cred *c, const char *what, char *err,
@@ -361,18 +251,18 @@ void auth_chap_key(struct auth_chap_state *st, const char *key,
 	} else if (!strcmp(key, "CHAP_R")) {
 		st->bad |= st->got_r;
 		st->got_r = true;
-		st->r_len = auth_decode_binary(value, st->r, sizeof(st->r));
+		st->r_len = kv_decode_binary(value, st->r, sizeof(st->r));
 	} else if (!strcmp(key, "CHAP_I")) {
 		st->bad |= st->got_i;
 		st->got_i = true;
-		if (neg_parse_num(value, &v) || v > 255)
+		if (kv_parse_number(value, &v) || v > 255)
 			st->bad = true;
 		else
 			st->ii = (uint8_t)v;
 	} else if (!strcmp(key, "CHAP_C")) {
 		st->bad |= st->got_c;
 		st->got_c = true;
-		st->ic_len = auth_decode_binary(value, st->ic, sizeof(st->ic));
+		st->ic_len = kv_decode_binary(value, st->ic, sizeof(st->ic));
 	} else {
 		st->bad = true;		/* an unknown CHAP_ key */
 	}
@@ -428,7 +318,7 @@ static int send_challenge(struct auth_chap_state *st, const uint8_t *algs,
 	if (auth_rand_bytes(&st->id, 1) ||
 	    auth_rand_bytes(st->chal, (int)st->chal_len))
 		return chap_fail(st, "no random bytes for the challenge");
-	auth_encode_hex(st->chal, st->chal_len, hex, sizeof(hex));
+	kv_encode_hex(st->chal, st->chal_len, hex, sizeof(hex));
 	if (kvbuf_addf(rsp, "CHAP_A", "%d", alg) ||
 	    kvbuf_addf(rsp, "CHAP_I", "%u", st->id) ||
 	    kvbuf_add(rsp, "CHAP_C", hex)) {
@@ -480,7 +370,7 @@ static int check_response(struct auth_chap_state *st,
 				       strlen(mc->secret), st->ic,
 				       (size_t)st->ic_len, mine))
 			return chap_fail(st, "digest failed");
-		auth_encode_hex(mine, dl, hex, sizeof(hex));
+		kv_encode_hex(mine, dl, hex, sizeof(hex));
 		OPENSSL_cleanse(mine, sizeof(mine));
 		if (kvbuf_add(rsp, "CHAP_N", mc->user) ||
 		    kvbuf_add(rsp, "CHAP_R", hex)) {

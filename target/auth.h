@@ -52,11 +52,6 @@ int auth_chap_response(int alg, uint8_t id, const void *secret, size_t slen,
 		       const uint8_t *chal, size_t clen, uint8_t *out);
 /* Equal in time independent of where the bytes differ. */
 bool auth_ct_equal(const void *a, const void *b, size_t n);
-/* RFC 7143 binary value: 0x/0X hex or 0b/0B base64. Returns the decoded
- * length, or -1 when malformed or longer than max. */
-long auth_decode_binary(const char *text, uint8_t *out, size_t max);
-/* "0x" + lower-case hex; -1 when out is too small. */
-int auth_encode_hex(const uint8_t *in, size_t len, char *out, size_t outsz);
 /* Configuration check of one credential pair; -1 with err. */
 int auth_cred_check(const struct auth_cred *c, const char *what, char *err,
 		    size_t errlen);

@@ -371,7 +371,7 @@ static int login_resolve(struct conn *c, struct login_state *l,
 	const char *serr;
 
 	memset(&ps, 0, sizeof(ps));
-	if (param_split(l->req.data, l->req.len, prescan_key, &ps, &serr)) {
+	if (kv_split(l->req.data, l->req.len, prescan_key, &ps, &serr)) {
 		*why = serr;
 		return ISCSI_LS_INIT_ERR;
 	}

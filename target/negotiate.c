@@ -3,15 +3,14 @@
  * 13, plus iSCSIProtocolLevel from RFC 7144). The target is the responder
  * for the initiator's offers and the originator of its own few offers.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tcq/kv_value.h"
 #include "tcq/log.h"
 #include "target/negotiate.h"
 
 #define NUM_24BIT_MAX 16777215u
-#define VALUE_STD_MAX 255
 #define OUR_PROTOCOL_LEVEL 1
 
 enum key_id {
@@ -106,45 +105,6 @@ void neg_init(struct neg *n, const struct tcq_settings *set,
 	n->auth_accept = "None";
 }
 
-int neg_parse_num(const char *s, uint64_t *v)
-{
-	uint64_t r = 0;
-	int base = 10;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		int d;
-
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (base == 16 && isxdigit((unsigned char)*s))
-			d = tolower((unsigned char)*s) - 'a' + 10;
-		else
-			return -1;
-		if (r > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
-			return -1;
-		r = r * (uint64_t)base + (uint64_t)d;
-	}
-	*v = r;
-	return 0;
-}
-
-static int parse_bool(const char *s, bool *b)
-{
-	if (strcmp(s, "Yes") == 0)
-		*b = true;
-	else if (strcmp(s, "No") == 0)
-		*b = false;
-	else
-		return -1;
-	return 0;
-}
-
 static int answer(struct kvbuf *rsp, const char *key, const char *value)
 {
 	return kvbuf_add(rsp, key, value) ? NEG_ERR_NOMEM : NEG_OK;
@@ -154,45 +114,6 @@ static int answer_num(struct kvbuf *rsp, const char *key, uint64_t v)
 {
 	return kvbuf_addf(rsp, key, "%llu", (unsigned long long)v) ?
 		NEG_ERR_NOMEM : NEG_OK;
-}
-
-/* Does the comma list `accept` contain `item`? */
-static bool list_has(const char *accept, const char *item, size_t ilen)
-{
-	const char *p = accept;
-
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-
-		if (l == ilen && memcmp(p, item, l) == 0)
-			return true;
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	return false;
-}
-
-/* First item of the offered list that we accept; copies it to out. */
-static bool list_pick(const char *offer, const char *accept, char *out,
-		      size_t outsz)
-{
-	const char *p = offer;
-
-	for (;;) {
-		const char *e = strchr(p, ',');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-
-		if (l && l < outsz && list_has(accept, p, l)) {
-			memcpy(out, p, l);
-			out[l] = '\0';
-			return true;
-		}
-		if (!e)
-			return false;
-		p = e + 1;
-	}
 }
 
 static uint32_t our_num(const struct neg *n, int k)
@@ -262,8 +183,7 @@ static int take_answer(struct neg *n, int k, const char *value)
 	bool b;
 
 	n->answered |= BIT(k);
-	if (!strcmp(value, "Reject") || !strcmp(value, "Irrelevant") ||
-	    !strcmp(value, "NotUnderstood")) {
+	if (kv_is_refusal(value)) {
 		log_debug("initiator answered %s=%s; default applies",
 			  d->name, value);
 		return NEG_OK;
@@ -271,7 +191,7 @@ static int take_answer(struct neg *n, int k, const char *value)
 	switch (d->kind) {
 	case KK_NUM_MIN:
 	case KK_NUM_MAX:
-		if (neg_parse_num(value, &v) || v < d->min || v > d->max)
+		if (kv_parse_number(value, &v) || v < d->min || v > d->max)
 			goto bad;
 		if (d->kind == KK_NUM_MIN)
 			v = v < our_num(n, k) ? v : our_num(n, k);
@@ -281,7 +201,7 @@ static int take_answer(struct neg *n, int k, const char *value)
 		return NEG_OK;
 	case KK_BOOL_AND:
 	case KK_BOOL_OR:
-		if (parse_bool(value, &b))
+		if (kv_parse_bool(value, &b))
 			goto bad;
 		store_bool(n, k, d->kind == KK_BOOL_AND ? (b && our_bool(n, k)) :
 							 (b || our_bool(n, k)));
@@ -345,7 +265,7 @@ static int neg_key(void *arg, const char *key, const char *value)
 	}
 	n->seen |= BIT(k);
 
-	if (strlen(value) > VALUE_STD_MAX)
+	if (strlen(value) > KV_VALUE_STD_MAX)
 		return answer(rsp, key, "Reject");
 
 	/* Where may this key appear? */
@@ -374,7 +294,7 @@ static int neg_key(void *arg, const char *key, const char *value)
 	switch (d->kind) {
 	case KK_NUM_MIN:
 	case KK_NUM_MAX:
-		if (neg_parse_num(value, &v) || v < d->min || v > d->max)
+		if (kv_parse_number(value, &v) || v < d->min || v > d->max)
 			return answer(rsp, key, "Reject");
 		if (d->kind == KK_NUM_MIN)
 			v = v < our_num(n, k) ? v : our_num(n, k);
@@ -383,7 +303,7 @@ static int neg_key(void *arg, const char *key, const char *value)
 		store_num(n, k, (uint32_t)v);
 		return answer_num(rsp, key, v);
 	case KK_NUM_DECL:
-		if (neg_parse_num(value, &v) || v < d->min || v > d->max)
+		if (kv_parse_number(value, &v) || v < d->min || v > d->max)
 			return answer(rsp, key, "Reject");
 		store_num(n, k, (uint32_t)v);
 		if (x->st == NEG_FFP)
@@ -391,7 +311,7 @@ static int neg_key(void *arg, const char *key, const char *value)
 		return NEG_OK;
 	case KK_BOOL_AND:
 	case KK_BOOL_OR:
-		if (parse_bool(value, &b))
+		if (kv_parse_bool(value, &b))
 			return answer(rsp, key, "Reject");
 		b = d->kind == KK_BOOL_AND ? (b && our_bool(n, k)) :
 					     (b || our_bool(n, k));
@@ -406,7 +326,7 @@ static int neg_key(void *arg, const char *key, const char *value)
 			accept = "RFC3720";
 		else
 			accept = digest_accept(n, k);
-		if (!list_pick(value, accept, pick, sizeof(pick))) {
+		if (!kv_list_pick(value, accept, pick, sizeof(pick))) {
 			if (k == K_AUTH_METHOD)
 				n->auth_rejected = true;
 			return answer(rsp, key, "Reject");
@@ -492,11 +412,11 @@ int neg_process(struct neg *n, enum neg_stage st, const char *text,
 	int rc;
 
 	n->why = NULL;
-	if (st != NEG_FFP && param_split(text, len, pre_session_type, n, &why)) {
+	if (st != NEG_FFP && kv_split(text, len, pre_session_type, n, &why)) {
 		n->why = why;
 		return NEG_ERR_PROTOCOL;
 	}
-	rc = param_split(text, len, neg_key, &x, &why);
+	rc = kv_split(text, len, neg_key, &x, &why);
 	if (rc == -1 && why) {
 		n->why = why;
 		return NEG_ERR_PROTOCOL;

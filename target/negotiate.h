@@ -1,9 +1,9 @@
 /*
- * The key negotiation engine (RFC 7143 sections 6 and 13): it knows every
- * key's type, result function, range and where it may be used, answers
- * the initiator's offers into a kvbuf, adds the target's own offers and
- * declarations, and accumulates the outcome in a struct iscsi_params. It
- * does no I/O, so tests drive it with plain strings.
+ * The target's key negotiation (RFC 7143 sections 6 and 13): from the
+ * key table (tcq/login_keys.h) it answers the initiator's offers into a
+ * kvbuf, adds the target's own offers and declarations, and accumulates
+ * the outcome in a struct iscsi_params. It does no I/O, so tests drive it
+ * with plain strings.
  */
 #ifndef TCQ_NEGOTIATE_H
 #define TCQ_NEGOTIATE_H
@@ -90,7 +90,4 @@ bool neg_pending(const struct neg *n);
 
 /* Final consistency (FirstBurst <= MaxBurst) and the result. */
 void neg_result(const struct neg *n, struct iscsi_params *out);
-
-/* Parses a number (decimal or 0x hex) into *v; -1 on error. */
-int neg_parse_num(const char *s, uint64_t *v);
 #endif

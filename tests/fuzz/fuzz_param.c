@@ -3,7 +3,7 @@
  * Input: one control byte (stage, leading connection, settings variant)
  * then up to four texts separated by 0xff bytes, fed to one negotiation
  * in turn as successive login rounds would be. Checks what must hold for
- * any input: param_split agrees with itself, our answers are always
+ * any input: kv_split agrees with itself, our answers are always
  * well-formed key=value text, and the outcome stays within RFC 7143's
  * ranges.
  */
@@ -19,7 +19,7 @@ static int count_pair(void *arg, const char *key, const char *value)
 	size_t *n = arg;
 
 	if (!key[0] || strlen(key) > 63 || strchr(key, '='))
-		abort();	/* param_split promised a valid key */
+		abort();	/* kv_split promised a valid key */
 	(void)value;
 	(*n)++;
 	return 0;
@@ -39,8 +39,8 @@ static void check_rsp(const struct kvbuf *rsp)
 	size_t n = 0;
 	const char *why = NULL;
 
-	if (rsp->len && param_split(rsp->data, rsp->len, count_pair, &n,
-				    &why) != 0)
+	if (rsp->len && kv_split(rsp->data, rsp->len, count_pair, &n,
+				 &why) != 0)
 		abort();	/* we produced text we would refuse */
 }
 
@@ -99,8 +99,8 @@ int FUZZ_ENTRY(param)(const uint8_t *data, size_t size)
 		int rc;
 
 		/* The splitter alone, then the engine on the same text. */
-		rc = param_split((const char *)data + pos, len, count_pair,
-				 &pairs, &why);
+		rc = kv_split((const char *)data + pos, len, count_pair,
+			      &pairs, &why);
 		if (rc == -1 && !why)
 			abort();
 		rc = neg_process(&n, st, (const char *)data + pos, len, &rsp);

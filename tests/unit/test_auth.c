@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "tcq/iscsi_proto.h"
+#include "tcq/kv_value.h"
 #include "target/acl.h"
 #include "target/auth.h"
 #include "target/config.h"
@@ -93,41 +94,6 @@ START_TEST(test_ct_equal)
 	b[0] ^= 0x80;
 	ck_assert(!auth_ct_equal(a, b, 32));
 	ck_assert(auth_ct_equal(a, b + 1, 0));
-}
-END_TEST
-
-START_TEST(test_binary_values)
-{
-	uint8_t out[8];
-	const uint8_t dead[] = { 0xde, 0xad, 0xbe, 0xef, 0x01 };
-	char hex[20];
-
-	ck_assert_int_eq(auth_decode_binary("0xdeadbeef01", out, sizeof(out)), 5);
-	ck_assert_mem_eq(out, dead, 5);
-	ck_assert_int_eq(auth_decode_binary("0XDEADBEEF01", out, sizeof(out)), 5);
-	ck_assert_mem_eq(out, dead, 5);
-	/* odd digit count: an implied leading zero */
-	ck_assert_int_eq(auth_decode_binary("0xabc", out, sizeof(out)), 2);
-	ck_assert_uint_eq(out[0], 0x0a);
-	ck_assert_uint_eq(out[1], 0xbc);
-	ck_assert_int_eq(auth_decode_binary("0b3q2+7wE=", out, sizeof(out)), 5);
-	ck_assert_mem_eq(out, dead, 5);
-	ck_assert_int_eq(auth_decode_binary("0B//4=", out, sizeof(out)), 2);
-	ck_assert_uint_eq(out[0], 0xff);
-	ck_assert_uint_eq(out[1], 0xfe);
-	/* malformed */
-	ck_assert_int_eq(auth_decode_binary("deadbeef", out, sizeof(out)), -1);
-	ck_assert_int_eq(auth_decode_binary("0x", out, sizeof(out)), -1);
-	ck_assert_int_eq(auth_decode_binary("0xdeadbeeg", out, sizeof(out)), -1);
-	ck_assert_int_eq(auth_decode_binary("0b3q2+7wE", out, sizeof(out)), -1);
-	ck_assert_int_eq(auth_decode_binary("0b3q2*7wE=", out, sizeof(out)), -1);
-	ck_assert_int_eq(auth_decode_binary("0b//5=", out, sizeof(out)), -1);
-	ck_assert_int_eq(auth_decode_binary("0x1234", out, 1), -1);
-	ck_assert_int_eq(auth_decode_binary("0x001122334455667788", out,
-					    sizeof(out)), -1);
-	ck_assert_int_eq(auth_encode_hex(dead, 5, hex, sizeof(hex)), 0);
-	ck_assert_str_eq(hex, "0xdeadbeef01");
-	ck_assert_int_eq(auth_encode_hex(dead, 5, hex, 12), -1);
 }
 END_TEST
 
@@ -222,8 +188,8 @@ static void ex_challenge(struct ex *e, const char *offer, int want_alg)
 	ck_assert_ptr_nonnull(kv_get(&e->rsp, "CHAP_I"));
 	e->id = (unsigned)atoi(kv_get(&e->rsp, "CHAP_I"));
 	ck_assert_uint_eq(e->id, 0x40);		/* from fixed_rand */
-	e->chal_len = auth_decode_binary(kv_get(&e->rsp, "CHAP_C"), e->chal,
-					 sizeof(e->chal));
+	e->chal_len = kv_decode_binary(kv_get(&e->rsp, "CHAP_C"), e->chal,
+				       sizeof(e->chal));
 	ck_assert_int_eq(e->chal_len, (long)auth_chap_digest_len(want_alg));
 	kvbuf_reset(&e->rsp);
 }
@@ -237,7 +203,7 @@ static void ex_respond(struct ex *e, int alg, const char *user,
 	ck_assert_int_eq(auth_chap_response(alg, (uint8_t)e->id, secret,
 					    strlen(secret), e->chal,
 					    (size_t)e->chal_len, r), 0);
-	auth_encode_hex(r, auth_chap_digest_len(alg), hex, sizeof(hex));
+	kv_encode_hex(r, auth_chap_digest_len(alg), hex, sizeof(hex));
 	auth_chap_key(&e->st, "CHAP_N", user);
 	auth_chap_key(&e->st, "CHAP_R", hex);
 }
@@ -391,13 +357,13 @@ START_TEST(test_chap_mutual)
 	ex_setup(&e, true);
 	ex_challenge(&e, "5", 5);
 	ex_respond(&e, 5, IUSER, SECRET);
-	auth_encode_hex(ic, 16, hex, sizeof(hex));
+	kv_encode_hex(ic, 16, hex, sizeof(hex));
 	auth_chap_key(&e.st, "CHAP_I", "77");
 	auth_chap_key(&e.st, "CHAP_C", hex);
 	ck_assert_int_eq(auth_chap_step(&e.st, &e.cfg, prefs, 4, &e.rsp), 0);
 	ck_assert_str_eq(kv_get(&e.rsp, "CHAP_N"), TUSER);
-	ck_assert_int_eq(auth_decode_binary(kv_get(&e.rsp, "CHAP_R"), got,
-					    sizeof(got)), 16);
+	ck_assert_int_eq(kv_decode_binary(kv_get(&e.rsp, "CHAP_R"), got,
+					  sizeof(got)), 16);
 	auth_chap_response(5, 77, MSECRET, strlen(MSECRET), ic, 16, want);
 	ck_assert_mem_eq(got, want, 16);
 	kvbuf_free(&e.rsp);
@@ -413,7 +379,7 @@ START_TEST(test_chap_reflection)
 	ex_challenge(&e, "7", 7);
 	ex_respond(&e, 7, IUSER, SECRET);
 	/* The initiator sends our own challenge back. */
-	auth_encode_hex(e.chal, (size_t)e.chal_len, hex, sizeof(hex));
+	kv_encode_hex(e.chal, (size_t)e.chal_len, hex, sizeof(hex));
 	auth_chap_key(&e.st, "CHAP_I", "1");
 	auth_chap_key(&e.st, "CHAP_C", hex);
 	ck_assert_int_eq(auth_chap_step(&e.st, &e.cfg, prefs, 4, &e.rsp),
@@ -731,7 +697,6 @@ static Suite *auth_suite(void)
 
 	tcase_add_test(tc, test_response_vectors);
 	tcase_add_test(tc, test_ct_equal);
-	tcase_add_test(tc, test_binary_values);
 	tcase_add_test(tc, test_alg_lists);
 	tcase_add_test(tc, test_cred_parse);
 	tcase_add_test(tc, test_chap_one_way);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <openssl/evp.h>
 #include "initiator/native.h"
+#include "tcq/kv_value.h"
 #include "tcq/pdu.h"
 
 /* ---- URL ---------------------------------------------------------------- */
@@ -334,46 +335,6 @@ START_TEST(chap_algs_list)
 }
 END_TEST
 
-START_TEST(chap_binary_values)
-{
-	uint8_t out[16];
-	char hex[2 + 2 * 4 + 1];
-	static const uint8_t v[] = { 0xde, 0xad, 0x00, 0x0f };
-
-	ck_assert_int_eq(native_binary_decode("0xdeAD000f", out, sizeof(out)), 4);
-	ck_assert_mem_eq(out, v, 4);
-	ck_assert_int_eq(native_binary_decode("0XF", out, sizeof(out)), 1);
-	ck_assert_uint_eq(out[0], 0x0f);
-	/* base64 "3q0ADw==" is de ad 00 0f */
-	ck_assert_int_eq(native_binary_decode("0b3q0ADw==", out, sizeof(out)), 4);
-	ck_assert_mem_eq(out, v, 4);
-	ck_assert_int_eq(native_binary_decode("0BAAEC", out, sizeof(out)), 3);
-	ck_assert_int_eq(native_binary_decode("0x", out, sizeof(out)), -1);
-	ck_assert_int_eq(native_binary_decode("0xzz", out, sizeof(out)), -1);
-	ck_assert_int_eq(native_binary_decode("deadbeef", out, sizeof(out)), -1);
-	ck_assert_int_eq(native_binary_decode("0b3q0AD", out, sizeof(out)), -1);
-	ck_assert_int_eq(native_binary_decode("0b3q=ADw==", out, sizeof(out)), -1);
-	ck_assert_int_eq(native_binary_decode("0x0102030405", out, 4), -1);
-	native_hex_encode(v, 4, hex);
-	ck_assert_str_eq(hex, "0xdead000f");
-}
-END_TEST
-
-START_TEST(parse_num)
-{
-	uint64_t v;
-
-	ck_assert_int_eq(native_parse_num("8192", 512, 16777215, &v), 0);
-	ck_assert_uint_eq(v, 8192);
-	ck_assert_int_eq(native_parse_num("0x2000", 0, 1u << 24, &v), 0);
-	ck_assert_uint_eq(v, 8192);
-	ck_assert_int_eq(native_parse_num("-1", 0, 10, &v), -1);
-	ck_assert_int_eq(native_parse_num("11", 0, 10, &v), -1);
-	ck_assert_int_eq(native_parse_num("99999999999999999999999", 0, UINT64_MAX, &v), -1);
-	ck_assert_int_eq(native_parse_num("1 ", 0, 10, &v), -1);
-}
-END_TEST
-
 START_TEST(login_status_text)
 {
 	ck_assert_str_eq(native_login_status_str(0x0201), "authentication failed");
@@ -492,7 +453,7 @@ static void *fake_target(void *arg)
 	FAKE_CHECK(f, (v = kv_get(text, q.data_len, "CHAP_A")) && !strcmp(v, "7,5"));
 	for (int i = 0; i < 32; i++)
 		chal[i] = (uint8_t)(0xa0 + i);
-	native_hex_encode(chal, 32, hex);
+	kv_encode_hex(chal, 32, hex, sizeof(hex));
 	n = snprintf(out, sizeof(out), "CHAP_A=7%cCHAP_I=9%cCHAP_C=%s", 0, 0, hex) + 1;
 	fake_send(f, &q, false, false, 0, 0, 0, out, (size_t)n);
 	/* CHAP_R = SHA-256(9 || "initsecret" || chal), computed here alone. */
@@ -504,7 +465,7 @@ static void *fake_target(void *arg)
 	memcpy(buf + 11, chal, 32);
 	EVP_Digest(buf, 43, want, NULL, EVP_sha256(), NULL);
 	FAKE_CHECK(f, (v = kv_get(text, q.data_len, "CHAP_R")) &&
-		   native_binary_decode(v, got, sizeof(got)) == 32 &&
+		   kv_decode_binary(v, got, sizeof(got)) == 32 &&
 		   !memcmp(got, want, 32));
 	/* Mutual: answer the initiator's challenge with the target secret. */
 	{
@@ -514,12 +475,12 @@ static void *fake_target(void *arg)
 
 		FAKE_CHECK(f, (v = kv_get(text, q.data_len, "CHAP_I")) && sscanf(v, "%u", &id) == 1);
 		FAKE_CHECK(f, (v = kv_get(text, q.data_len, "CHAP_C")) &&
-			   (il = native_binary_decode(v, ichal, sizeof(ichal))) > 0);
+			   (il = kv_decode_binary(v, ichal, sizeof(ichal))) > 0);
 		buf[0] = (uint8_t)id;
 		memcpy(buf + 1, "tgtsecret", 9);
 		memcpy(buf + 10, ichal, (size_t)il);
 		EVP_Digest(buf, 10 + (size_t)il, want, NULL, EVP_sha256(), NULL);
-		native_hex_encode(want, 32, hex);
+		kv_encode_hex(want, 32, hex, sizeof(hex));
 	}
 	n = snprintf(out, sizeof(out), "CHAP_N=tgt%cCHAP_R=%s", 0, hex) + 1;
 	fake_send(f, &q, true, false, 1, 0, 0, out, (size_t)n);
@@ -626,7 +587,6 @@ static Suite *native_suite(void)
 	tcase_add_test(t, keys_boolean);
 	tcase_add_test(t, keys_digest);
 	tcase_add_test(t, keys_notunderstood_reject_irrelevant);
-	tcase_add_test(t, parse_num);
 	tcase_add_test(t, login_status_text);
 	suite_add_tcase(s, t);
 	t = tcase_create("chap");
@@ -634,7 +594,6 @@ static Suite *native_suite(void)
 	tcase_add_test(t, chap_md5_known_answer);
 	tcase_add_test(t, chap_sha256_vector);
 	tcase_add_test(t, chap_algs_list);
-	tcase_add_test(t, chap_binary_values);
 	suite_add_tcase(s, t);
 	t = tcase_create("login");
 	tcase_add_test(t, login_chap_mutual_continuation);

@@ -1,4 +1,5 @@
-/* Text splitting and the key negotiation engine, driven without a socket. */
+/* The target's key negotiation engine, driven without a socket. The text
+ * codec and the value parsers have test_login_keys.c. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,94 +72,7 @@ static const char *rsp_get(const char *key)
 	ck_assert_str_eq(v_, val); \
 } while (0)
 
-/* ---- param_split / kvbuf ------------------------------------------------ */
-
-struct collect {
-	int n;
-	char keys[8][64];
-	char vals[8][64];
-};
-
-static int collect_fn(void *arg, const char *key, const char *value)
-{
-	struct collect *c = arg;
-
-	if (c->n < 8) {
-		snprintf(c->keys[c->n], 64, "%s", key);
-		snprintf(c->vals[c->n], 64, "%s", value);
-	}
-	c->n++;
-	return 0;
-}
-
-START_TEST(split_ok)
-{
-	static const char t[] = "A=1\0Bee=two\0Empty=\0";
-	struct collect c = { 0 };
-	const char *why;
-
-	ck_assert_int_eq(param_split(t, sizeof(t) - 1, collect_fn, &c, &why), 0);
-	ck_assert_int_eq(c.n, 3);
-	ck_assert_str_eq(c.keys[1], "Bee");
-	ck_assert_str_eq(c.vals[1], "two");
-	ck_assert_str_eq(c.keys[2], "Empty");
-	ck_assert_str_eq(c.vals[2], "");
-}
-END_TEST
-
-START_TEST(split_malformed)
-{
-	struct collect c = { 0 };
-	const char *why = NULL;
-	char big[9000];
-	char longkey[80];
-
-	/* no '=' */
-	ck_assert_int_eq(param_split("Novalue\0", 8, collect_fn, &c, &why), -1);
-	ck_assert_ptr_nonnull(why);
-	/* missing NUL at the end */
-	ck_assert_int_eq(param_split("A=1\0B=2", 7, collect_fn, &c, &why), -1);
-	/* empty key */
-	ck_assert_int_eq(param_split("=x\0", 3, collect_fn, &c, &why), -1);
-	/* key of 64 bytes */
-	memset(longkey, 'K', 64);
-	memcpy(longkey + 64, "=1", 3);
-	ck_assert_int_eq(param_split(longkey, 67, collect_fn, &c, &why), -1);
-	/* value over 8192 */
-	memcpy(big, "K=", 2);
-	memset(big + 2, 'v', 8193);
-	big[8195] = '\0';
-	ck_assert_int_eq(param_split(big, 8196, collect_fn, &c, &why), -1);
-	/* bad characters */
-	ck_assert_int_eq(param_split("K y=1\0", 6, collect_fn, &c, &why), -1);
-	ck_assert_int_eq(param_split("K=\x01\0", 4, collect_fn, &c, &why), -1);
-	ck_assert_int_eq(c.n, 0);
-	/* a key of exactly 63 bytes is fine */
-	longkey[63] = '=';
-	longkey[64] = '1';
-	longkey[65] = '\0';
-	ck_assert_int_eq(param_split(longkey, 66, collect_fn, &c, &why), 0);
-	ck_assert_int_eq(c.n, 1);
-}
-END_TEST
-
-START_TEST(kvbuf_build)
-{
-	struct kvbuf b;
-
-	kvbuf_init(&b);
-	ck_assert_int_eq(kvbuf_add(&b, "A", "x"), 0);
-	ck_assert_int_eq(kvbuf_addf(&b, "N", "%u", 512u), 0);
-	ck_assert_uint_eq(b.len, 4 + 6);
-	ck_assert_mem_eq(b.data, "A=x\0N=512\0", 10);
-	for (int i = 0; i < 1000; i++)
-		ck_assert_int_eq(kvbuf_add(&b, "Key", "Value"), 0);
-	ck_assert_uint_eq(b.len, 10 + 1000 * 10);
-	kvbuf_reset(&b);
-	ck_assert_uint_eq(b.len, 0);
-	kvbuf_free(&b);
-}
-END_TEST
+/* ---- defaults ---------------------------------------------------------- */
 
 START_TEST(defaults)
 {
@@ -452,25 +366,6 @@ START_TEST(first_burst_clamp)
 }
 END_TEST
 
-START_TEST(numbers)
-{
-	uint64_t v;
-
-	ck_assert_int_eq(neg_parse_num("0", &v), 0);
-	ck_assert_uint_eq(v, 0);
-	ck_assert_int_eq(neg_parse_num("8192", &v), 0);
-	ck_assert_uint_eq(v, 8192);
-	ck_assert_int_eq(neg_parse_num("0x2000", &v), 0);
-	ck_assert_uint_eq(v, 8192);
-	ck_assert_int_eq(neg_parse_num("0XfF", &v), 0);
-	ck_assert_uint_eq(v, 255);
-	ck_assert_int_eq(neg_parse_num("", &v), -1);
-	ck_assert_int_eq(neg_parse_num("12a", &v), -1);
-	ck_assert_int_eq(neg_parse_num("+1", &v), -1);
-	ck_assert_int_eq(neg_parse_num("99999999999999999999999", &v), -1);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("param");
@@ -479,9 +374,6 @@ int main(void)
 	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, split_ok);
-	tcase_add_test(tc, split_malformed);
-	tcase_add_test(tc, kvbuf_build);
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, digest_lists);
 	tcase_add_test(tc, numeric_min_max);
@@ -495,7 +387,6 @@ int main(void)
 	tcase_add_test(tc, long_values);
 	tcase_add_test(tc, target_offers);
 	tcase_add_test(tc, first_burst_clamp);
-	tcase_add_test(tc, numbers);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
