@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "target/param.h"
+#include "tcq/chap.h"
 
 /* ---- URL: iscsi://[user%secret@]host[:port]/iqn/lun ------------------- */
 
@@ -24,27 +25,42 @@ struct native_url {
 int native_url_parse(const char *url, struct native_url *u,
 		     char *err, size_t errlen);
 
-/* ---- CHAP ------------------------------------------------------------- */
+/* ---- CHAP (initiator side, on tcq/chap.h) --------------------------- */
 
-#define NATIVE_CHAP_MAX_DIGEST 32
-#define NATIVE_CHAP_MAX_CHALLENGE 1024
-#define NATIVE_CHAP_MAX_ALGS 4
+#define NATIVE_CHAP_MAX_ALGS CHAP_ALG_COUNT
+#define NATIVE_CHAP_CHALLENGE_LEN 32	/* our challenge for mutual CHAP */
 
-/* CHAP_A codes (RFC 7143 12.1.3, RFC 9653 for SHA-*). */
-enum native_chap_alg {
-	NATIVE_CHAP_MD5 = 5,
-	NATIVE_CHAP_SHA1 = 6,
-	NATIVE_CHAP_SHA256 = 7,
-	NATIVE_CHAP_SHA3_256 = 8,
-};
-/* Digest length of an algorithm; 0 when unknown. */
-size_t native_chap_digest_len(int alg);
 /* Parses "SHA3-256,SHA-256,SHA-1,MD5" (names or numbers) into codes in
- * order of preference; returns the count, or -1 for an unknown name. */
+ * order of preference, dropping repeats; returns the count, or -1 for an
+ * unknown or empty name. */
 int native_chap_parse_algs(const char *s, int *algs, int max);
-/* out = H(id || secret || challenge); returns the digest length, or -1. */
-int native_chap_response(int alg, uint8_t id, const char *secret,
-			 const uint8_t *chal, size_t chal_len, uint8_t *out);
+
+struct native_login_cfg;
+/* The initiator's half of one exchange. */
+struct native_chap {
+	int alg;		/* the target's choice */
+	/* mutual CHAP: our CHAP_I and CHAP_C */
+	uint8_t id;
+	uint8_t chal[NATIVE_CHAP_CHALLENGE_LEN];
+};
+/* Our CHAP_A: the configured algorithms as a comma list of numbers. */
+void native_chap_offer(const struct native_login_cfg *cfg, char *out,
+		       size_t outsz);
+/*
+ * The target chose CHAP_A=a and challenged with CHAP_I=i, CHAP_C=c (NULL
+ * when missing): appends our CHAP_N and CHAP_R to kv, and for mutual CHAP
+ * our own CHAP_I and CHAP_C. Returns 0, or -1 with err filled.
+ */
+int native_chap_answer(struct native_chap *ch,
+		       const struct native_login_cfg *cfg, const char *a,
+		       const char *i, const char *c, struct kvbuf *kv,
+		       char *err, size_t errlen);
+/* Mutual CHAP: the target's CHAP_N and CHAP_R (NULL when missing) to our
+ * challenge. Returns 0, or -1 with err filled. */
+int native_chap_check_target(const struct native_chap *ch,
+			     const struct native_login_cfg *cfg,
+			     const char *n, const char *r, char *err,
+			     size_t errlen);
 
 /* ---- operational keys -------------------------------------------------- */
 

@@ -14,10 +14,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <openssl/crypto.h>
 #include <openssl/rand.h>
 #include "initiator/native.h"
-#include "tcq/kv_value.h"
 #include "tcq/log.h"
 #include "tcq/pdu.h"
 
@@ -26,7 +24,6 @@
 #define LOGIN_SEG 8192
 #define LOGIN_MAX_RSP (1u << 20)	/* sanity cap on continued text */
 #define LOGIN_ITT 0x4c4f4731u		/* any value; one login task */
-#define MUTUAL_CHAL_LEN 32
 
 struct login_ctx {
 	int fd;
@@ -323,82 +320,27 @@ static int add_leading_keys(struct login_ctx *c, struct kvbuf *kv)
 static int chap_exchange(struct login_ctx *c, struct kvbuf *kv)
 {
 	const struct native_login_cfg *cfg = c->cfg;
+	bool mutual = cfg->mutual_secret && *cfg->mutual_secret;
+	struct native_chap ch;
 	struct sec_keys k;
-	uint8_t chal[NATIVE_CHAP_MAX_CHALLENGE], digest[NATIVE_CHAP_MAX_DIGEST];
-	uint8_t my_chal[MUTUAL_CHAL_LEN], my_id = 0;
-	char hex[2 + 2 * NATIVE_CHAP_MAX_CHALLENGE + 1];
-	uint64_t alg64, id64;
-	int alg, clen, dlen;
-	bool ok_alg = false, mutual = cfg->mutual_secret && *cfg->mutual_secret;
-	char list[32] = "";
+	char list[32];
 
 	kvbuf_reset(kv);
-	for (int i = 0; i < cfg->n_chap_algs; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list),
-			 "%s%d", i ? "," : "", cfg->chap_algs[i]);
+	native_chap_offer(cfg, list, sizeof(list));
 	if (kvbuf_add(kv, "CHAP_A", list))
 		return lerr(c, "out of memory");
 	if (login_step(c, kv, ISCSI_STAGE_SECURITY, ISCSI_STAGE_OPERATIONAL,
 		       false) || parse_sec(c, &k))
 		return -1;
-	if (!k.chap_a || !k.chap_i || !k.chap_c)
-		return lerr(c, "target did not send CHAP_A, CHAP_I and CHAP_C");
-	if (kv_parse_number_in(k.chap_a, 0, 255, &alg64))
-		return lerr(c, "target answered CHAP_A=%s (we offered %s)",
-			    k.chap_a, list);
-	alg = (int)alg64;
-	for (int i = 0; i < cfg->n_chap_algs; i++)
-		ok_alg |= cfg->chap_algs[i] == alg;
-	if (!ok_alg)
-		return lerr(c, "target chose CHAP_A=%s, not among %s",
-			    k.chap_a, list);
-	if (kv_parse_number_in(k.chap_i, 0, 255, &id64))
-		return lerr(c, "bad CHAP_I=%s", k.chap_i);
-	clen = kv_decode_binary(k.chap_c, chal, sizeof(chal));
-	if (clen <= 0)
-		return lerr(c, "bad CHAP_C from target");
-	dlen = native_chap_response(alg, (uint8_t)id64, cfg->chap_secret,
-				    chal, (size_t)clen, digest);
-	if (dlen < 0)
-		return lerr(c, "CHAP digest %d failed (OpenSSL)", alg);
-
-	kvbuf_reset(kv);
-	kv_encode_hex(digest, (size_t)dlen, hex, sizeof(hex));
-	if (kvbuf_add(kv, "CHAP_N", cfg->chap_user) ||
-	    kvbuf_add(kv, "CHAP_R", hex))
-		return lerr(c, "out of memory");
-	if (mutual) {
-		do {
-			if (RAND_bytes(my_chal, sizeof(my_chal)) != 1 ||
-			    RAND_bytes(&my_id, 1) != 1)
-				return lerr(c, "no random bytes for CHAP");
-			/* Never reflect the target's own challenge. */
-		} while ((size_t)clen == sizeof(my_chal) &&
-			 !memcmp(chal, my_chal, sizeof(my_chal)));
-		kv_encode_hex(my_chal, sizeof(my_chal), hex, sizeof(hex));
-		if (kvbuf_addf(kv, "CHAP_I", "%u", my_id) ||
-		    kvbuf_add(kv, "CHAP_C", hex))
-			return lerr(c, "out of memory");
-	}
+	if (native_chap_answer(&ch, cfg, k.chap_a, k.chap_i, k.chap_c, kv,
+			       c->err, c->errlen))
+		return -1;
 	if (login_step(c, kv, ISCSI_STAGE_SECURITY, ISCSI_STAGE_OPERATIONAL,
 		       true) || parse_sec(c, &k))
 		return -1;
-	if (mutual) {
-		uint8_t want[NATIVE_CHAP_MAX_DIGEST], got[NATIVE_CHAP_MAX_DIGEST];
-		int wl, gl;
-
-		if (!k.chap_n || !k.chap_r)
-			return lerr(c, "mutual CHAP: target sent no CHAP_N/CHAP_R");
-		if (cfg->mutual_user && *cfg->mutual_user &&
-		    strcmp(k.chap_n, cfg->mutual_user))
-			return lerr(c, "mutual CHAP: target name %s, expected %s",
-				    k.chap_n, cfg->mutual_user);
-		wl = native_chap_response(alg, my_id, cfg->mutual_secret,
-					  my_chal, sizeof(my_chal), want);
-		gl = kv_decode_binary(k.chap_r, got, sizeof(got));
-		if (wl < 0 || gl != wl || CRYPTO_memcmp(want, got, (size_t)wl))
-			return lerr(c, "mutual CHAP: the target's response is wrong");
-	}
+	if (mutual && native_chap_check_target(&ch, cfg, k.chap_n, k.chap_r,
+					       c->err, c->errlen))
+		return -1;
 	if (!c->rsp.transit)
 		return lerr(c, "target stayed in the security stage after CHAP");
 	return 0;

@@ -11,10 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
+#include "tcq/chap.h"
 #include "tcq/iscsi_proto.h"
 #include "tcq/kv_value.h"
 #include "tcq/log.h"
@@ -25,65 +22,7 @@
 #include "target/param.h"
 #include "target/target.h"
 
-/* ---- algorithms ----------------------------------------------------------- */
-
-static const struct {
-	int alg;
-	const char *name;
-	size_t len;
-} algs_tab[] = {
-	{ AUTH_CHAP_MD5, "MD5", 16 },
-	{ AUTH_CHAP_SHA1, "SHA-1", 20 },
-	{ AUTH_CHAP_SHA256, "SHA-256", 32 },
-	{ AUTH_CHAP_SHA3_256, "SHA3-256", 32 },
-};
-#define NALGS (sizeof(algs_tab) / sizeof(algs_tab[0]))
-
-static const EVP_MD *alg_md(int alg)
-{
-	switch (alg) {
-	case AUTH_CHAP_MD5: return EVP_md5();
-	case AUTH_CHAP_SHA1: return EVP_sha1();
-	case AUTH_CHAP_SHA256: return EVP_sha256();
-	case AUTH_CHAP_SHA3_256: return EVP_sha3_256();
-	}
-	return NULL;
-}
-
-int auth_chap_alg_parse(const char *name)
-{
-	for (size_t i = 0; i < NALGS; i++) {
-		char num[4];
-
-		snprintf(num, sizeof(num), "%d", algs_tab[i].alg);
-		if (!strcasecmp(name, algs_tab[i].name) || !strcmp(name, num))
-			return algs_tab[i].alg;
-	}
-	/* Common spellings without the dash. */
-	if (!strcasecmp(name, "SHA1"))
-		return AUTH_CHAP_SHA1;
-	if (!strcasecmp(name, "SHA256"))
-		return AUTH_CHAP_SHA256;
-	if (!strcasecmp(name, "SHA3256") || !strcasecmp(name, "SHA3_256"))
-		return AUTH_CHAP_SHA3_256;
-	return -1;
-}
-
-const char *auth_chap_alg_name(int alg)
-{
-	for (size_t i = 0; i < NALGS; i++)
-		if (algs_tab[i].alg == alg)
-			return algs_tab[i].name;
-	return "?";
-}
-
-size_t auth_chap_digest_len(int alg)
-{
-	for (size_t i = 0; i < NALGS; i++)
-		if (algs_tab[i].alg == alg)
-			return algs_tab[i].len;
-	return 0;
-}
+/* ---- configuration -------------------------------------------------------- */
 
 int auth_chap_algs_parse(const char *list, uint8_t *out, int max, char *err,
 			 size_t errlen)
@@ -98,7 +37,7 @@ int auth_chap_algs_parse(const char *list, uint8_t *out, int max, char *err,
 	memcpy(buf, list, strlen(list) + 1);
 	for (char *t = strtok_r(buf, ", \t", &save); t;
 	     t = strtok_r(NULL, ", \t", &save)) {
-		int a = auth_chap_alg_parse(t);
+		int a = chap_alg_parse(t, strlen(t));
 
 		if (a < 0) {
 			snprintf(err, errlen,
@@ -124,35 +63,6 @@ int auth_chap_algs_parse(const char *list, uint8_t *out, int max, char *err,
 	}
 	return n;
 }
-
-int auth_chap_response(int alg, uint8_t id, const void *secret, size_t slen,
-		       const uint8_t *chal, size_t clen, uint8_t *out)
-{
-	const EVP_MD *md = alg_md(alg);
-	EVP_MD_CTX *ctx;
-	unsigned int len = 0;
-	int ok;
-
-	if (!md)
-		return -1;
-	ctx = EVP_MD_CTX_new();
-	if (!ctx)
-		return -1;
-	ok = EVP_DigestInit_ex(ctx, md, NULL) &&
-	     EVP_DigestUpdate(ctx, &id, 1) &&
-	     EVP_DigestUpdate(ctx, secret, slen) &&
-	     EVP_DigestUpdate(ctx, chal, clen) &&
-	     EVP_DigestFinal_ex(ctx, out, &len);
-	EVP_MD_CTX_free(ctx);
-	return ok && len == auth_chap_digest_len(alg) ? 0 : -1;
-}
-
-bool auth_ct_equal(const void *a, const void *b, size_t n)
-{
-	return CRYPTO_memcmp(a, b, n) == 0;
-}
-
-/* ---- configuration -------------------------------------------------------- */
 
 int auth_cred_check(const struct auth_cred *c, const char *what, char *err,
 		    size_t errlen)
@@ -200,7 +110,7 @@ int auth_cred_parse(const char *text, struct auth_cred *c, char *err,
 
 static int default_rand(uint8_t *buf, int n)
 {
-	return RAND_bytes(buf, n) == 1 ? 0 : -1;
+	return n < 0 ? -1 : chap_random(buf, (size_t)n);
 }
 
 int (*auth_rand_bytes)(uint8_t *buf, int n) = default_rand;
@@ -217,7 +127,7 @@ void auth_chap_wipe(struct auth_chap_state *st)
 	const char *why = st->why;
 	uint8_t alg = st->alg;
 
-	OPENSSL_cleanse(st, sizeof(*st));
+	chap_wipe(st, sizeof(*st));
 	st->phase = ph;
 	st->why = why;
 	st->alg = alg;
@@ -306,7 +216,7 @@ static int pick_alg(const char *list, const uint8_t *algs, int nalgs)
 static int send_challenge(struct auth_chap_state *st, const uint8_t *algs,
 			  int nalgs, struct kvbuf *rsp)
 {
-	char hex[2 * AUTH_DIGEST_MAX + 3];
+	char hex[2 * CHAP_DIGEST_MAX + 3];
 	int alg = pick_alg(st->a, algs, nalgs);
 
 	if (alg < 0) {
@@ -314,7 +224,7 @@ static int send_challenge(struct auth_chap_state *st, const uint8_t *algs,
 		return chap_fail(st, "no common CHAP algorithm");
 	}
 	st->alg = (uint8_t)alg;
-	st->chal_len = auth_chap_digest_len(alg);
+	st->chal_len = chap_digest_len(alg);
 	if (auth_rand_bytes(&st->id, 1) ||
 	    auth_rand_bytes(st->chal, (int)st->chal_len))
 		return chap_fail(st, "no random bytes for the challenge");
@@ -334,8 +244,8 @@ static int check_response(struct auth_chap_state *st,
 			  const struct auth_chap_cfg *cfg, struct kvbuf *rsp)
 {
 	const struct auth_cred *ic = &cfg->chap, *mc = &cfg->mutual;
-	size_t dl = auth_chap_digest_len(st->alg);
-	uint8_t want[AUTH_DIGEST_MAX];
+	size_t dl = chap_digest_len(st->alg);
+	uint8_t want[CHAP_DIGEST_MAX];
 	bool user_ok, resp_ok;
 
 	if (!st->got_n || !st->got_r)
@@ -343,35 +253,35 @@ static int check_response(struct auth_chap_state *st,
 	if (st->got_i != st->got_c)
 		return chap_fail(st, "CHAP_I without CHAP_C or the reverse");
 	/* Compute even for a wrong user, so the time taken tells nothing. */
-	if (auth_chap_response(st->alg, st->id, ic->secret, strlen(ic->secret),
+	if (chap_response(st->alg, st->id, ic->secret, strlen(ic->secret),
 			       st->chal, st->chal_len, want))
 		return chap_fail(st, "digest failed");
 	user_ok = strcmp(st->n, ic->user) == 0;
-	resp_ok = st->r_len == (long)dl && auth_ct_equal(want, st->r, dl);
-	OPENSSL_cleanse(want, sizeof(want));
+	resp_ok = st->r_len == (long)dl && chap_equal(want, st->r, dl);
+	chap_wipe(want, sizeof(want));
 	if (!user_ok)
 		return chap_fail(st, "unknown CHAP user");
 	if (!resp_ok)
 		return chap_fail(st, "wrong CHAP response");
 	if (st->got_c) {
-		char hex[2 * AUTH_DIGEST_MAX + 3];
-		uint8_t mine[AUTH_DIGEST_MAX];
+		char hex[2 * CHAP_DIGEST_MAX + 3];
+		uint8_t mine[CHAP_DIGEST_MAX];
 
 		if (!mc->user[0])
 			return chap_fail(st, "mutual CHAP asked but not configured");
 		if (st->ic_len <= 0)
 			return chap_fail(st, "malformed CHAP_C");
 		if ((size_t)st->ic_len == st->chal_len &&
-		    auth_ct_equal(st->ic, st->chal, st->chal_len))
+		    chap_equal(st->ic, st->chal, st->chal_len))
 			return chap_fail(st, "reflected CHAP challenge");
 		if (!strcmp(mc->secret, ic->secret))
 			return chap_fail(st, "mutual secret equals the initiator's");
-		if (auth_chap_response(st->alg, st->ii, mc->secret,
+		if (chap_response(st->alg, st->ii, mc->secret,
 				       strlen(mc->secret), st->ic,
 				       (size_t)st->ic_len, mine))
 			return chap_fail(st, "digest failed");
 		kv_encode_hex(mine, dl, hex, sizeof(hex));
-		OPENSSL_cleanse(mine, sizeof(mine));
+		chap_wipe(mine, sizeof(mine));
 		if (kvbuf_add(rsp, "CHAP_N", mc->user) ||
 		    kvbuf_add(rsp, "CHAP_R", hex)) {
 			st->why = "out of memory";
@@ -452,7 +362,7 @@ static int chap_end(struct conn *c, struct kvbuf *rsp)
 	if (!rc && l->chap.phase == CHAP_DONE && !l->chap_logged) {
 		l->chap_logged = true;
 		log_info("%s: %s authenticated by CHAP %s", c->peer_text,
-			 l->neg.initiator_name, auth_chap_alg_name(l->chap.alg));
+			 l->neg.initiator_name, chap_alg_name(l->chap.alg));
 	}
 	if (rc == ISCSI_LS_AUTH_FAILED)
 		log_warn("%s: CHAP authentication of %s failed: %s",

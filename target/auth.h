@@ -1,28 +1,31 @@
 /*
- * CHAP on the target side (RFC 7143 section 12.1.3, RFC 1994): one-way
- * and mutual, CHAP_A 5 (MD5), 6 (SHA-1), 7 (SHA-256), 8 (SHA3-256)
- * through OpenSSL EVP. The exchange is a small state machine fed with the
- * initiator's CHAP_* keys (auth_chap_key) and run once per login text
- * (auth_chap_step), so tests drive it without a connection; the glue to
- * the login code (struct login_auth) is auth_login_policy.
+ * CHAP on the target side (RFC 7143 section 12.1.3): who must
+ * authenticate (the credentials of a target or of discovery), one-way and
+ * mutual exchanges, and their logs. The algorithms, digests and encodings
+ * are the shared ones of tcq/chap.h and tcq/kv_value.h. The exchange is a
+ * small state machine fed with the initiator's CHAP_* keys
+ * (auth_chap_key) and run once per login text (auth_chap_step), so tests
+ * drive it without a connection; the glue to the login code (struct
+ * login_auth) is auth_login_policy.
  */
 #ifndef TCQ_AUTH_H
 #define TCQ_AUTH_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "tcq/chap.h"
 
-#define AUTH_CHAP_MD5 5
-#define AUTH_CHAP_SHA1 6
-#define AUTH_CHAP_SHA256 7
-#define AUTH_CHAP_SHA3_256 8
-#define AUTH_CHAP_ALGS_MAX 4
+/* A preference list names each algorithm at most once. */
+#define AUTH_CHAP_ALGS_MAX CHAP_ALG_COUNT
+/* The names target.c fills its default preference with. */
+#define AUTH_CHAP_MD5 CHAP_ALG_MD5
+#define AUTH_CHAP_SHA1 CHAP_ALG_SHA1
+#define AUTH_CHAP_SHA256 CHAP_ALG_SHA256
+#define AUTH_CHAP_SHA3_256 CHAP_ALG_SHA3_256
 
 #define AUTH_USER_MAX 256		/* bytes with the NUL */
 #define AUTH_SECRET_MAX 256
 #define AUTH_SECRET_MIN 12		/* shorter secrets are refused */
-#define AUTH_DIGEST_MAX 32		/* SHA-256 / SHA3-256 */
-#define AUTH_CHALLENGE_MAX 1024		/* an initiator's CHAP_C, bytes */
 
 /* One set of credentials; user[0] == 0 means "not configured". */
 struct auth_cred {
@@ -37,21 +40,13 @@ struct auth_chap_cfg {
 	struct auth_cred mutual;
 };
 
-/* ---- primitives (exposed for tests) ------------------------------------ */
+/* ---- configuration ----------------------------------------------------- */
 
-/* "MD5", "SHA-1", "SHA-256", "SHA3-256" (or the numbers) -> CHAP_A; -1. */
-int auth_chap_alg_parse(const char *name);
-const char *auth_chap_alg_name(int alg);
-/* 0 for an algorithm we do not know. */
-size_t auth_chap_digest_len(int alg);
-/* A comma list of algorithm names into algs[]; count, or -1 with err. */
+/* A configured preference: a comma (or blank) separated list of
+ * algorithm names into algs[]; count, or -1 with err (unknown or repeated
+ * names, an empty list). */
 int auth_chap_algs_parse(const char *list, uint8_t *algs, int max,
 			 char *err, size_t errlen);
-/* out = H(id || secret || challenge); 0, or -1 for an unknown alg. */
-int auth_chap_response(int alg, uint8_t id, const void *secret, size_t slen,
-		       const uint8_t *chal, size_t clen, uint8_t *out);
-/* Equal in time independent of where the bytes differ. */
-bool auth_ct_equal(const void *a, const void *b, size_t n);
 /* Configuration check of one credential pair; -1 with err. */
 int auth_cred_check(const struct auth_cred *c, const char *what, char *err,
 		    size_t errlen);
@@ -71,16 +66,16 @@ enum auth_chap_phase {
 struct auth_chap_state {
 	enum auth_chap_phase phase;
 	uint8_t alg, id;
-	uint8_t chal[AUTH_DIGEST_MAX];
+	uint8_t chal[CHAP_DIGEST_MAX];
 	size_t chal_len;
 	/* keys of the text being processed */
 	bool got_a, got_n, got_r, got_i, got_c, bad;
 	char a[64];
 	char n[AUTH_USER_MAX];
-	uint8_t r[AUTH_DIGEST_MAX];
+	uint8_t r[CHAP_DIGEST_MAX];
 	long r_len;
 	uint8_t ii;
-	uint8_t ic[AUTH_CHALLENGE_MAX];
+	uint8_t ic[CHAP_BINARY_MAX];
 	long ic_len;
 	const char *why;	/* reason of the failure, for the log */
 };
