@@ -9,8 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "target/param.h"
 #include "tcq/chap.h"
+#include "tcq/kv.h"
+#include "tcq/login_keys.h"
 
 /* ---- URL: iscsi://[user%secret@]host[:port]/iqn/lun ------------------- */
 

@@ -1,10 +1,11 @@
 /*
  * Operational keys from the initiator's side (RFC 7143 section 13): what
- * we offer, and how each answer of the target is judged. A min/max key's
- * answer must lie on the right side of our offer, a boolean's follows its
- * AND/OR rule, a list answer must be one we offered; declarative keys are
- * taken as the target's own limits. NotUnderstood, Irrelevant and Reject
- * leave the RFC default in force.
+ * we offer, and how each answer of the target is judged by its row in the
+ * key table (tcq/login_keys.h). A min/max key's answer must be what the
+ * result function gives for our offer, a boolean's follows its AND/OR
+ * rule, a list answer must be one we offered; the declarative
+ * MaxRecvDataSegmentLength is taken as the target's own limit.
+ * NotUnderstood, Irrelevant and Reject leave the RFC default in force.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,17 @@
 #include "tcq/kv_value.h"
 #include "tcq/log.h"
 
-#define DSL_MIN 512u
-#define DSL_MAX 16777215u
+/* The keys we offer, in the order they go on the wire. */
+static const enum login_key_id offered[] = {
+	LOGIN_KEY_HEADER_DIGEST, LOGIN_KEY_DATA_DIGEST,
+	LOGIN_KEY_MAX_RECV_DSL, LOGIN_KEY_MAX_BURST, LOGIN_KEY_FIRST_BURST,
+	LOGIN_KEY_IMMEDIATE_DATA, LOGIN_KEY_INITIAL_R2T,
+	LOGIN_KEY_MAX_OUTSTANDING_R2T, LOGIN_KEY_MAX_CONNECTIONS,
+	LOGIN_KEY_ERROR_RECOVERY_LEVEL, LOGIN_KEY_TIME2WAIT,
+	LOGIN_KEY_TIME2RETAIN, LOGIN_KEY_DATA_PDU_IN_ORDER,
+	LOGIN_KEY_DATA_SEQUENCE_IN_ORDER,
+};
+#define N_OFFERED (sizeof(offered) / sizeof(offered[0]))
 
 void native_offer_defaults(struct native_offer *o)
 {
@@ -27,26 +37,42 @@ void native_offer_defaults(struct native_offer *o)
 	o->default_time2retain = 0;
 }
 
+/* Our value of an offered key: a number, a boolean as 0/1, or for a
+ * digest whether we offer CRC32C. */
+static uint32_t our_value(const struct native_offer *o, enum login_key_id id)
+{
+	switch (id) {
+	case LOGIN_KEY_HEADER_DIGEST: return o->header_digest;
+	case LOGIN_KEY_DATA_DIGEST: return o->data_digest;
+	case LOGIN_KEY_MAX_RECV_DSL: return o->max_recv_dsl;
+	case LOGIN_KEY_MAX_BURST: return o->max_burst;
+	case LOGIN_KEY_FIRST_BURST: return o->first_burst;
+	case LOGIN_KEY_MAX_OUTSTANDING_R2T: return o->max_outstanding_r2t;
+	case LOGIN_KEY_TIME2WAIT: return o->default_time2wait;
+	case LOGIN_KEY_TIME2RETAIN: return o->default_time2retain;
+	case LOGIN_KEY_MAX_CONNECTIONS: return 1;	/* one connection */
+	case LOGIN_KEY_ERROR_RECOVERY_LEVEL: return 0;
+	case LOGIN_KEY_INITIAL_R2T: return 0;	/* unsolicited data: No */
+	default: return 1;	/* ImmediateData and both InOrder keys: Yes */
+	}
+}
+
 int native_offer_add(const struct native_offer *o, struct kvbuf *b)
 {
-	const char *hd = o->header_digest ? "CRC32C,None" : "None";
-	const char *dd = o->data_digest ? "CRC32C,None" : "None";
+	for (size_t i = 0; i < N_OFFERED; i++) {
+		const struct login_key *k = login_key(offered[i]);
+		uint32_t v = our_value(o, offered[i]);
+		int rc;
 
-	if (kvbuf_add(b, "HeaderDigest", hd) ||
-	    kvbuf_add(b, "DataDigest", dd) ||
-	    kvbuf_addf(b, "MaxRecvDataSegmentLength", "%u", o->max_recv_dsl) ||
-	    kvbuf_addf(b, "MaxBurstLength", "%u", o->max_burst) ||
-	    kvbuf_addf(b, "FirstBurstLength", "%u", o->first_burst) ||
-	    kvbuf_add(b, "ImmediateData", "Yes") ||
-	    kvbuf_add(b, "InitialR2T", "No") ||
-	    kvbuf_addf(b, "MaxOutstandingR2T", "%u", o->max_outstanding_r2t) ||
-	    kvbuf_add(b, "MaxConnections", "1") ||
-	    kvbuf_add(b, "ErrorRecoveryLevel", "0") ||
-	    kvbuf_addf(b, "DefaultTime2Wait", "%u", o->default_time2wait) ||
-	    kvbuf_addf(b, "DefaultTime2Retain", "%u", o->default_time2retain) ||
-	    kvbuf_add(b, "DataPDUInOrder", "Yes") ||
-	    kvbuf_add(b, "DataSequenceInOrder", "Yes"))
-		return -1;
+		if (k->kind == LOGIN_KIND_LIST)
+			rc = kvbuf_add(b, k->name, v ? "CRC32C,None" : "None");
+		else if (k->kind == LOGIN_KIND_BOOLEAN)
+			rc = kvbuf_add(b, k->name, kv_bool_text(v));
+		else
+			rc = kvbuf_addf(b, k->name, "%u", v);
+		if (rc)
+			return -1;
+	}
 	return 0;
 }
 
@@ -64,35 +90,13 @@ void native_neg_free(struct native_neg *n)
 	kvbuf_free(&n->reply);
 }
 
-enum key_kind { K_DIGEST, K_DECL_DSL, K_MIN, K_MAX, K_AND, K_OR };
-
-struct key_rule {
-	const char *name;
-	enum key_kind kind;
-	uint32_t lo, hi;
-};
-
-static const struct key_rule key_rules[] = {
-	{ "HeaderDigest", K_DIGEST, 0, 0 },
-	{ "DataDigest", K_DIGEST, 0, 0 },
-	{ "MaxRecvDataSegmentLength", K_DECL_DSL, DSL_MIN, DSL_MAX },
-	{ "MaxBurstLength", K_MIN, DSL_MIN, DSL_MAX },
-	{ "FirstBurstLength", K_MIN, DSL_MIN, DSL_MAX },
-	{ "MaxOutstandingR2T", K_MIN, 1, 65535 },
-	{ "MaxConnections", K_MIN, 1, 65535 },
-	{ "ErrorRecoveryLevel", K_MIN, 0, 2 },
-	{ "DefaultTime2Wait", K_MAX, 0, 3600 },
-	{ "DefaultTime2Retain", K_MIN, 0, 3600 },
-	{ "ImmediateData", K_AND, 0, 0 },
-	{ "InitialR2T", K_OR, 0, 0 },
-	{ "DataPDUInOrder", K_OR, 0, 0 },
-	{ "DataSequenceInOrder", K_OR, 0, 0 },
-};
-
-/* Keys the target declares for information only. */
-static const char *const info_keys[] = {
-	"TargetAlias", "TargetPortalGroupTag", "TargetAddress",
-};
+static bool we_offer(int id)
+{
+	for (size_t i = 0; i < N_OFFERED; i++)
+		if ((int)offered[i] == id)
+			return true;
+	return false;
+}
 
 static int neg_fail(struct native_neg *n, const char *key, const char *value,
 		    const char *why)
@@ -102,74 +106,72 @@ static int neg_fail(struct native_neg *n, const char *key, const char *value,
 	return -1;
 }
 
-/* Our offer for a numeric key, and where its result goes. */
-static uint32_t *num_slot(struct native_neg *n, const char *key,
-			  uint32_t *offer, uint32_t *erl_tmp)
+static int judge_digest(struct native_neg *n, enum login_key_id id,
+			const char *value)
 {
-	struct iscsi_params *p = &n->p;
-	const struct native_offer *o = &n->offer;
+	const char *key = login_key(id)->name;
 
-	if (!strcmp(key, "MaxBurstLength")) {
-		*offer = o->max_burst;
-		return &p->max_burst;
-	}
-	if (!strcmp(key, "FirstBurstLength")) {
-		*offer = o->first_burst;
-		return &p->first_burst;
-	}
-	if (!strcmp(key, "MaxOutstandingR2T")) {
-		*offer = o->max_outstanding_r2t;
-		return &p->max_outstanding_r2t;
-	}
-	if (!strcmp(key, "MaxConnections")) {
-		*offer = 1;
-		return &p->max_connections;
-	}
-	if (!strcmp(key, "DefaultTime2Wait")) {
-		*offer = o->default_time2wait;
-		return &p->default_time2wait;
-	}
-	if (!strcmp(key, "DefaultTime2Retain")) {
-		*offer = o->default_time2retain;
-		return &p->default_time2retain;
-	}
-	/* ErrorRecoveryLevel is a uint8_t in iscsi_params. */
-	*offer = 0;
-	return erl_tmp;
+	if (!strcmp(value, "None"))
+		login_params_store(&n->p, id, 0);
+	else if (!strcmp(value, "CRC32C") && our_value(&n->offer, id))
+		login_params_store(&n->p, id, 1);
+	else
+		return neg_fail(n, key, value, "not a value we offered");
+	return 0;
 }
 
-static bool *bool_slot(struct native_neg *n, const char *key, bool *offer)
+static int judge_number(struct native_neg *n, enum login_key_id id,
+			const char *value)
 {
-	struct iscsi_params *p = &n->p;
+	const struct login_key *k = login_key(id);
+	uint32_t offer = our_value(&n->offer, id);
+	uint64_t v;
 
-	if (!strcmp(key, "ImmediateData")) {
-		*offer = true;
-		return &p->immediate_data;
+	if (k->rule == LOGIN_RULE_DECLARATIVE) {
+		if (kv_parse_number_in(value, k->min, k->max, &v))
+			return neg_fail(n, k->name, value,
+					"out of range 512..16777215");
+	} else {
+		if (kv_parse_number_in(value, k->min, k->max, &v))
+			return neg_fail(n, k->name, value,
+					"not a number in range");
+		if (login_key_result_number(k->rule, offer, v) != v)
+			return neg_fail(n, k->name, value,
+					k->rule == LOGIN_RULE_MIN ?
+					"above our offer (result is the minimum)" :
+					"below our offer (result is the maximum)");
 	}
-	if (!strcmp(key, "InitialR2T")) {
-		*offer = false;
-		return &p->initial_r2t;
-	}
-	if (!strcmp(key, "DataPDUInOrder")) {
-		*offer = true;
-		return &p->data_pdu_in_order;
-	}
-	*offer = true;
-	return &p->data_sequence_in_order;
+	login_params_store(&n->p, id, (uint32_t)v);
+	return 0;
+}
+
+static int judge_bool(struct native_neg *n, enum login_key_id id,
+		      const char *value)
+{
+	const struct login_key *k = login_key(id);
+	bool offer = our_value(&n->offer, id), v;
+
+	if (kv_parse_bool(value, &v))
+		return neg_fail(n, k->name, value, "not Yes or No");
+	/* AND with our No, or OR with our Yes, leaves no choice. */
+	if (login_key_result_bool(k->rule, offer, v) != v)
+		return neg_fail(n, k->name, value,
+				k->rule == LOGIN_RULE_AND ?
+				"AND with our No is No" : "OR with our Yes is Yes");
+	login_params_store(&n->p, id, v);
+	return 0;
 }
 
 int native_neg_answer(struct native_neg *n, const char *key,
 		      const char *value)
 {
-	const struct key_rule *r = NULL;
+	int id = login_key_lookup(key);
 
-	for (size_t i = 0; i < sizeof(key_rules) / sizeof(key_rules[0]); i++)
-		if (!strcmp(key_rules[i].name, key))
-			r = &key_rules[i];
-	if (!r) {
-		for (size_t i = 0; i < sizeof(info_keys) / sizeof(info_keys[0]); i++)
-			if (!strcmp(info_keys[i], key))
-				return 0;
+	/* What only targets declare (alias, address, portal group tag) is
+	 * for information. */
+	if (id >= 0 && login_key(id)->senders == LOGIN_SENT_BY_TARGET)
+		return 0;
+	if (id < 0 || !we_offer(id)) {
 		/* A key we never offered is the target's proposal: answer. */
 		log_debug("native: target proposed unknown key %s=%s", key, value);
 		if (kvbuf_add(&n->reply, key, "NotUnderstood"))
@@ -182,69 +184,14 @@ int native_neg_answer(struct native_neg *n, const char *key,
 			 key, value);
 		return 0;
 	}
-
-	switch (r->kind) {
-	case K_DIGEST: {
-		bool offered = !strcmp(key, "HeaderDigest") ?
-			n->offer.header_digest : n->offer.data_digest;
-		bool *res = !strcmp(key, "HeaderDigest") ?
-			&n->p.header_digest : &n->p.data_digest;
-
-		if (!strcmp(value, "None"))
-			*res = false;
-		else if (!strcmp(value, "CRC32C") && offered)
-			*res = true;
-		else
-			return neg_fail(n, key, value, "not a value we offered");
-		return 0;
+	switch (login_key(id)->kind) {
+	case LOGIN_KIND_LIST:
+		return judge_digest(n, id, value);
+	case LOGIN_KIND_BOOLEAN:
+		return judge_bool(n, id, value);
+	default:
+		return judge_number(n, id, value);
 	}
-	case K_DECL_DSL: {
-		uint64_t v;
-
-		if (kv_parse_number_in(value, r->lo, r->hi, &v))
-			return neg_fail(n, key, value, "out of range 512..16777215");
-		n->p.max_send_dsl = (uint32_t)v;
-		return 0;
-	}
-	case K_MIN:
-	case K_MAX: {
-		uint32_t offer, erl_tmp = n->p.erl, *slot;
-		uint64_t v;
-
-		if (kv_parse_number_in(value, r->lo, r->hi, &v))
-			return neg_fail(n, key, value, "not a number in range");
-		slot = num_slot(n, key, &offer, &erl_tmp);
-		if (r->kind == K_MIN && v > offer)
-			return neg_fail(n, key, value,
-					"above our offer (result is the minimum)");
-		if (r->kind == K_MAX && v < offer)
-			return neg_fail(n, key, value,
-					"below our offer (result is the maximum)");
-		*slot = (uint32_t)v;
-		if (slot == &erl_tmp)
-			n->p.erl = (uint8_t)erl_tmp;
-		return 0;
-	}
-	case K_AND:
-	case K_OR: {
-		bool offer, v, *slot = bool_slot(n, key, &offer);
-
-		if (!strcmp(value, "Yes"))
-			v = true;
-		else if (!strcmp(value, "No"))
-			v = false;
-		else
-			return neg_fail(n, key, value, "not Yes or No");
-		/* AND with our No, or OR with our Yes, leaves no choice. */
-		if (r->kind == K_AND && !offer && v)
-			return neg_fail(n, key, value, "AND with our No is No");
-		if (r->kind == K_OR && offer && !v)
-			return neg_fail(n, key, value, "OR with our Yes is Yes");
-		*slot = v;
-		return 0;
-	}
-	}
-	return 0;
 }
 
 void native_neg_finish(struct native_neg *n)

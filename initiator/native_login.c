@@ -275,26 +275,18 @@ static int login_step(struct login_ctx *c, const struct kvbuf *kv,
 
 /* ---- security stage ---------------------------------------------------- */
 
+/* The security-stage keys of a target's answer, by id (NULL: absent). */
 struct sec_keys {
-	const char *auth_method, *chap_a, *chap_i, *chap_c, *chap_n, *chap_r;
+	const char *value[LOGIN_KEY_COUNT];
 };
 
 static int sec_key(void *arg, const char *key, const char *value)
 {
 	struct sec_keys *k = arg;
+	int id = login_key_lookup(key);
 
-	if (!strcmp(key, "AuthMethod"))
-		k->auth_method = value;
-	else if (!strcmp(key, "CHAP_A"))
-		k->chap_a = value;
-	else if (!strcmp(key, "CHAP_I"))
-		k->chap_i = value;
-	else if (!strcmp(key, "CHAP_C"))
-		k->chap_c = value;
-	else if (!strcmp(key, "CHAP_N"))
-		k->chap_n = value;
-	else if (!strcmp(key, "CHAP_R"))
-		k->chap_r = value;
+	if (id >= 0 && login_key(id)->use == LOGIN_USE_SECURITY)
+		k->value[id] = value;
 	return 0;
 }
 
@@ -332,13 +324,17 @@ static int chap_exchange(struct login_ctx *c, struct kvbuf *kv)
 	if (login_step(c, kv, ISCSI_STAGE_SECURITY, ISCSI_STAGE_OPERATIONAL,
 		       false) || parse_sec(c, &k))
 		return -1;
-	if (native_chap_answer(&ch, cfg, k.chap_a, k.chap_i, k.chap_c, kv,
-			       c->err, c->errlen))
+	if (native_chap_answer(&ch, cfg, k.value[LOGIN_KEY_CHAP_A],
+			       k.value[LOGIN_KEY_CHAP_I],
+			       k.value[LOGIN_KEY_CHAP_C], kv, c->err,
+			       c->errlen))
 		return -1;
 	if (login_step(c, kv, ISCSI_STAGE_SECURITY, ISCSI_STAGE_OPERATIONAL,
 		       true) || parse_sec(c, &k))
 		return -1;
-	if (mutual && native_chap_check_target(&ch, cfg, k.chap_n, k.chap_r,
+	if (mutual && native_chap_check_target(&ch, cfg,
+					       k.value[LOGIN_KEY_CHAP_N],
+					       k.value[LOGIN_KEY_CHAP_R],
 					       c->err, c->errlen))
 		return -1;
 	if (!c->rsp.transit)
@@ -349,6 +345,7 @@ static int chap_exchange(struct login_ctx *c, struct kvbuf *kv)
 static int security_stage(struct login_ctx *c, struct kvbuf *kv)
 {
 	struct sec_keys k;
+	const char *method;
 
 	kvbuf_reset(kv);
 	if (add_leading_keys(c, kv) ||
@@ -357,17 +354,18 @@ static int security_stage(struct login_ctx *c, struct kvbuf *kv)
 	if (login_step(c, kv, ISCSI_STAGE_SECURITY, ISCSI_STAGE_OPERATIONAL,
 		       false) || parse_sec(c, &k))
 		return -1;
-	if (!k.auth_method)
+	method = k.value[LOGIN_KEY_AUTH_METHOD];
+	if (!method)
 		return lerr(c, "target did not answer AuthMethod");
-	if (!strcmp(k.auth_method, "CHAP"))
+	if (!strcmp(method, "CHAP"))
 		return chap_exchange(c, kv);
-	if (!strcmp(k.auth_method, "None")) {
+	if (!strcmp(method, "None")) {
 		log_warn("native: target chose AuthMethod=None; CHAP not used");
 		kvbuf_reset(kv);
 		return login_step(c, NULL, ISCSI_STAGE_SECURITY,
 				  ISCSI_STAGE_OPERATIONAL, true);
 	}
-	return lerr(c, "target answered AuthMethod=%s", k.auth_method);
+	return lerr(c, "target answered AuthMethod=%s", method);
 }
 
 /* ---- operational stage ------------------------------------------------- */

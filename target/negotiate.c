@@ -1,7 +1,9 @@
 /*
- * Key negotiation (RFC 7143 section 6.2 and the key definitions of section
- * 13, plus iSCSIProtocolLevel from RFC 7144). The target is the responder
- * for the initiator's offers and the originator of its own few offers.
+ * Key negotiation, target side (RFC 7143 section 6.2). What a key is,
+ * where it may appear, its range and result function come from the key
+ * table (tcq/login_keys.h); this file adds what the target wants (its
+ * settings) and how it answers. The target is the responder for the
+ * initiator's offers and the originator of its own few offers.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,85 +12,9 @@
 #include "tcq/log.h"
 #include "target/negotiate.h"
 
-#define NUM_24BIT_MAX 16777215u
 #define OUR_PROTOCOL_LEVEL 1
 
-enum key_id {
-	K_HEADER_DIGEST, K_DATA_DIGEST, K_MAX_CONNECTIONS, K_SEND_TARGETS,
-	K_TARGET_NAME, K_INITIATOR_NAME, K_TARGET_ALIAS, K_INITIATOR_ALIAS,
-	K_TARGET_ADDRESS, K_TPGT, K_INITIAL_R2T, K_IMMEDIATE_DATA, K_MRDSL,
-	K_MAX_BURST, K_FIRST_BURST, K_TIME2WAIT, K_TIME2RETAIN, K_MAX_OUT_R2T,
-	K_DATA_PDU_IN_ORDER, K_DATA_SEQ_IN_ORDER, K_ERL, K_SESSION_TYPE,
-	K_AUTH_METHOD, K_TASK_REPORTING, K_PROTOCOL_LEVEL, K_IFMARKER,
-	K_OFMARKER, K_IFMARKINT, K_OFMARKINT,
-	K_COUNT
-};
-
-enum key_kind {
-	KK_LIST,	/* pick the first of the offer we support */
-	KK_BOOL_AND, KK_BOOL_OR,
-	KK_NUM_MIN, KK_NUM_MAX,
-	KK_NUM_DECL,	/* declarative number (MaxRecvDataSegmentLength) */
-	KK_STR_DECL,	/* declarative string */
-	KK_SPECIAL,	/* handled case by case */
-};
-
-enum key_use {
-	KU_IO,		/* login only, any connection (initialize only) */
-	KU_LO,		/* login only, leading connection */
-	KU_ALL,		/* login and full feature phase */
-	KU_FFP,		/* full feature phase only */
-	KU_SEC,		/* security stage only */
-};
-
-struct keydef {
-	const char *name;
-	enum key_kind kind;
-	enum key_use use;
-	uint32_t min, max;
-	bool irrelevant_in_discovery;
-};
-
-static const struct keydef keys[K_COUNT] = {
-	[K_HEADER_DIGEST] = { "HeaderDigest", KK_LIST, KU_IO, 0, 0, false },
-	[K_DATA_DIGEST] = { "DataDigest", KK_LIST, KU_IO, 0, 0, false },
-	[K_MAX_CONNECTIONS] = { "MaxConnections", KK_NUM_MIN, KU_LO, 1, 65535, true },
-	[K_SEND_TARGETS] = { "SendTargets", KK_SPECIAL, KU_FFP, 0, 0, false },
-	[K_TARGET_NAME] = { "TargetName", KK_STR_DECL, KU_IO, 0, 0, false },
-	[K_INITIATOR_NAME] = { "InitiatorName", KK_STR_DECL, KU_IO, 0, 0, false },
-	[K_TARGET_ALIAS] = { "TargetAlias", KK_SPECIAL, KU_ALL, 0, 0, false },
-	[K_INITIATOR_ALIAS] = { "InitiatorAlias", KK_STR_DECL, KU_ALL, 0, 0, false },
-	[K_TARGET_ADDRESS] = { "TargetAddress", KK_SPECIAL, KU_ALL, 0, 0, false },
-	[K_TPGT] = { "TargetPortalGroupTag", KK_SPECIAL, KU_IO, 0, 0, false },
-	[K_INITIAL_R2T] = { "InitialR2T", KK_BOOL_OR, KU_LO, 0, 0, true },
-	[K_IMMEDIATE_DATA] = { "ImmediateData", KK_BOOL_AND, KU_LO, 0, 0, true },
-	[K_MRDSL] = { "MaxRecvDataSegmentLength", KK_NUM_DECL, KU_ALL, 512, NUM_24BIT_MAX, false },
-	[K_MAX_BURST] = { "MaxBurstLength", KK_NUM_MIN, KU_LO, 512, NUM_24BIT_MAX, true },
-	[K_FIRST_BURST] = { "FirstBurstLength", KK_NUM_MIN, KU_LO, 512, NUM_24BIT_MAX, true },
-	[K_TIME2WAIT] = { "DefaultTime2Wait", KK_NUM_MAX, KU_LO, 0, 3600, false },
-	[K_TIME2RETAIN] = { "DefaultTime2Retain", KK_NUM_MIN, KU_LO, 0, 3600, false },
-	[K_MAX_OUT_R2T] = { "MaxOutstandingR2T", KK_NUM_MIN, KU_LO, 1, 65535, true },
-	[K_DATA_PDU_IN_ORDER] = { "DataPDUInOrder", KK_BOOL_OR, KU_LO, 0, 0, true },
-	[K_DATA_SEQ_IN_ORDER] = { "DataSequenceInOrder", KK_BOOL_OR, KU_LO, 0, 0, true },
-	[K_ERL] = { "ErrorRecoveryLevel", KK_NUM_MIN, KU_LO, 0, 2, false },
-	[K_SESSION_TYPE] = { "SessionType", KK_SPECIAL, KU_LO, 0, 0, false },
-	[K_AUTH_METHOD] = { "AuthMethod", KK_LIST, KU_SEC, 0, 0, false },
-	[K_TASK_REPORTING] = { "TaskReporting", KK_LIST, KU_LO, 0, 0, true },
-	[K_PROTOCOL_LEVEL] = { "iSCSIProtocolLevel", KK_NUM_MIN, KU_IO, 0, 31, false },
-	[K_IFMARKER] = { "IFMarker", KK_SPECIAL, KU_IO, 0, 0, false },
-	[K_OFMARKER] = { "OFMarker", KK_SPECIAL, KU_IO, 0, 0, false },
-	[K_IFMARKINT] = { "IFMarkInt", KK_SPECIAL, KU_IO, 0, 0, false },
-	[K_OFMARKINT] = { "OFMarkInt", KK_SPECIAL, KU_IO, 0, 0, false },
-};
-
-static int key_lookup(const char *name)
-{
-	for (int i = 0; i < K_COUNT; i++)
-		if (strcmp(keys[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
+_Static_assert(LOGIN_KEY_COUNT <= 64, "struct neg keeps key ids in 64 bits");
 #define BIT(k) (1ULL << (k))
 
 void neg_init(struct neg *n, const struct tcq_settings *set,
@@ -116,19 +42,20 @@ static int answer_num(struct kvbuf *rsp, const char *key, uint64_t v)
 		NEG_ERR_NOMEM : NEG_OK;
 }
 
+/* What the target offers or accepts for a number, from its settings. */
 static uint32_t our_num(const struct neg *n, int k)
 {
 	switch (k) {
-	case K_MAX_CONNECTIONS: return 1;
-	case K_MAX_BURST: return n->set->max_burst;
-	case K_FIRST_BURST:
+	case LOGIN_KEY_MAX_CONNECTIONS: return 1;
+	case LOGIN_KEY_MAX_BURST: return n->set->max_burst;
+	case LOGIN_KEY_FIRST_BURST:
 		return n->set->first_burst < n->set->max_burst ?
 			n->set->first_burst : n->set->max_burst;
-	case K_TIME2WAIT: return 2;
-	case K_TIME2RETAIN: return 20;
-	case K_MAX_OUT_R2T: return n->set->max_outstanding_r2t;
-	case K_ERL: return 0;
-	case K_PROTOCOL_LEVEL: return OUR_PROTOCOL_LEVEL;
+	case LOGIN_KEY_TIME2WAIT: return 2;
+	case LOGIN_KEY_TIME2RETAIN: return 20;
+	case LOGIN_KEY_MAX_OUTSTANDING_R2T: return n->set->max_outstanding_r2t;
+	case LOGIN_KEY_ERROR_RECOVERY_LEVEL: return 0;
+	case LOGIN_KEY_PROTOCOL_LEVEL: return OUR_PROTOCOL_LEVEL;
 	default: return 0;
 	}
 }
@@ -136,49 +63,34 @@ static uint32_t our_num(const struct neg *n, int k)
 static bool our_bool(const struct neg *n, int k)
 {
 	switch (k) {
-	case K_INITIAL_R2T: return n->set->initial_r2t;
-	case K_IMMEDIATE_DATA: return n->set->immediate_data;
+	case LOGIN_KEY_INITIAL_R2T: return n->set->initial_r2t;
+	case LOGIN_KEY_IMMEDIATE_DATA: return n->set->immediate_data;
 	default: return true;	/* DataPDUInOrder, DataSequenceInOrder */
 	}
 }
 
-static void store_num(struct neg *n, int k, uint32_t v)
+/* The values a list key accepts, preferred first. */
+static const char *our_list(const struct neg *n, int k)
 {
-	switch (k) {
-	case K_MAX_CONNECTIONS: n->p.max_connections = v; break;
-	case K_MRDSL: n->p.max_send_dsl = v; break;
-	case K_MAX_BURST: n->p.max_burst = v; break;
-	case K_FIRST_BURST: n->p.first_burst = v; break;
-	case K_TIME2WAIT: n->p.default_time2wait = v; break;
-	case K_TIME2RETAIN: n->p.default_time2retain = v; break;
-	case K_MAX_OUT_R2T: n->p.max_outstanding_r2t = v; break;
-	case K_ERL: n->p.erl = (uint8_t)v; break;
-	default: break;
-	}
-}
+	bool allowed;
 
-static void store_bool(struct neg *n, int k, bool v)
-{
 	switch (k) {
-	case K_INITIAL_R2T: n->p.initial_r2t = v; break;
-	case K_IMMEDIATE_DATA: n->p.immediate_data = v; break;
-	case K_DATA_PDU_IN_ORDER: n->p.data_pdu_in_order = v; break;
-	case K_DATA_SEQ_IN_ORDER: n->p.data_sequence_in_order = v; break;
-	default: break;
+	case LOGIN_KEY_AUTH_METHOD: return n->auth_accept;
+	case LOGIN_KEY_TASK_REPORTING: return "RFC3720";
+	case LOGIN_KEY_HEADER_DIGEST:
+		allowed = n->set->header_digest_allowed;
+		break;
+	default:
+		allowed = n->set->data_digest_allowed;
+		break;
 	}
-}
-
-static const char *digest_accept(const struct neg *n, int k)
-{
-	bool allowed = k == K_HEADER_DIGEST ? n->set->header_digest_allowed :
-					      n->set->data_digest_allowed;
 	return allowed ? "CRC32C,None" : "None";
 }
 
 /* The initiator's answer to one of our offers: apply the same function. */
 static int take_answer(struct neg *n, int k, const char *value)
 {
-	const struct keydef *d = &keys[k];
+	const struct login_key *d = login_key(k);
 	uint64_t v;
 	bool b;
 
@@ -188,23 +100,20 @@ static int take_answer(struct neg *n, int k, const char *value)
 			  d->name, value);
 		return NEG_OK;
 	}
-	switch (d->kind) {
-	case KK_NUM_MIN:
-	case KK_NUM_MAX:
-		if (kv_parse_number(value, &v) || v < d->min || v > d->max)
+	switch (d->rule) {
+	case LOGIN_RULE_MIN:
+	case LOGIN_RULE_MAX:
+		if (kv_parse_number_in(value, d->min, d->max, &v))
 			goto bad;
-		if (d->kind == KK_NUM_MIN)
-			v = v < our_num(n, k) ? v : our_num(n, k);
-		else
-			v = v > our_num(n, k) ? v : our_num(n, k);
-		store_num(n, k, (uint32_t)v);
+		v = login_key_result_number(d->rule, v, our_num(n, k));
+		login_params_store(&n->p, k, (uint32_t)v);
 		return NEG_OK;
-	case KK_BOOL_AND:
-	case KK_BOOL_OR:
+	case LOGIN_RULE_OR:
+	case LOGIN_RULE_AND:
 		if (kv_parse_bool(value, &b))
 			goto bad;
-		store_bool(n, k, d->kind == KK_BOOL_AND ? (b && our_bool(n, k)) :
-							 (b || our_bool(n, k)));
+		b = login_key_result_bool(d->rule, b, our_bool(n, k));
+		login_params_store(&n->p, k, b);
 		return NEG_OK;
 	default:
 		return NEG_OK;
@@ -238,27 +147,139 @@ static void copy_trunc(char *dst, size_t dstsz, const char *v)
 	dst[l] = '\0';
 }
 
+static int negotiate_number(struct neg *n, int k, const char *value,
+			    struct kvbuf *rsp)
+{
+	const struct login_key *d = login_key(k);
+	uint64_t v;
+
+	if (kv_parse_number_in(value, d->min, d->max, &v))
+		return answer(rsp, d->name, "Reject");
+	v = login_key_result_number(d->rule, v, our_num(n, k));
+	login_params_store(&n->p, k, (uint32_t)v);
+	return answer_num(rsp, d->name, v);
+}
+
+static int negotiate_bool(struct neg *n, int k, const char *value,
+			  struct kvbuf *rsp)
+{
+	const struct login_key *d = login_key(k);
+	bool b;
+
+	if (kv_parse_bool(value, &b))
+		return answer(rsp, d->name, "Reject");
+	b = login_key_result_bool(d->rule, b, our_bool(n, k));
+	login_params_store(&n->p, k, b);
+	return answer(rsp, d->name, kv_bool_text(b));
+}
+
+static int negotiate_list(struct neg *n, int k, const char *value,
+			  struct kvbuf *rsp)
+{
+	const char *key = login_key(k)->name;
+	char pick[NEG_AUTH_MAX];
+
+	if (!kv_list_pick(value, our_list(n, k), pick, sizeof(pick))) {
+		if (k == LOGIN_KEY_AUTH_METHOD)
+			n->auth_rejected = true;
+		return answer(rsp, key, "Reject");
+	}
+	if (k == LOGIN_KEY_HEADER_DIGEST || k == LOGIN_KEY_DATA_DIGEST)
+		login_params_store(&n->p, k, !strcmp(pick, "CRC32C"));
+	else if (k == LOGIN_KEY_AUTH_METHOD)
+		memcpy(n->auth_method, pick, strlen(pick) + 1);
+	return answer(rsp, key, pick);
+}
+
+/* An initiator's declaration: kept, never answered (unless refused). */
+static int take_declaration(struct neg *n, enum neg_stage st, int k,
+			    const char *value, struct kvbuf *rsp)
+{
+	const struct login_key *d = login_key(k);
+	uint64_t v;
+
+	switch (k) {
+	case LOGIN_KEY_MAX_RECV_DSL:
+		if (kv_parse_number_in(value, d->min, d->max, &v))
+			return answer(rsp, d->name, "Reject");
+		login_params_store(&n->p, k, (uint32_t)v);
+		if (st == NEG_FFP)
+			n->mrdsl_changed = true;
+		return NEG_OK;
+	case LOGIN_KEY_INITIATOR_NAME:
+		if (copy_name(n->initiator_name, value))
+			return answer(rsp, d->name, "Reject");
+		n->have_initiator_name = true;
+		return NEG_OK;
+	case LOGIN_KEY_TARGET_NAME:
+		if (copy_name(n->target_name, value))
+			return answer(rsp, d->name, "Reject");
+		n->have_target_name = true;
+		return NEG_OK;
+	case LOGIN_KEY_INITIATOR_ALIAS:
+		copy_trunc(n->initiator_alias, sizeof(n->initiator_alias),
+			   value);
+		return NEG_OK;
+	case LOGIN_KEY_SESSION_TYPE:
+		if (!strcmp(value, "Normal"))
+			n->session_type = NEG_SESS_NORMAL;
+		else if (!strcmp(value, "Discovery"))
+			n->session_type = NEG_SESS_DISCOVERY;
+		else
+			return answer(rsp, d->name, "Reject");
+		return NEG_OK;
+	case LOGIN_KEY_SEND_TARGETS:
+		if (strlen(value) >= sizeof(n->send_targets_val))
+			return answer(rsp, d->name, "Reject");
+		n->send_targets = true;
+		copy_trunc(n->send_targets_val, sizeof(n->send_targets_val),
+			   value);
+		return NEG_OK;
+	}
+	return answer(rsp, d->name, "NotUnderstood");
+}
+
+/*
+ * Why this key may not appear here: NULL when it may, else the answer
+ * that refuses it. A security key outside its stage sets *fatal instead.
+ */
+static const char *misplaced(const struct neg *n, enum neg_stage st,
+			     const struct login_key *d, bool *fatal)
+{
+	*fatal = false;
+	if (st == NEG_FFP)
+		return d->use == LOGIN_USE_ALL || d->use == LOGIN_USE_FFP ?
+			NULL : "Reject";
+	if (d->use == LOGIN_USE_FFP)
+		return "Irrelevant";
+	if (d->use == LOGIN_USE_SECURITY && st != NEG_SECURITY)
+		*fatal = true;
+	else if (d->use == LOGIN_USE_LO && !n->leading)
+		return "Reject";
+	return NULL;
+}
+
 /* One key=value from the initiator. */
 static int neg_key(void *arg, const char *key, const char *value)
 {
 	struct neg_ctx *x = arg;
 	struct neg *n = x->n;
 	struct kvbuf *rsp = x->rsp;
-	const struct keydef *d;
-	int k = key_lookup(key);
-	uint64_t v;
-	bool b;
-	char pick[NEG_AUTH_MAX];
+	const struct login_key *d;
+	const char *refusal;
+	bool fatal;
+	int k;
 
-	if (k < 0) {
-		/* CHAP and other security keys belong to the auth module. */
-		if (x->st == NEG_SECURITY && n->auth_key &&
-		    strncmp(key, "CHAP_", 5) == 0)
+	/* CHAP keys belong to the auth module, in the security stage. */
+	if (strncmp(key, "CHAP_", 5) == 0) {
+		if (x->st == NEG_SECURITY && n->auth_key)
 			return n->auth_key(n->auth_arg, key, value, rsp);
-		/* X-, X# private keys and anything else unknown. */
 		return answer(rsp, key, "NotUnderstood");
 	}
-	d = &keys[k];
+	k = login_key_lookup(key);
+	if (k < 0)	/* X-, X# private keys and anything else unknown */
+		return answer(rsp, key, "NotUnderstood");
+	d = login_key(k);
 	if (n->seen & BIT(k)) {
 		n->why = "key negotiated twice";
 		return NEG_ERR_PROTOCOL;
@@ -267,21 +288,13 @@ static int neg_key(void *arg, const char *key, const char *value)
 
 	if (strlen(value) > KV_VALUE_STD_MAX)
 		return answer(rsp, key, "Reject");
-
-	/* Where may this key appear? */
-	if (x->st == NEG_FFP) {
-		if (d->use != KU_ALL && d->use != KU_FFP)
-			return answer(rsp, key, "Reject");
-	} else {
-		if (d->use == KU_FFP)
-			return answer(rsp, key, "Irrelevant");
-		if (d->use == KU_SEC && x->st != NEG_SECURITY) {
-			n->why = "security key in the operational stage";
-			return NEG_ERR_PROTOCOL;
-		}
-		if (d->use == KU_LO && !n->leading)
-			return answer(rsp, key, "Reject");
+	refusal = misplaced(n, x->st, d, &fatal);
+	if (fatal) {
+		n->why = "security key in the operational stage";
+		return NEG_ERR_PROTOCOL;
 	}
+	if (refusal)
+		return answer(rsp, key, refusal);
 
 	/* The initiator answering one of our offers. */
 	if (n->offered & BIT(k))
@@ -290,103 +303,29 @@ static int neg_key(void *arg, const char *key, const char *value)
 	if (d->irrelevant_in_discovery &&
 	    n->session_type == NEG_SESS_DISCOVERY)
 		return answer(rsp, key, "Irrelevant");
-
-	switch (d->kind) {
-	case KK_NUM_MIN:
-	case KK_NUM_MAX:
-		if (kv_parse_number(value, &v) || v < d->min || v > d->max)
-			return answer(rsp, key, "Reject");
-		if (d->kind == KK_NUM_MIN)
-			v = v < our_num(n, k) ? v : our_num(n, k);
-		else
-			v = v > our_num(n, k) ? v : our_num(n, k);
-		store_num(n, k, (uint32_t)v);
-		return answer_num(rsp, key, v);
-	case KK_NUM_DECL:
-		if (kv_parse_number(value, &v) || v < d->min || v > d->max)
-			return answer(rsp, key, "Reject");
-		store_num(n, k, (uint32_t)v);
-		if (x->st == NEG_FFP)
-			n->mrdsl_changed = true;
-		return NEG_OK;
-	case KK_BOOL_AND:
-	case KK_BOOL_OR:
-		if (kv_parse_bool(value, &b))
-			return answer(rsp, key, "Reject");
-		b = d->kind == KK_BOOL_AND ? (b && our_bool(n, k)) :
-					     (b || our_bool(n, k));
-		store_bool(n, k, b);
-		return answer(rsp, key, b ? "Yes" : "No");
-	case KK_LIST: {
-		const char *accept;
-
-		if (k == K_AUTH_METHOD)
-			accept = n->auth_accept;
-		else if (k == K_TASK_REPORTING)
-			accept = "RFC3720";
-		else
-			accept = digest_accept(n, k);
-		if (!kv_list_pick(value, accept, pick, sizeof(pick))) {
-			if (k == K_AUTH_METHOD)
-				n->auth_rejected = true;
-			return answer(rsp, key, "Reject");
-		}
-		if (k == K_HEADER_DIGEST)
-			n->p.header_digest = !strcmp(pick, "CRC32C");
-		else if (k == K_DATA_DIGEST)
-			n->p.data_digest = !strcmp(pick, "CRC32C");
-		else if (k == K_AUTH_METHOD)
-			memcpy(n->auth_method, pick, strlen(pick) + 1);
-		return answer(rsp, key, pick);
-	}
-	case KK_STR_DECL:
-		if (k == K_INITIATOR_NAME) {
-			if (copy_name(n->initiator_name, value))
-				return answer(rsp, key, "Reject");
-			n->have_initiator_name = true;
-		} else if (k == K_TARGET_NAME) {
-			if (copy_name(n->target_name, value))
-				return answer(rsp, key, "Reject");
-			n->have_target_name = true;
-		} else if (k == K_INITIATOR_ALIAS) {
-			copy_trunc(n->initiator_alias,
-				   sizeof(n->initiator_alias), value);
-		}
-		return NEG_OK;
-	case KK_SPECIAL:
-		break;
-	}
-
-	switch (k) {
-	case K_SESSION_TYPE:
-		if (!strcmp(value, "Normal"))
-			n->session_type = NEG_SESS_NORMAL;
-		else if (!strcmp(value, "Discovery"))
-			n->session_type = NEG_SESS_DISCOVERY;
-		else
-			return answer(rsp, key, "Reject");
-		return NEG_OK;
-	case K_SEND_TARGETS:
-		if (strlen(value) >= sizeof(n->send_targets_val))
-			return answer(rsp, key, "Reject");
-		n->send_targets = true;
-		copy_trunc(n->send_targets_val, sizeof(n->send_targets_val),
-			   value);
-		return NEG_OK;
-	case K_TARGET_ALIAS:
-		/* Sent by targets only. */
-		return answer(rsp, key, "Irrelevant");
-	case K_TARGET_ADDRESS:
-	case K_TPGT:
+	/* RFC 7143 13.26: obsolete keys are answered with Reject. */
+	if (d->rule == LOGIN_RULE_OBSOLETE)
 		return answer(rsp, key, "Reject");
-	case K_IFMARKER:
-	case K_OFMARKER:
-	case K_IFMARKINT:
-	case K_OFMARKINT:
-		/* RFC 7143 13.26: obsolete keys are answered with Reject. */
-		return answer(rsp, key, "Reject");
+	/* Keys only targets send: an alias is irrelevant to us, an
+	 * address or a portal group tag from the initiator is wrong. */
+	if (!(d->senders & LOGIN_SENT_BY_INITIATOR))
+		return answer(rsp, key, k == LOGIN_KEY_TARGET_ALIAS ?
+				  "Irrelevant" : "Reject");
+
+	switch (d->rule) {
+	case LOGIN_RULE_MIN:
+	case LOGIN_RULE_MAX:
+		return negotiate_number(n, k, value, rsp);
+	case LOGIN_RULE_OR:
+	case LOGIN_RULE_AND:
+		return negotiate_bool(n, k, value, rsp);
+	case LOGIN_RULE_FIRST_MATCH:
+		return negotiate_list(n, k, value, rsp);
+	case LOGIN_RULE_DECLARATIVE:
+		return take_declaration(n, x->st, k, value, rsp);
+	default:
+		return answer(rsp, key, "NotUnderstood");
 	}
-	return answer(rsp, key, "NotUnderstood");
 }
 
 /* SessionType steers the rest, so it is looked up before the other keys. */
@@ -424,26 +363,13 @@ int neg_process(struct neg *n, enum neg_stage st, const char *text,
 	return rc;
 }
 
-/* RFC 7143 default of an offerable key. */
-static uint32_t def_num(int k)
-{
-	switch (k) {
-	case K_MAX_BURST: return 262144;
-	case K_FIRST_BURST: return 65536;
-	case K_MAX_OUT_R2T: return 1;
-	case K_INITIAL_R2T: return 1;
-	case K_IMMEDIATE_DATA: return 1;
-	default: return 0;
-	}
-}
-
 /* Offers a key the initiator has not sent, if ours is not the default. */
 static int offer(struct neg *n, int k, struct kvbuf *rsp)
 {
-	const struct keydef *d = &keys[k];
-	bool is_num = d->kind == KK_NUM_MIN;
+	const struct login_key *d = login_key(k);
+	bool is_num = d->kind == LOGIN_KIND_NUMBER;
 	uint32_t ours = is_num ? our_num(n, k) : our_bool(n, k);
-	uint32_t def = def_num(k);
+	uint32_t def = login_key_default(k);
 	int rc;
 
 	if ((n->seen & BIT(k)) || ours == def)
@@ -451,29 +377,30 @@ static int offer(struct neg *n, int k, struct kvbuf *rsp)
 	if (is_num)
 		rc = answer_num(rsp, d->name, ours);
 	else
-		rc = answer(rsp, d->name, ours ? "Yes" : "No");
+		rc = answer(rsp, d->name, kv_bool_text(ours));
 	if (rc)
 		return rc;
 	n->offered |= BIT(k);
 	/* Provisional result until the answer comes: the key's function
 	 * applied to our value and the default. */
 	if (is_num)
-		store_num(n, k, ours < def ? ours : def);
-	else if (d->kind == KK_BOOL_OR)
-		store_bool(n, k, ours || def);
+		login_params_store(&n->p, k, (uint32_t)login_key_result_number(
+					   d->rule, ours, def));
 	else
-		store_bool(n, k, ours && def);
+		login_params_store(&n->p, k,
+				   login_key_result_bool(d->rule, ours, def));
 	return NEG_OK;
 }
 
 int neg_add_offers(struct neg *n, enum neg_stage st, struct kvbuf *rsp)
 {
-	static const int offerable[] = { K_MAX_BURST, K_FIRST_BURST,
-		K_MAX_OUT_R2T, K_INITIAL_R2T, K_IMMEDIATE_DATA };
+	static const int offerable[] = { LOGIN_KEY_MAX_BURST,
+		LOGIN_KEY_FIRST_BURST, LOGIN_KEY_MAX_OUTSTANDING_R2T,
+		LOGIN_KEY_INITIAL_R2T, LOGIN_KEY_IMMEDIATE_DATA };
 	int rc;
 
 	if (!n->mrdsl_declared) {
-		rc = answer_num(rsp, "MaxRecvDataSegmentLength",
+		rc = answer_num(rsp, login_key(LOGIN_KEY_MAX_RECV_DSL)->name,
 				n->set->max_recv_dsl);
 		if (rc)
 			return rc;

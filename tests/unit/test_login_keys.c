@@ -1,6 +1,8 @@
 /*
- * The login key machinery both sides share: the value parsers
- * (common/kv_value.c) and the key=value text codec (common/kv.c).
+ * The login key machinery both sides share: the key table
+ * (common/login_keys.c) row by row against RFC 7143, the defaults and
+ * result functions built on it, the value parsers (common/kv_value.c)
+ * and the key=value text codec (common/kv.c).
  */
 #include <check.h>
 #include <stdio.h>
@@ -8,6 +10,216 @@
 #include <string.h>
 #include "tcq/kv.h"
 #include "tcq/kv_value.h"
+#include "tcq/login_keys.h"
+
+/* ---- the table ----------------------------------------------------------- */
+
+#define I LOGIN_SENT_BY_INITIATOR
+#define T LOGIN_SENT_BY_TARGET
+#define IT LOGIN_SENT_BY_BOTH
+#define CO LOGIN_SCOPE_CONNECTION
+#define SW LOGIN_SCOPE_SESSION
+
+/*
+ * Written from the key definitions: RFC 7143 13.1-13.21, 13.23, 13.26
+ * (obsolete markers), 12.1 (AuthMethod), 12.1.3 (CHAP_*; CHAP_I is a
+ * number 0..255), and RFC 7144 for iSCSIProtocolLevel (0..31, default
+ * 0, minimum). "Use", "Senders", "Scope", the range, "Default is" and
+ * "Irrelevant when: SessionType=Discovery" of each key.
+ */
+static const struct {
+	const char *name;
+	enum login_key_kind kind;
+	enum login_key_rule rule;
+	enum login_key_scope scope;
+	enum login_key_use use;
+	unsigned senders;
+	uint32_t min, max;
+	const char *def;
+	bool irrelevant_in_discovery;
+} rfc[] = {
+	{ "HeaderDigest", LOGIN_KIND_LIST, LOGIN_RULE_FIRST_MATCH, CO,
+	  LOGIN_USE_IO, IT, 0, 0, "None", false },
+	{ "DataDigest", LOGIN_KIND_LIST, LOGIN_RULE_FIRST_MATCH, CO,
+	  LOGIN_USE_IO, IT, 0, 0, "None", false },
+	{ "MaxConnections", LOGIN_KIND_NUMBER, LOGIN_RULE_MIN, SW,
+	  LOGIN_USE_LO, IT, 1, 65535, "1", true },
+	{ "SendTargets", LOGIN_KIND_STRING, LOGIN_RULE_DECLARATIVE, SW,
+	  LOGIN_USE_FFP, I, 0, 0, NULL, false },
+	{ "TargetName", LOGIN_KIND_STRING, LOGIN_RULE_DECLARATIVE, SW,
+	  LOGIN_USE_IO, IT, 0, 0, NULL, false },
+	{ "InitiatorName", LOGIN_KIND_STRING, LOGIN_RULE_DECLARATIVE, SW,
+	  LOGIN_USE_IO, I, 0, 0, NULL, false },
+	{ "TargetAlias", LOGIN_KIND_STRING, LOGIN_RULE_DECLARATIVE, SW,
+	  LOGIN_USE_ALL, T, 0, 0, NULL, false },
+	{ "InitiatorAlias", LOGIN_KIND_STRING, LOGIN_RULE_DECLARATIVE, SW,
+	  LOGIN_USE_ALL, I, 0, 0, NULL, false },
+	{ "TargetAddress", LOGIN_KIND_STRING, LOGIN_RULE_DECLARATIVE, SW,
+	  LOGIN_USE_ALL, T, 0, 0, NULL, false },
+	{ "TargetPortalGroupTag", LOGIN_KIND_NUMBER, LOGIN_RULE_DECLARATIVE,
+	  SW, LOGIN_USE_IO, T, 0, 65535, NULL, false },
+	{ "InitialR2T", LOGIN_KIND_BOOLEAN, LOGIN_RULE_OR, SW, LOGIN_USE_LO,
+	  IT, 0, 0, "Yes", true },
+	{ "ImmediateData", LOGIN_KIND_BOOLEAN, LOGIN_RULE_AND, SW,
+	  LOGIN_USE_LO, IT, 0, 0, "Yes", true },
+	{ "MaxRecvDataSegmentLength", LOGIN_KIND_NUMBER,
+	  LOGIN_RULE_DECLARATIVE, CO, LOGIN_USE_ALL, IT, 512, 16777215,
+	  "8192", false },
+	{ "MaxBurstLength", LOGIN_KIND_NUMBER, LOGIN_RULE_MIN, SW,
+	  LOGIN_USE_LO, IT, 512, 16777215, "262144", true },
+	{ "FirstBurstLength", LOGIN_KIND_NUMBER, LOGIN_RULE_MIN, SW,
+	  LOGIN_USE_LO, IT, 512, 16777215, "65536", true },
+	{ "DefaultTime2Wait", LOGIN_KIND_NUMBER, LOGIN_RULE_MAX, SW,
+	  LOGIN_USE_LO, IT, 0, 3600, "2", false },
+	{ "DefaultTime2Retain", LOGIN_KIND_NUMBER, LOGIN_RULE_MIN, SW,
+	  LOGIN_USE_LO, IT, 0, 3600, "20", false },
+	{ "MaxOutstandingR2T", LOGIN_KIND_NUMBER, LOGIN_RULE_MIN, SW,
+	  LOGIN_USE_LO, IT, 1, 65535, "1", true },
+	{ "DataPDUInOrder", LOGIN_KIND_BOOLEAN, LOGIN_RULE_OR, SW,
+	  LOGIN_USE_LO, IT, 0, 0, "Yes", true },
+	{ "DataSequenceInOrder", LOGIN_KIND_BOOLEAN, LOGIN_RULE_OR, SW,
+	  LOGIN_USE_LO, IT, 0, 0, "Yes", true },
+	{ "ErrorRecoveryLevel", LOGIN_KIND_NUMBER, LOGIN_RULE_MIN, SW,
+	  LOGIN_USE_LO, IT, 0, 2, "0", false },
+	{ "SessionType", LOGIN_KIND_STRING, LOGIN_RULE_DECLARATIVE, SW,
+	  LOGIN_USE_LO, I, 0, 0, "Normal", false },
+	{ "AuthMethod", LOGIN_KIND_LIST, LOGIN_RULE_FIRST_MATCH, CO,
+	  LOGIN_USE_SECURITY, IT, 0, 0, NULL, false },
+	{ "TaskReporting", LOGIN_KIND_LIST, LOGIN_RULE_FIRST_MATCH, SW,
+	  LOGIN_USE_LO, IT, 0, 0, "RFC3720", true },
+	{ "iSCSIProtocolLevel", LOGIN_KIND_NUMBER, LOGIN_RULE_MIN, SW,
+	  LOGIN_USE_IO, IT, 0, 31, "0", false },
+	{ "IFMarker", LOGIN_KIND_BOOLEAN, LOGIN_RULE_OBSOLETE, CO,
+	  LOGIN_USE_IO, IT, 0, 0, NULL, false },
+	{ "OFMarker", LOGIN_KIND_BOOLEAN, LOGIN_RULE_OBSOLETE, CO,
+	  LOGIN_USE_IO, IT, 0, 0, NULL, false },
+	{ "IFMarkInt", LOGIN_KIND_NUMBER, LOGIN_RULE_OBSOLETE, CO,
+	  LOGIN_USE_IO, IT, 0, 0, NULL, false },
+	{ "OFMarkInt", LOGIN_KIND_NUMBER, LOGIN_RULE_OBSOLETE, CO,
+	  LOGIN_USE_IO, IT, 0, 0, NULL, false },
+	{ "CHAP_A", LOGIN_KIND_LIST, LOGIN_RULE_AUTH, CO, LOGIN_USE_SECURITY,
+	  IT, 0, 0, NULL, false },
+	{ "CHAP_I", LOGIN_KIND_NUMBER, LOGIN_RULE_AUTH, CO,
+	  LOGIN_USE_SECURITY, IT, 0, 255, NULL, false },
+	{ "CHAP_C", LOGIN_KIND_BINARY, LOGIN_RULE_AUTH, CO,
+	  LOGIN_USE_SECURITY, IT, 0, 0, NULL, false },
+	{ "CHAP_N", LOGIN_KIND_STRING, LOGIN_RULE_AUTH, CO,
+	  LOGIN_USE_SECURITY, IT, 0, 0, NULL, false },
+	{ "CHAP_R", LOGIN_KIND_BINARY, LOGIN_RULE_AUTH, CO,
+	  LOGIN_USE_SECURITY, IT, 0, 0, NULL, false },
+};
+#define N_RFC (sizeof(rfc) / sizeof(rfc[0]))
+
+START_TEST(table_matches_rfc)
+{
+	bool covered[LOGIN_KEY_COUNT] = { false };
+
+	ck_assert_uint_eq(N_RFC, LOGIN_KEY_COUNT);
+	for (size_t i = 0; i < N_RFC; i++) {
+		int id = login_key_lookup(rfc[i].name);
+		const struct login_key *k;
+
+		ck_assert_msg(id >= 0, "%s is not in the table", rfc[i].name);
+		ck_assert_msg(!covered[id], "%s twice", rfc[i].name);
+		covered[id] = true;
+		k = login_key(id);
+		ck_assert_str_eq(k->name, rfc[i].name);
+		ck_assert_msg(k->kind == rfc[i].kind, "%s kind", k->name);
+		ck_assert_msg(k->rule == rfc[i].rule, "%s rule", k->name);
+		ck_assert_msg(k->scope == rfc[i].scope, "%s scope", k->name);
+		ck_assert_msg(k->use == rfc[i].use, "%s use", k->name);
+		ck_assert_msg(k->senders == rfc[i].senders, "%s senders",
+			      k->name);
+		ck_assert_msg(k->min == rfc[i].min && k->max == rfc[i].max,
+			      "%s range %u..%u", k->name, k->min, k->max);
+		if (rfc[i].def)
+			ck_assert_msg(k->rfc_default &&
+				      !strcmp(k->rfc_default, rfc[i].def),
+				      "%s default", k->name);
+		else
+			ck_assert_msg(!k->rfc_default, "%s default", k->name);
+		ck_assert_msg(k->irrelevant_in_discovery ==
+			      rfc[i].irrelevant_in_discovery,
+			      "%s irrelevant in discovery", k->name);
+	}
+}
+END_TEST
+
+START_TEST(lookup_is_exact)
+{
+	ck_assert_int_eq(login_key_lookup("MaxBurstLength"),
+			 LOGIN_KEY_MAX_BURST);
+	ck_assert_int_eq(login_key_lookup("maxburstlength"), -1);
+	ck_assert_int_eq(login_key_lookup("MaxBurstLength "), -1);
+	ck_assert_int_eq(login_key_lookup("X-com.example.foo"), -1);
+	ck_assert_int_eq(login_key_lookup(""), -1);
+}
+END_TEST
+
+/* ---- defaults and result functions --------------------------------------- */
+
+START_TEST(defaults)
+{
+	struct iscsi_params p;
+
+	ck_assert_uint_eq(login_key_default(LOGIN_KEY_MAX_BURST), 262144);
+	ck_assert_uint_eq(login_key_default(LOGIN_KEY_TIME2RETAIN), 20);
+	ck_assert_uint_eq(login_key_default(LOGIN_KEY_IMMEDIATE_DATA), 1);
+	ck_assert_uint_eq(login_key_default(LOGIN_KEY_TARGET_PORTAL_GROUP_TAG),
+			  0);
+	param_defaults(&p);
+	ck_assert_uint_eq(p.max_recv_dsl, 8192);
+	ck_assert_uint_eq(p.max_send_dsl, 8192);
+	ck_assert_uint_eq(p.max_connections, 1);
+	ck_assert_uint_eq(p.max_burst, 262144);
+	ck_assert_uint_eq(p.first_burst, 65536);
+	ck_assert(p.initial_r2t && p.immediate_data);
+	ck_assert_uint_eq(p.default_time2wait, 2);
+	ck_assert_uint_eq(p.default_time2retain, 20);
+	ck_assert_uint_eq(p.max_outstanding_r2t, 1);
+	ck_assert(p.data_pdu_in_order && p.data_sequence_in_order);
+	ck_assert_uint_eq(p.erl, 0);
+	ck_assert(!p.header_digest && !p.data_digest);
+}
+END_TEST
+
+START_TEST(result_functions)
+{
+	/* RFC 7143 6.2.2: Minimum, Maximum, OR, AND. */
+	ck_assert_uint_eq(login_key_result_number(LOGIN_RULE_MIN, 8192, 512),
+			  512);
+	ck_assert_uint_eq(login_key_result_number(LOGIN_RULE_MIN, 3, 7), 3);
+	ck_assert_uint_eq(login_key_result_number(LOGIN_RULE_MAX, 2, 20), 20);
+	ck_assert_uint_eq(login_key_result_number(LOGIN_RULE_MAX, 9, 0), 9);
+	ck_assert(login_key_result_bool(LOGIN_RULE_OR, false, true));
+	ck_assert(login_key_result_bool(LOGIN_RULE_OR, true, false));
+	ck_assert(!login_key_result_bool(LOGIN_RULE_OR, false, false));
+	ck_assert(!login_key_result_bool(LOGIN_RULE_AND, true, false));
+	ck_assert(!login_key_result_bool(LOGIN_RULE_AND, false, true));
+	ck_assert(login_key_result_bool(LOGIN_RULE_AND, true, true));
+}
+END_TEST
+
+START_TEST(params_store)
+{
+	struct iscsi_params p;
+
+	memset(&p, 0, sizeof(p));
+	/* The peer's MaxRecvDataSegmentLength limits what we send. */
+	ck_assert(login_params_store(&p, LOGIN_KEY_MAX_RECV_DSL, 65536));
+	ck_assert_uint_eq(p.max_send_dsl, 65536);
+	ck_assert_uint_eq(p.max_recv_dsl, 0);
+	ck_assert(login_params_store(&p, LOGIN_KEY_ERROR_RECOVERY_LEVEL, 2));
+	ck_assert_uint_eq(p.erl, 2);
+	ck_assert(login_params_store(&p, LOGIN_KEY_DATA_DIGEST, 1));
+	ck_assert(p.data_digest && !p.header_digest);
+	ck_assert(login_params_store(&p, LOGIN_KEY_TIME2WAIT, 3600));
+	ck_assert_uint_eq(p.default_time2wait, 3600);
+	ck_assert(!login_params_store(&p, LOGIN_KEY_TARGET_PORTAL_GROUP_TAG,
+				      1));
+	ck_assert(!login_params_store(&p, LOGIN_KEY_PROTOCOL_LEVEL, 1));
+}
+END_TEST
 
 /* ---- numbers ------------------------------------------------------------ */
 
@@ -280,10 +492,17 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("login_keys");
-	TCase *tc = tcase_create("values");
+	TCase *tc = tcase_create("table");
 	SRunner *sr;
 	int failed;
 
+	tcase_add_test(tc, table_matches_rfc);
+	tcase_add_test(tc, lookup_is_exact);
+	tcase_add_test(tc, defaults);
+	tcase_add_test(tc, result_functions);
+	tcase_add_test(tc, params_store);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("values");
 	tcase_add_test(tc, number_syntax_and_bounds);
 	tcase_add_test(tc, binary_hex_and_base64);
 	tcase_add_test(tc, binary_large);

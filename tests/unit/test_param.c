@@ -1,5 +1,5 @@
 /* The target's key negotiation engine, driven without a socket. The text
- * codec and the value parsers have test_login_keys.c. */
+ * codec, the value parsers and the key table have test_login_keys.c. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,25 +71,6 @@ static const char *rsp_get(const char *key)
 	ck_assert_msg(v_ != NULL, "no %s in response", key); \
 	ck_assert_str_eq(v_, val); \
 } while (0)
-
-/* ---- defaults ---------------------------------------------------------- */
-
-START_TEST(defaults)
-{
-	struct iscsi_params p;
-
-	param_defaults(&p);
-	ck_assert_uint_eq(p.max_recv_dsl, 8192);
-	ck_assert_uint_eq(p.max_send_dsl, 8192);
-	ck_assert_uint_eq(p.max_burst, 262144);
-	ck_assert_uint_eq(p.first_burst, 65536);
-	ck_assert(p.initial_r2t && p.immediate_data);
-	ck_assert_uint_eq(p.default_time2wait, 2);
-	ck_assert_uint_eq(p.default_time2retain, 20);
-	ck_assert_uint_eq(p.max_outstanding_r2t, 1);
-	ck_assert(!p.header_digest && !p.data_digest);
-}
-END_TEST
 
 /* ---- key rules ----------------------------------------------------------- */
 
@@ -374,7 +355,6 @@ int main(void)
 	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, digest_lists);
 	tcase_add_test(tc, numeric_min_max);
 	tcase_add_test(tc, booleans);
