@@ -7,6 +7,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include "tcq/reactor.h"
+#include "tests/unit/harness.h"
 
 static struct reactor R;
 
@@ -20,24 +21,11 @@ static void teardown(void)
 	reactor_fini(&R);
 }
 
-/* Guards every test against hanging: stops the loop and flags it. */
-static int timed_out;
-static void watchdog_cb(struct reactor_timer *t)
-{
-	timed_out = 1;
-	reactor_stop(&R);
-}
-
+/* Every loop here runs under the harness's watchdog: a test whose loop
+ * does not stop itself fails instead of hanging. */
 static void run_guarded(void)
 {
-	struct reactor_timer wd;
-
-	timed_out = 0;
-	reactor_timer_init(&wd, watchdog_cb, NULL);
-	reactor_timer_arm(&R, &wd, 5000);
-	reactor_run(&R);
-	reactor_timer_cancel(&R, &wd);
-	ck_assert_int_eq(timed_out, 0);
+	harness_run_guarded(&R, 5000);
 }
 
 /* ---- timers ---- */
@@ -358,23 +346,17 @@ static Suite *reactor_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 20);
-	tcase_add_test(tc, timers_in_order);
-	tcase_add_test(tc, deferred_batching);
-	tcase_add_test(tc, defer_next_pass);
-	tcase_add_test(tc, post_from_thread);
-	tcase_add_test(tc, del_fd_in_callback);
-	tcase_add_test(tc, mod_fd);
+	harness_add(tc, timers_in_order);
+	harness_add(tc, deferred_batching);
+	harness_add(tc, defer_next_pass);
+	harness_add(tc, post_from_thread);
+	harness_add(tc, del_fd_in_callback);
+	harness_add(tc, mod_fd);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(reactor_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return harness_main(argc, argv, reactor_suite);
 }
