@@ -4,17 +4,14 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tcq/bufpool.h"
 #include "tcq/byteorder.h"
 #include "tcq/scsi_proto.h"
-#include "backend/bdev.h"
 #include "scsi/alua.h"
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
 #include "scsi/opcodes.h"
-#include "scsi/taskset.h"
 #include "target/config.h"
-#include "tcq/reactor.h"
+#include "tests/unit/harness.h"
 
 static char err[300];
 
@@ -112,19 +109,23 @@ START_TEST(finish_rules)
 }
 END_TEST
 
+/* The target port group descriptors of three_groups (SPC-4 6.37,
+ * table 285): PREF/ASYMMETRIC ACCESS STATE, the supported states (AO AN
+ * S U), the group, its port count, then a relative port per 4 bytes. */
+static const uint8_t groups[] = {
+	/* group 1: PREF, AO; supports AO AN S U; port 1 */
+	0x80, 0x0f, 0x00, 0x01, 0, 0, 0, 1, 0, 0, 0x00, 0x01,
+	/* group 2: ANO; ports 2 and 4 */
+	0x01, 0x0f, 0x00, 0x02, 0, 0, 0, 2, 0, 0, 0x00, 0x02,
+	0, 0, 0x00, 0x04,
+	/* group 3: standby; port 3 */
+	0x02, 0x0f, 0x00, 0x03, 0, 0, 0, 1, 0, 0, 0x00, 0x03,
+};
+
 START_TEST(rtpg_encoding)
 {
 	struct alua_cfg a;
 	uint8_t buf[256];
-	static const uint8_t groups[] = {
-		/* group 1: PREF, AO; supports AO AN S U; port 1 */
-		0x80, 0x0f, 0x00, 0x01, 0, 0, 0, 1, 0, 0, 0x00, 0x01,
-		/* group 2: ANO; ports 2 and 4 */
-		0x01, 0x0f, 0x00, 0x02, 0, 0, 0, 2, 0, 0, 0x00, 0x02,
-		0, 0, 0x00, 0x04,
-		/* group 3: standby; port 3 */
-		0x02, 0x0f, 0x00, 0x03, 0, 0, 0, 1, 0, 0, 0x00, 0x03,
-	};
 
 	three_groups(&a, 3, 3);
 	memset(buf, 0xee, sizeof(buf));
@@ -169,6 +170,8 @@ static uint16_t check(uint8_t state, uint8_t op, uint8_t sa)
 	return alua_check(state, e);
 }
 
+/* 04h/0Bh LOGICAL UNIT NOT ACCESSIBLE, TARGET PORT IN STANDBY STATE and
+ * 04h/0Ch ... IN UNAVAILABLE STATE (SPC-4 5.15.2.4.4-5). */
 START_TEST(access_rules)
 {
 	/* Active states run everything. */
@@ -177,11 +180,11 @@ START_TEST(access_rules)
 			  0);
 	/* Standby: reports, mode pages and reservations only. */
 	ck_assert_uint_eq(check(ALUA_STANDBY, SOP_READ_10, 0),
-			  ASC_ALUA_STANDBY);
+			  0x040b);
 	ck_assert_uint_eq(check(ALUA_STANDBY, SOP_TEST_UNIT_READY, 0),
-			  ASC_ALUA_STANDBY);
+			  0x040b);
 	ck_assert_uint_eq(check(ALUA_STANDBY, SOP_SYNC_CACHE_10, 0),
-			  ASC_ALUA_STANDBY);
+			  0x040b);
 	ck_assert_uint_eq(check(ALUA_STANDBY, SOP_INQUIRY, 0), 0);
 	ck_assert_uint_eq(check(ALUA_STANDBY, SOP_MODE_SENSE_10, 0), 0);
 	ck_assert_uint_eq(check(ALUA_STANDBY, SOP_PERSISTENT_RESERVE_OUT,
@@ -190,12 +193,12 @@ START_TEST(access_rules)
 				     MI_REPORT_TARGET_PORT_GROUPS), 0);
 	/* Unavailable: not even mode pages or reservations. */
 	ck_assert_uint_eq(check(ALUA_UNAVAILABLE, SOP_MODE_SENSE_6, 0),
-			  ASC_ALUA_UNAVAILABLE);
+			  0x040c);
 	ck_assert_uint_eq(check(ALUA_UNAVAILABLE,
 				     SOP_PERSISTENT_RESERVE_IN, 0),
-			  ASC_ALUA_UNAVAILABLE);
+			  0x040c);
 	ck_assert_uint_eq(check(ALUA_UNAVAILABLE, SOP_WRITE_16, 0),
-			  ASC_ALUA_UNAVAILABLE);
+			  0x040c);
 	ck_assert_uint_eq(check(ALUA_UNAVAILABLE, SOP_REPORT_LUNS, 0), 0);
 	ck_assert_uint_eq(check(ALUA_UNAVAILABLE, SOP_REQUEST_SENSE, 0), 0);
 }
@@ -245,102 +248,28 @@ END_TEST
 
 /* ---- through the device server ----------------------------------------- */
 
-static struct reactor R;
-static struct bdev *bd;
-static struct lun *lun;
-static struct taskset *ts;
-static int nexus;
+static struct harness_lun H;
 static struct alua_cfg cfg;
 
-struct cmd {
-	struct tcq_task t;
-	bool done;
-};
-
-static void task_done(struct tcq_task *t)
-{
-	((struct cmd *)t)->done = true;
-	reactor_stop(&R);
-}
-
-static void arrive_cb(void *arg)
-{
-	struct tcq_task *t = arg;
-
-	if (lun_task_arrive(ts, t))
-		lun_task_data_ready(t);
-}
-
-static void watchdog(struct reactor_timer *tm)
-{
-	reactor_stop(&R);
-}
-
-/* Runs a Data-In (or no data) command; returns it done. */
+/* Runs a Data-In (or no data) command on the nexus. */
 static struct cmd *run(const uint8_t *cdb, uint32_t in_len)
 {
-	struct cmd *c = calloc(1, sizeof(*c));
-	struct reactor_timer wd;
-
-	ck_assert_ptr_nonnull(c);
-	memcpy(c->t.cdb, cdb, 16);
-	c->t.cdb_len = 16;
-	c->t.lun = lun;
-	c->t.nexus = &nexus;
-	c->t.attr = TASK_ATTR_SIMPLE;
-	c->t.done = task_done;
-	c->t.dir_in = in_len > 0;
-	c->t.exp_len = in_len;
-	ck_assert_int_eq(reactor_post(&R, arrive_cb, &c->t), 0);
-	reactor_timer_init(&wd, watchdog, NULL);
-	reactor_timer_arm(&R, &wd, 10000);
-	while (!c->done)
-		reactor_run(&R);
-	reactor_timer_cancel(&R, &wd);
-	return c;
+	return run_cdb(&H, 0, cdb, 16, NULL, 0, in_len);
 }
 
-static void cmd_free(struct cmd *c)
-{
-	lun_task_release(&c->t);
-	free(c);
-}
-
-/* Sense key and ASC/ASCQ of a fixed-format sense. */
-static void expect_sense(const struct cmd *c, uint8_t key, uint16_t asc)
-{
-	ck_assert_uint_eq(c->t.status, SAM_STAT_CHECK_CONDITION);
-	ck_assert_uint_eq(c->t.sense[2] & 0x0f, key);
-	ck_assert_uint_eq(get_be16(c->t.sense + 12), asc);
-}
-
+/* A LUN of this gateway (tpg, port) of the three groups; the nexus's
+ * POWER ON unit attention taken. */
 static void ds_setup(uint16_t tpg, uint16_t port)
 {
-	struct bdev_params bp = { .size = 1 << 20, .queue_depth = 4 };
-	uint8_t tur[16] = { SOP_TEST_UNIT_READY };
-
-	ck_assert_int_eq(reactor_init(&R, 0), 0);
-	bd = bdev_open("ram", &bp, err, sizeof(err));
-	ck_assert_msg(bd != NULL, "%s", err);
-	lun = lun_create(NULL, 0, bd, "iqn.2026-11.org.tcq:alua");
-	ck_assert_ptr_nonnull(lun);
+	harness_lun_open(&H, "ram", 1 << 20);
 	three_groups(&cfg, tpg, port);
-	alua_lun_apply(lun, &cfg);
-	ts = lun_nexus_join(lun, &R, &nexus);
-	ck_assert_ptr_nonnull(ts);
-	/* The nexus's first command reports POWER ON. */
-	struct cmd *c = run(tur, 0);
-	expect_sense(c, SK_UNIT_ATTENTION, ASC_POWER_ON_RESET);
-	cmd_free(c);
+	alua_lun_apply(H.lun, &cfg);
+	harness_nexus_join(&H, 1);
 }
 
 static void ds_teardown(void)
 {
-	lun_nexus_leave(ts);
-	lun_destroy(lun);
-	bdev_close(bd);
-	reactor_fini(&R);
-	bufpool_thread_drain();
+	harness_lun_teardown(&H);
 }
 
 /* Finds designator type in VPD page 83h data; NULL if absent. */
@@ -364,23 +293,19 @@ START_TEST(standby_port)
 	struct cmd *c;
 
 	ds_setup(3, 3);
-	ck_assert_uint_eq(lun->alua_state, ALUA_STANDBY);
-	ck_assert_uint_eq(lun->tpg_id, 3);
-	ck_assert_uint_eq(lun->rel_port_id, 3);
-	c = run(tur, 0);
-	expect_sense(c, SK_NOT_READY, ASC_ALUA_STANDBY);
-	cmd_free(c);
-	c = run(read10, 512);
-	expect_sense(c, SK_NOT_READY, ASC_ALUA_STANDBY);
-	cmd_free(c);
+	ck_assert_uint_eq(H.lun->alua_state, ALUA_STANDBY);
+	ck_assert_uint_eq(H.lun->tpg_id, 3);
+	ck_assert_uint_eq(H.lun->rel_port_id, 3);
+	EXPECT_SENSE(run(tur, 0), SK_NOT_READY, 0x04, 0x0b);
+	/* LOGICAL UNIT NOT ACCESSIBLE, TARGET PORT IN STANDBY STATE */
+	EXPECT_SENSE(run(read10, 512), SK_NOT_READY, 0x04, 0x0b);
 
 	c = run(inq, 96);
-	ck_assert_uint_eq(c->t.status, SAM_STAT_GOOD);
+	EXPECT_GOOD(c);
 	ck_assert_uint_eq(((uint8_t *)c->t.buf)[5] & 0x30, 0x10);	/* TPGS */
-	cmd_free(c);
 
 	c = run(vpd83, 255);
-	ck_assert_uint_eq(c->t.status, SAM_STAT_GOOD);
+	EXPECT_GOOD(c);
 	const uint8_t *d = find_desig(c->t.buf, c->t.data_in_len, 0x4);
 	ck_assert_ptr_nonnull(d);
 	ck_assert_uint_eq(d[1] & 0x30, 0x10);	/* target port */
@@ -388,24 +313,27 @@ START_TEST(standby_port)
 	d = find_desig(c->t.buf, c->t.data_in_len, 0x5);
 	ck_assert_ptr_nonnull(d);
 	ck_assert_uint_eq(get_be16(d + 6), 3);
-	cmd_free(c);
 
 	put_be32(rtpg + 6, 255);
 	c = run(rtpg, 255);
-	ck_assert_uint_eq(c->t.status, SAM_STAT_GOOD);
+	EXPECT_GOOD(c);
 	uint32_t n = alua_encode_rtpg(&cfg, ALUA_RTPG_EXTENDED, expect,
 				      sizeof(expect));
 	ck_assert_uint_eq(c->t.data_in_len, n);
 	ck_assert_mem_eq(c->t.buf, expect, n);
-	cmd_free(c);
+	/* Extended header (FORMAT TYPE 001b), then the groups as SPC-4
+	 * lays them out. */
+	ck_assert_uint_eq(n, 8 + sizeof(groups));
+	ck_assert_uint_eq(get_be32(cmd_data(c)), 4 + sizeof(groups));
+	ck_assert_uint_eq(cmd_data(c)[4], 0x10);
+	ck_assert_mem_eq(cmd_data(c) + 8, groups, sizeof(groups));
 
 	/* Allocation length cuts the data, not the length field. */
 	put_be32(rtpg + 6, 10);
 	c = run(rtpg, 255);
-	ck_assert_uint_eq(c->t.status, SAM_STAT_GOOD);
+	EXPECT_GOOD(c);
 	ck_assert_uint_eq(c->t.data_in_len, 10);
 	ck_assert_uint_eq(get_be32(c->t.buf), n - 4);
-	cmd_free(c);
 	ds_teardown();
 }
 END_TEST
@@ -419,17 +347,17 @@ START_TEST(active_port)
 	struct cmd *c;
 
 	ds_setup(2, 4);
-	ck_assert_uint_eq(lun->alua_state, ALUA_ACTIVE_NON_OPTIMIZED);
+	ck_assert_uint_eq(H.lun->alua_state, ALUA_ACTIVE_NON_OPTIMIZED);
 	c = run(read10, 512);
-	ck_assert_uint_eq(c->t.status, SAM_STAT_GOOD);
-	cmd_free(c);
+	EXPECT_GOOD(c);
 	c = run(rtpg, 256);
-	ck_assert_uint_eq(c->t.status, SAM_STAT_GOOD);
+	EXPECT_GOOD(c);
 	uint32_t n = alua_encode_rtpg(&cfg, ALUA_RTPG_LENGTH, expect,
 				      sizeof(expect));
 	ck_assert_uint_eq(c->t.data_in_len, n);
 	ck_assert_mem_eq(c->t.buf, expect, n);
-	cmd_free(c);
+	ck_assert_uint_eq(n, 4 + sizeof(groups));
+	ck_assert_mem_eq(cmd_data(c) + 4, groups, sizeof(groups));
 	ds_teardown();
 }
 END_TEST
@@ -442,13 +370,11 @@ START_TEST(unavailable_port)
 
 	ds_setup(1, 1);
 	cfg.groups[0].state = ALUA_UNAVAILABLE;
-	alua_lun_apply(lun, &cfg);
-	c = run(ms, 255);
-	expect_sense(c, SK_NOT_READY, ASC_ALUA_UNAVAILABLE);
-	cmd_free(c);
+	alua_lun_apply(H.lun, &cfg);
+	EXPECT_SENSE(run(ms, 255), SK_NOT_READY, 0x04, 0x0c);
+	/* LOGICAL UNIT NOT ACCESSIBLE, TARGET PORT IN UNAVAILABLE STATE */
 	c = run(luns, 256);
-	ck_assert_uint_eq(c->t.status, SAM_STAT_GOOD);
-	cmd_free(c);
+	EXPECT_GOOD(c);
 	ds_teardown();
 }
 END_TEST
@@ -560,27 +486,26 @@ START_TEST(config_build)
 }
 END_TEST
 
-int main(void)
+static Suite *alua_suite(void)
 {
 	Suite *s = suite_create("alua");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
-	tcase_add_test(tc, parse_groups);
-	tcase_add_test(tc, finish_rules);
-	tcase_add_test(tc, rtpg_encoding);
-	tcase_add_test(tc, access_rules);
-	tcase_add_test(tc, decode_rtpg);
-	tcase_add_test(tc, standby_port);
-	tcase_add_test(tc, active_port);
-	tcase_add_test(tc, unavailable_port);
-	tcase_add_test(tc, config_keys);
-	tcase_add_test(tc, config_build);
+	harness_add(tc, parse_groups);
+	harness_add(tc, finish_rules);
+	harness_add(tc, rtpg_encoding);
+	harness_add(tc, access_rules);
+	harness_add(tc, decode_rtpg);
+	harness_add(tc, standby_port);
+	harness_add(tc, active_port);
+	harness_add(tc, unavailable_port);
+	harness_add(tc, config_keys);
+	harness_add(tc, config_build);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	return harness_main(argc, argv, alua_suite);
 }

@@ -19,6 +19,7 @@
 #include "target/ctl.h"
 #include "tcq/reactor.h"
 #include "target/target.h"
+#include "tests/unit/harness.h"
 
 /* ---- histograms ---- */
 
@@ -73,18 +74,12 @@ END_TEST
 #define IQN "iqn.2026-11.org.tcq:unit"
 
 static struct reactor R;
-static pthread_t rthread;
+static struct harness_thread rthread;
 static struct reactor *rlist[1];
 static struct target *tgt;
 static struct lun *lun;
 static struct bdev *bd;
 static char sock_path[108];
-
-static void *run_reactor(void *arg)
-{
-	reactor_run(&R);
-	return NULL;
-}
 
 static void setup(void)
 {
@@ -109,21 +104,19 @@ static void setup(void)
 	snprintf(sock_path, sizeof(sock_path), "/tmp/tcq-test-stats.%d.sock",
 		 (int)getpid());
 	ck_assert_int_eq(ctl_start(sock_path, rlist, 1, err, sizeof(err)), 0);
-	ck_assert_int_eq(pthread_create(&rthread, NULL, run_reactor, NULL), 0);
+	harness_thread_start(&rthread, &R);
 }
 
-static void stop_on_reactor(void *arg)
+static void stop_ctl(void *arg)
 {
 	ctl_stop();
-	reactor_stop(&R);
 }
 
 static void teardown(void)
 {
 	struct stat st;
 
-	reactor_post(&R, stop_on_reactor, NULL);
-	pthread_join(rthread, NULL);
+	harness_thread_stop(&rthread, stop_ctl, NULL);
 	ck_assert_int_ne(stat(sock_path, &st), 0);	/* unlinked */
 	lun_destroy(lun);
 	bdev_close(bd);
@@ -182,10 +175,6 @@ static json_object *lun0(json_object *o)
 }
 
 /* Drives the data-path hooks on the reactor thread, as a session would. */
-static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t hook_cond = PTHREAD_COND_INITIALIZER;
-static int hook_done;
-
 static void hooks_on_reactor(void *arg)
 {
 	struct tcq_task t;
@@ -208,20 +197,11 @@ static void hooks_on_reactor(void *arg)
 		stats_io_submitted(lun, &q);
 		stats_task_done(lun, &t);
 	}
-	pthread_mutex_lock(&hook_lock);
-	hook_done = 1;
-	pthread_cond_signal(&hook_cond);
-	pthread_mutex_unlock(&hook_lock);
 }
 
 static void run_hooks(void)
 {
-	hook_done = 0;
-	ck_assert_int_eq(reactor_post(&R, hooks_on_reactor, NULL), 0);
-	pthread_mutex_lock(&hook_lock);
-	while (!hook_done)
-		pthread_cond_wait(&hook_cond, &hook_lock);
-	pthread_mutex_unlock(&hook_lock);
+	harness_call_on(&R, hooks_on_reactor, NULL);
 }
 
 START_TEST(ctl_stats_and_reset)
@@ -370,26 +350,25 @@ START_TEST(ctl_find_lun_forms)
 }
 END_TEST
 
-int main(void)
+static Suite *stats_suite(void)
 {
 	Suite *s = suite_create("stats");
 	TCase *h = tcase_create("hist"), *c = tcase_create("ctl");
-	SRunner *sr;
-	int nf;
 
-	tcase_add_test(h, hist_buckets_tile);
-	tcase_add_test(h, hist_quantiles);
+	harness_add(h, hist_buckets_tile);
+	harness_add(h, hist_quantiles);
 	tcase_add_checked_fixture(c, setup, teardown);
-	tcase_add_test(c, ctl_stats_and_reset);
-	tcase_add_test(c, ctl_set_live);
-	tcase_add_test(c, ctl_errors);
-	tcase_add_test(c, ctl_refuses_live_socket);
-	tcase_add_test(c, ctl_find_lun_forms);
+	harness_add(c, ctl_stats_and_reset);
+	harness_add(c, ctl_set_live);
+	harness_add(c, ctl_errors);
+	harness_add(c, ctl_refuses_live_socket);
+	harness_add(c, ctl_find_lun_forms);
 	suite_add_tcase(s, h);
 	suite_add_tcase(s, c);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	return harness_main(argc, argv, stats_suite);
 }
