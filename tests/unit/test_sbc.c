@@ -1,143 +1,74 @@
 /*
  * Unit tests for the SBC-3 commands of scsi/sbc_*.c and scsi/xcopy.c:
- * commands go through lun_task_arrive on a LUN over the ram backend, with
- * a reactor in the test thread; data and exact sense are checked.
+ * commands go through lun_task_arrive on a LUN over the ram backend (or
+ * the harness's memory backend where a check needs a CAW limit or a
+ * medium that loses writes), on the harness's reactor; data and exact
+ * sense are checked, ASC/ASCQ as SPC-4's bytes.
  */
 #include <check.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "backend/bdev.h"
-#include "tcq/bufpool.h"
 #include "tcq/byteorder.h"
 #include "tcq/scsi_proto.h"
 #include "scsi/lun.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/stats.h"
-#include "scsi/taskset.h"
-#include "tcq/reactor.h"
+#include "tests/unit/harness.h"
 
 #define BS 512u
 #define NBLOCKS 131072u	/* 64 MiB: above MAXIMUM WRITE SAME LENGTH */
+#define A 0		/* the two nexuses */
+#define B 1
 
-static struct reactor R;
-static struct bdev *bd;
-static struct lun *lun;
-static struct taskset *ts_a, *ts_b, *cur_ts;
-static int nexus_a, nexus_b;
+static struct harness_lun H;
 
-struct cmd {
-	struct tcq_task t;
-	bool done;
-};
-
-static void task_done(struct tcq_task *t)
+static void setup(void)
 {
-	struct cmd *c = (struct cmd *)t;
-
-	c->done = true;
-	reactor_stop(&R);
+	harness_lun_setup(&H, "ram", NBLOCKS * BS, 2);
+	ck_assert_ptr_nonnull(H.lun->sbc);
 }
 
-static void arrive_cb(void *arg)
+static void teardown(void)
 {
-	struct tcq_task *t = arg;
-
-	if (lun_task_arrive(cur_ts, t))
-		lun_task_data_ready(t);
+	harness_lun_teardown(&H);
 }
 
-static void watchdog(struct reactor_timer *tm)
+/* A LUN over the memory backend instead (its own fixture per check). */
+static void setup_mem(uint32_t caw_blocks, uint64_t lost_lba)
 {
-	reactor_stop(&R);
+	harness_lun_open_bdev(&H, harness_mem_bdev(1u << 20, caw_blocks,
+						   lost_lba));
+	harness_nexus_join(&H, 2);
 }
 
-/*
- * Runs one command to completion on nexus ts. out: Data-Out (len bytes,
- * also the expected length when out is set); in_len: expected Data-In.
- * The caller frees the returned command with cmd_free().
- */
-static struct cmd *run(struct taskset *ts, const uint8_t *cdb, uint16_t clen,
+static struct cmd *run(unsigned n, const uint8_t *cdb, uint16_t clen,
 		       const void *out, uint32_t len, uint32_t in_len)
 {
-	struct cmd *c = calloc(1, sizeof(*c));
-	struct tcq_task *t = &c->t;
-	struct reactor_timer wd;
+	return run_cdb(&H, n, cdb, clen, out, len, in_len);
+}
 
-	ck_assert_ptr_nonnull(c);
-	memcpy(t->cdb, cdb, clen);
-	t->cdb_len = clen < 16 ? 16 : clen;
-	t->lun = lun;
-	t->nexus = ts == ts_a ? (void *)&nexus_a : (void *)&nexus_b;
-	t->attr = TASK_ATTR_SIMPLE;
-	t->done = task_done;
-	if (out) {
-		t->dir_out = true;
-		t->exp_len = len;
-		t->buf = bufpool_alloc(len ? len : 1);
-		t->buf_len = len;
-		memcpy(t->buf, out, len);
-		t->data_ready = false;
-	} else if (in_len) {
-		t->dir_in = true;
-		t->exp_len = in_len;
+/* A 10- or 16-byte CDB of the READ/WRITE layout: LBA and length. */
+static void cdb_rw(uint8_t *cdb, unsigned len, uint8_t op, uint8_t b1,
+		   uint64_t lba, uint32_t n)
+{
+	memset(cdb, 0, len);
+	cdb[0] = op;
+	cdb[1] = b1;
+	if (len == 10) {
+		put_be32(cdb + 2, (uint32_t)lba);
+		put_be16(cdb + 7, (uint16_t)n);
+	} else {
+		put_be64(cdb + 2, lba);
+		put_be32(cdb + 10, n);
 	}
-	cur_ts = ts;
-	ck_assert_int_eq(reactor_post(&R, arrive_cb, t), 0);
-	reactor_timer_init(&wd, watchdog, NULL);
-	reactor_timer_arm(&R, &wd, 10000);
-	while (!c->done)
-		reactor_run(&R);
-	reactor_timer_cancel(&R, &wd);
-	ck_assert(c->done);
-	return c;
-}
-
-static void cmd_free(struct cmd *c)
-{
-	if (c->t.dir_out && c->t.buf)
-		bufpool_free(c->t.buf, c->t.buf_len ? c->t.buf_len : 1);
-	else
-		lun_task_release(&c->t);
-	free(c);
-}
-
-/* Sense key and ASC/ASCQ of a fixed-format sense (D_SENSE=0). */
-static unsigned sk(const struct cmd *c)
-{
-	return c->t.sense[2] & 0x0f;
-}
-
-static unsigned asc(const struct cmd *c)
-{
-	return (unsigned)c->t.sense[12] << 8 | c->t.sense[13];
-}
-
-static void expect_good(struct cmd *c)
-{
-	ck_assert_msg(c->t.status == SAM_STAT_GOOD,
-		      "status %#x sense %x/%04x", c->t.status, sk(c), asc(c));
-	cmd_free(c);
-}
-
-static void expect_sense(struct cmd *c, unsigned key, unsigned code)
-{
-	ck_assert_int_eq(c->t.status, SAM_STAT_CHECK_CONDITION);
-	ck_assert_uint_eq(sk(c), key);
-	ck_assert_uint_eq(asc(c), code);
-	cmd_free(c);
 }
 
 static void cdb16(uint8_t *cdb, uint8_t op, uint8_t b1, uint64_t lba,
 		  uint32_t n)
 {
-	memset(cdb, 0, 16);
-	cdb[0] = op;
-	cdb[1] = b1;
-	put_be64(cdb + 2, lba);
-	put_be32(cdb + 10, n);
+	cdb_rw(cdb, 16, op, b1, lba, n);
 }
 
 static void write16(uint64_t lba, const void *data, uint32_t blocks)
@@ -145,7 +76,7 @@ static void write16(uint64_t lba, const void *data, uint32_t blocks)
 	uint8_t cdb[16];
 
 	cdb16(cdb, SOP_WRITE_16, 0, lba, blocks);
-	expect_good(run(ts_a, cdb, 16, data, blocks * BS, 0));
+	EXPECT_GOOD(run(A, cdb, 16, data, blocks * BS, 0));
 }
 
 /* Reads blocks into out. */
@@ -154,104 +85,209 @@ static void read16(uint64_t lba, void *out, uint32_t blocks)
 	uint8_t cdb[16];
 
 	cdb16(cdb, SOP_READ_16, 0, lba, blocks);
-	struct cmd *c = run(ts_a, cdb, 16, NULL, 0, blocks * BS);
-	ck_assert_int_eq(c->t.status, SAM_STAT_GOOD);
+	struct cmd *c = run(A, cdb, 16, NULL, 0, blocks * BS);
+	EXPECT_GOOD(c);
 	ck_assert_uint_eq(c->t.data_in_len, blocks * BS);
-	memcpy(out, c->t.buf, blocks * BS);
-	cmd_free(c);
+	memcpy(out, cmd_data(c), blocks * BS);
 }
 
-static void tur(struct taskset *ts)
+static void expect_blocks(uint64_t lba, uint32_t blocks, uint8_t byte)
 {
-	uint8_t cdb[6] = { SOP_TEST_UNIT_READY };
+	uint8_t *rb = malloc(blocks * BS);
 
-	cmd_free(run(ts, cdb, 6, NULL, 0, 0));
+	ck_assert_ptr_nonnull(rb);
+	read16(lba, rb, blocks);
+	for (unsigned i = 0; i < blocks * BS; i++)
+		ck_assert_msg(rb[i] == byte, "byte %u is %#x, not %#x", i,
+			      rb[i], byte);
+	free(rb);
 }
 
-static void setup(void)
+/* Backend I/Os submitted for the LUN so far. */
+static uint64_t backend_ios(void)
 {
-	struct bdev_params bp = { .size = NBLOCKS * BS, .queue_depth = 8 };
-	char err[256];
+	struct stats_snapshot snap;
 
-	ck_assert_int_eq(reactor_init(&R, 0), 0);
-	bd = bdev_open("ram", &bp, err, sizeof(err));
-	ck_assert_msg(bd != NULL, "%s", err);
-	lun = lun_create(NULL, 0, bd, "iqn.2026-11.org.tcq:sbc");
-	ck_assert_ptr_nonnull(lun);
-	ck_assert_ptr_nonnull(lun->sbc);
-	ts_a = lun_nexus_join(lun, &R, &nexus_a);
-	ts_b = lun_nexus_join(lun, &R, &nexus_b);
-	/* The first command of a nexus reports POWER ON: take it now. */
-	tur(ts_a);
-	tur(ts_b);
+	stats_snapshot(H.lun, &snap);
+	return snap.c.ios;
 }
 
-static void teardown(void)
+/* Byte b of the Block Limits VPD page (SBC-3 6.5.3). */
+static uint8_t block_limits(unsigned b)
 {
-	lun_nexus_leave(ts_a);
-	lun_nexus_leave(ts_b);
-	lun_destroy(lun);
-	bdev_close(bd);
-	reactor_fini(&R);
-	bufpool_thread_drain();
+	uint8_t cdb[6] = { SOP_INQUIRY, 0x01, 0xb0, 0, 64, 0 };
+	struct cmd *c = run(A, cdb, 6, NULL, 0, 64);
+
+	EXPECT_GOOD(c);
+	ck_assert_uint_eq(c->t.data_in_len, 64);
+	ck_assert_uint_eq(cmd_data(c)[1], 0xb0);
+	return cmd_data(c)[b];
 }
 
 /* ---- COMPARE AND WRITE ------------------------------------------------ */
 
-START_TEST(caw_match_and_miscompare)
+static void caw_cdb(uint8_t *cdb, uint8_t b1, uint64_t lba, uint8_t blocks)
 {
-	static uint8_t d[8 * BS], rb[4 * BS];
+	cdb16(cdb, SOP_COMPARE_AND_WRITE, b1, lba, 0);
+	cdb[13] = blocks;	/* NUMBER OF LOGICAL BLOCKS */
+}
+
+START_TEST(caw_match_writes_the_new_data)
+{
+	static uint8_t d[8 * BS];
 	uint8_t cdb[16];
 
 	memset(d, 'A', 4 * BS);
 	write16(10, d, 4);
 	/* verify 'A' x4, write 'B' x4 */
 	memset(d + 4 * BS, 'B', 4 * BS);
-	cdb16(cdb, SOP_COMPARE_AND_WRITE, 0, 10, 0);
-	cdb[13] = 4;
-	expect_good(run(ts_a, cdb, 16, d, 8 * BS, 0));
-	read16(10, rb, 4);
-	for (unsigned i = 0; i < 4 * BS; i++)
-		ck_assert_uint_eq(rb[i], 'B');
-
-	/* Verify data 'B' with one byte off: MISCOMPARE, INFORMATION is
-	 * the offset of that byte, the medium is untouched. */
-	memset(d, 'B', 4 * BS);
-	d[4 * BS - 27] = 'C';
-	memset(d + 4 * BS, 'Z', 4 * BS);
-	struct cmd *c = run(ts_a, cdb, 16, d, 8 * BS, 0);
-	ck_assert_int_eq(c->t.status, SAM_STAT_CHECK_CONDITION);
-	ck_assert_uint_eq(sk(c), SK_MISCOMPARE);
-	ck_assert_uint_eq(asc(c), ASC_MISCOMPARE_DURING_VERIFY);
-	ck_assert(c->t.sense[0] & 0x80);	/* VALID */
-	ck_assert_uint_eq(get_be32(c->t.sense + 3), 4 * BS - 27);
-	cmd_free(c);
-	read16(10, rb, 4);
-	for (unsigned i = 0; i < 4 * BS; i++)
-		ck_assert_uint_eq(rb[i], 'B');
+	caw_cdb(cdb, 0, 10, 4);
+	EXPECT_GOOD(run(A, cdb, 16, d, 8 * BS, 0));
+	expect_blocks(10, 4, 'B');
 }
 END_TEST
 
-START_TEST(caw_limits)
+START_TEST(caw_miscompare_reports_offset)
+{
+	static uint8_t d[8 * BS];
+	uint8_t cdb[16];
+
+	memset(d, 'B', 4 * BS);
+	write16(10, d, 4);
+	/* Verify data 'B' with one byte off: MISCOMPARE, INFORMATION is
+	 * the offset of that byte (SBC-3 5.2), the medium is untouched. */
+	d[4 * BS - 27] = 'C';
+	memset(d + 4 * BS, 'Z', 4 * BS);
+	caw_cdb(cdb, 0, 10, 4);
+	struct cmd *c = run(A, cdb, 16, d, 8 * BS, 0);
+	EXPECT_SENSE(c, SK_MISCOMPARE, 0x1d, 0x00);
+	/* MISCOMPARE DURING VERIFY OPERATION */
+	EXPECT_SENSE_INFO(c, 4 * BS - 27);
+	expect_blocks(10, 4, 'B');
+}
+END_TEST
+
+/* The same miscompare with D_SENSE=1: descriptor format sense carries
+ * the offset in its Information descriptor. */
+START_TEST(caw_miscompare_in_descriptor_sense)
+{
+	static uint8_t d[2 * BS];
+	uint8_t ms[6] = { SOP_MODE_SENSE_6, 0x08, 0x0a, 0, 255, 0 };
+	uint8_t sel[6] = { SOP_MODE_SELECT_6, 0x10, 0, 0, 0, 0 };
+	uint8_t page[4 + 12], cdb[16];
+
+	/* The control page as it is, with D_SENSE (byte 2 bit 2) set. */
+	struct cmd *c = run(A, ms, 6, NULL, 0, 255);
+	EXPECT_GOOD(c);
+	ck_assert_uint_eq(c->t.data_in_len, sizeof(page));
+	memcpy(page, cmd_data(c), sizeof(page));
+	ck_assert_uint_eq(page[4] & 0x3f, 0x0a);
+	page[0] = 0;		/* MODE DATA LENGTH: reserved in MODE SELECT */
+	page[4] &= 0x7f;	/* PS: reserved too */
+	page[4 + 2] |= 0x04;
+	sel[4] = sizeof(page);
+	EXPECT_GOOD(run(A, sel, 6, page, sizeof(page), 0));
+
+	memset(d, 'q', BS);
+	write16(3, d, 1);
+	d[17] = 'r';
+	caw_cdb(cdb, 0, 3, 1);
+	c = run(A, cdb, 16, d, 2 * BS, 0);
+	EXPECT_SENSE(c, SK_MISCOMPARE, 0x1d, 0x00);
+	/* MISCOMPARE DURING VERIFY OPERATION */
+	ck_assert_uint_eq(c->t.sense[0], 0x72);
+	EXPECT_SENSE_INFO(c, 17);
+}
+END_TEST
+
+/* Block Limits says how many blocks one COMPARE AND WRITE may cover, and
+ * that many work. Over ram it is the most an 8-bit field holds. */
+START_TEST(caw_of_the_maximum_length_runs)
+{
+	uint8_t max = block_limits(5);	/* MAXIMUM COMPARE AND WRITE LENGTH */
+	uint8_t *d = calloc(2, (size_t)max * BS);
+	uint8_t cdb[16];
+
+	ck_assert_uint_eq(max, 255);
+	ck_assert_ptr_nonnull(d);
+	memset(d + (size_t)max * BS, 'M', (size_t)max * BS);
+	caw_cdb(cdb, 0, 1000, max);
+	EXPECT_GOOD(run(A, cdb, 16, d, 2u * max * BS, 0));
+	expect_blocks(1000, max, 'M');
+	free(d);
+}
+END_TEST
+
+/* A backend with a smaller limit (as rbd's one block): one block over
+ * the reported maximum is INVALID FIELD IN CDB at NUMBER OF LOGICAL
+ * BLOCKS (SBC-3 5.2), and nothing is read or written. */
+START_TEST(caw_one_block_over_the_limit_is_invalid_field)
+{
+	static uint8_t d[6 * BS];
+	uint8_t cdb[16];
+
+	setup_mem(2, UINT64_MAX);
+	uint8_t max = block_limits(5);	/* MAXIMUM COMPARE AND WRITE LENGTH */
+	ck_assert_uint_eq(max, 2);
+	memset(d + 3 * BS, 'O', 3 * BS);
+	uint64_t before = backend_ios();
+	caw_cdb(cdb, 0, 20, max + 1);
+	struct cmd *c = run(A, cdb, 16, d, 2 * (max + 1) * BS, 0);
+	EXPECT_INVALID_FIELD_IN_CDB(c, 13, -1);
+	ck_assert_uint_eq(backend_ios(), before);
+	expect_blocks(20, 3, 0);
+	/* At the limit it compares and writes, in the backend. */
+	memset(d + 2 * BS, 'O', 2 * BS);
+	caw_cdb(cdb, 0, 20, max);
+	EXPECT_GOOD(run(A, cdb, 16, d, 2 * max * BS, 0));
+	expect_blocks(20, 2, 'O');
+	harness_lun_teardown(&H);
+}
+END_TEST
+
+/* SBC-3 5.2: zero blocks read, compare and write nothing, and that is
+ * not an error. */
+START_TEST(caw_zero_blocks_is_good_and_writes_nothing)
+{
+	static uint8_t d[BS];
+	uint8_t cdb[16];
+
+	memset(d, 'z', BS);
+	write16(40, d, 1);
+	uint64_t before = backend_ios();
+	caw_cdb(cdb, 0, 40, 0);
+	EXPECT_GOOD(run(A, cdb, 16, NULL, 0, 0));
+	ck_assert_uint_eq(backend_ios(), before);
+	expect_blocks(40, 1, 'z');
+}
+END_TEST
+
+START_TEST(caw_data_out_must_match_number_of_blocks)
 {
 	static uint8_t d[2 * BS];
 	uint8_t cdb[16];
 
-	/* More than MAXIMUM COMPARE AND WRITE LENGTH: INVALID FIELD. */
-	cdb16(cdb, SOP_COMPARE_AND_WRITE, 0, 0, 0);
-	cdb[13] = 0;	/* 0 blocks but data sent: a mismatch */
-	expect_sense(run(ts_a, cdb, 16, d, 2 * BS, 0), SK_ILLEGAL_REQUEST,
-		     ASC_INVALID_FIELD_IN_CDB);
-	/* Beyond the end of the LUN. */
-	cdb16(cdb, SOP_COMPARE_AND_WRITE, 0, NBLOCKS, 0);
-	cdb[13] = 1;
-	expect_sense(run(ts_a, cdb, 16, d, 2 * BS, 0), SK_ILLEGAL_REQUEST,
-		     ASC_LBA_OUT_OF_RANGE);
-	/* WRPROTECT is not supported. */
-	cdb16(cdb, SOP_COMPARE_AND_WRITE, 0x20, 0, 0);
-	cdb[13] = 1;
-	expect_sense(run(ts_a, cdb, 16, d, 2 * BS, 0), SK_ILLEGAL_REQUEST,
-		     ASC_INVALID_FIELD_IN_CDB);
+	/* 0 blocks but data sent: the two disagree, NUMBER OF LOGICAL
+	 * BLOCKS is the field in error. */
+	caw_cdb(cdb, 0, 0, 0);
+	struct cmd *c = run(A, cdb, 16, d, 2 * BS, 0);
+	EXPECT_INVALID_FIELD_IN_CDB(c, 13, -1);
+}
+END_TEST
+
+START_TEST(caw_beyond_the_end_and_wrprotect_refused)
+{
+	static uint8_t d[2 * BS];
+	uint8_t cdb[16];
+
+	caw_cdb(cdb, 0, NBLOCKS, 1);
+	EXPECT_SENSE(run(A, cdb, 16, d, 2 * BS, 0), SK_ILLEGAL_REQUEST,
+		     0x21, 0x00);
+	/* LOGICAL BLOCK ADDRESS OUT OF RANGE */
+	/* WRPROTECT (bits 7-5 of byte 1): no protection information. */
+	caw_cdb(cdb, 0x20, 0, 1);
+	struct cmd *c = run(A, cdb, 16, d, 2 * BS, 0);
+	EXPECT_INVALID_FIELD_IN_CDB(c, 1, 7);
 }
 END_TEST
 
@@ -262,12 +298,13 @@ static int resumed;
 static void resume(struct tcq_task *t)
 {
 	resumed++;
-	reactor_stop(&R);
+	reactor_stop(&H.r);
 }
 
 START_TEST(range_lock_waits)
 {
 	struct tcq_task a, b, c;
+	struct lun *lun = H.lun;
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
@@ -278,19 +315,19 @@ START_TEST(range_lock_waits)
 	 * wait, while one elsewhere goes on. */
 	ck_assert_int_eq(sbc_lock(&a, 10, 10, true, resume), 0);
 	ck_assert_int_eq(sbc_lock(&b, 15, 1, false, resume), 1);
-	b.lock.r = &R;	/* taken outside reactor_run: resume on R */
+	b.lock.r = &H.r;	/* taken outside reactor_run: resume on H.r */
 	ck_assert_int_eq(sbc_lock(&c, 100, 1, false, resume), 0);
 	sbc_unlock(&c);
 	ck_assert_int_eq(resumed, 0);
-	sbc_unlock(&a);		/* b is granted and resumed on R */
-	reactor_run(&R);
+	sbc_unlock(&a);		/* b is granted and resumed on H.r */
+	harness_run_guarded(&H.r, HARNESS_WATCHDOG_MS);
 	ck_assert_int_eq(resumed, 1);
 	ck_assert_int_eq(b.lock.mode, LK_SHARED);
 	/* Now b holds 15: an exclusive taker waits for it. */
 	ck_assert_int_eq(sbc_lock(&a, 0, 16, true, resume), 1);
-	a.lock.r = &R;
+	a.lock.r = &H.r;
 	sbc_unlock(&b);
-	reactor_run(&R);
+	harness_run_guarded(&H.r, HARNESS_WATCHDOG_MS);
 	ck_assert_int_eq(resumed, 2);
 	ck_assert_int_eq(a.lock.mode, LK_EXCL);
 	sbc_unlock(&a);
@@ -305,24 +342,24 @@ START_TEST(range_lock_drains_fast_writers)
 
 	memset(&a, 0, sizeof(a));
 	memset(&w, 0, sizeof(w));
-	a.lun = w.lun = lun;
+	a.lun = w.lun = H.lun;
 	resumed = 0;
 	/* A lock-free writer in flight: the exclusive taker must wait for
 	 * it even though it cannot know its range. */
 	ck_assert_int_eq(sbc_lock(&w, 500, 1, false, resume), 0);
 	ck_assert_int_eq(w.lock.mode, LK_FAST);
 	ck_assert_int_eq(sbc_lock(&a, 0, 8, true, resume), 1);
-	a.lock.r = &R;
+	a.lock.r = &H.r;
 	sbc_unlock(&w);
-	reactor_run(&R);
+	harness_run_guarded(&H.r, HARNESS_WATCHDOG_MS);
 	ck_assert_int_eq(resumed, 1);
 	sbc_unlock(&a);
 }
 END_TEST
 
-/* ---- ORWRITE, WRITE AND VERIFY, WRITE ATOMIC --------------------------- */
+/* ---- ORWRITE, WRITE AND VERIFY, VERIFY, WRITE ATOMIC ------------------- */
 
-START_TEST(orwrite_ors)
+START_TEST(orwrite_ors_data_into_the_medium)
 {
 	static uint8_t d[2 * BS], rb[2 * BS];
 	uint8_t cdb[16];
@@ -332,7 +369,7 @@ START_TEST(orwrite_ors)
 	memset(d, 0x0f, sizeof(d));
 	d[7] = 0x01;
 	cdb16(cdb, SOP_ORWRITE_16, 0, 20, 2);
-	expect_good(run(ts_a, cdb, 16, d, 2 * BS, 0));
+	EXPECT_GOOD(run(A, cdb, 16, d, 2 * BS, 0));
 	read16(20, rb, 2);
 	ck_assert_uint_eq(rb[0], 0xff);
 	ck_assert_uint_eq(rb[7], 0xf1);
@@ -340,26 +377,116 @@ START_TEST(orwrite_ors)
 }
 END_TEST
 
-START_TEST(write_verify_bytchk)
+static void write_verify10(uint8_t *cdb, uint8_t b1, uint32_t lba,
+			   uint16_t blocks)
+{
+	cdb_rw(cdb, 10, SOP_WRITE_VERIFY_10, b1, lba, blocks);
+}
+
+/* SBC-4 5.49: the blocks are written, then read back and compared
+ * byte by byte with the Data-Out (BYTCHK 01b); what the medium held
+ * before does not matter. */
+START_TEST(write_verify_bytchk_writes_then_compares_with_the_medium)
 {
 	static uint8_t d[3 * BS], rb[3 * BS];
-	uint8_t cdb[10] = { SOP_WRITE_VERIFY_10, 0x02 /* BYTCHK 1 */ };
+	uint8_t cdb[10];
 
+	memset(d, 0x3c, sizeof(d));
+	write16(30, d, 3);
 	for (unsigned i = 0; i < sizeof(d); i++)
 		d[i] = (uint8_t)(i * 7);
-	put_be32(cdb + 2, 30);
-	put_be16(cdb + 7, 3);
-	expect_good(run(ts_a, cdb, 10, d, 3 * BS, 0));
+	write_verify10(cdb, 0x02, 30, 3);	/* BYTCHK 01b */
+	EXPECT_GOOD(run(A, cdb, 10, d, 3 * BS, 0));
 	read16(30, rb, 3);
 	ck_assert_int_eq(memcmp(d, rb, sizeof(d)), 0);
-	/* BYTCHK 10b is reserved. */
-	cdb[1] = 0x04;
-	expect_sense(run(ts_a, cdb, 10, d, 3 * BS, 0), SK_ILLEGAL_REQUEST,
-		     ASC_INVALID_FIELD_IN_CDB);
 }
 END_TEST
 
-START_TEST(write_atomic)
+/* A medium that acknowledges a write it does not keep: the verify step
+ * finds it, MISCOMPARE with the offset of the first byte that differs. */
+START_TEST(write_verify_miscompare_when_the_medium_drops_the_write)
+{
+	static uint8_t d[3 * BS];
+	uint8_t cdb[10];
+
+	setup_mem(0, 31);		/* block 31 is never written */
+	for (unsigned i = 0; i < sizeof(d); i++)
+		d[i] = (uint8_t)(i | 1);	/* never 0, as the medium is */
+	write_verify10(cdb, 0x02, 30, 3);
+	struct cmd *c = run(A, cdb, 10, d, 3 * BS, 0);
+	EXPECT_SENSE(c, SK_MISCOMPARE, 0x1d, 0x00);
+	/* MISCOMPARE DURING VERIFY OPERATION */
+	EXPECT_SENSE_INFO(c, BS);
+	/* BYTCHK 00b verifies the medium only: the same write is GOOD. */
+	write_verify10(cdb, 0x00, 30, 3);
+	EXPECT_GOOD(run(A, cdb, 10, d, 3 * BS, 0));
+	harness_lun_teardown(&H);
+}
+END_TEST
+
+/* SBC-4 5.49: BYTCHK 10b and 11b are reserved for WRITE AND VERIFY; the
+ * field pointer names BYTCHK's most significant bit (byte 1 bit 2). */
+START_TEST(write_verify_reserved_bytchk_is_invalid_field)
+{
+	static uint8_t d[3 * BS];
+	uint8_t cdb[10];
+
+	for (uint8_t b1 = 0x04; b1 <= 0x06; b1 += 2) {
+		write_verify10(cdb, b1, 30, 3);
+		struct cmd *c = run(A, cdb, 10, d, 3 * BS, 0);
+		EXPECT_INVALID_FIELD_IN_CDB(c, 1, 2);
+	}
+}
+END_TEST
+
+static void verify16(uint8_t *cdb, uint8_t bytchk, uint64_t lba,
+		     uint32_t blocks)
+{
+	cdb16(cdb, SOP_VERIFY_16, (uint8_t)(bytchk << 1), lba, blocks);
+}
+
+/* VERIFY with BYTCHK 01b compares the Data-Out with the medium: equal is
+ * GOOD, a difference is MISCOMPARE with INFORMATION the offset of the
+ * first differing byte from the start of the Data-Out Buffer. */
+START_TEST(verify_bytchk_miscompare_reports_offset)
+{
+	static uint8_t d[4 * BS];
+	uint8_t cdb[16];
+
+	memset(d, 'v', sizeof(d));
+	write16(60, d, 4);
+	verify16(cdb, 1, 60, 4);
+	EXPECT_GOOD(run(A, cdb, 16, d, 4 * BS, 0));
+	d[2 * BS + 100] = 'w';
+	d[3 * BS + 1] = 'w';
+	struct cmd *c = run(A, cdb, 16, d, 4 * BS, 0);
+	EXPECT_SENSE(c, SK_MISCOMPARE, 0x1d, 0x00);
+	/* MISCOMPARE DURING VERIFY OPERATION */
+	EXPECT_SENSE_INFO(c, 2 * BS + 100);
+}
+END_TEST
+
+/* BYTCHK 11b: one block of Data-Out stands for every block (SBC-4 5.32);
+ * the offset counts in that duplicated buffer. */
+START_TEST(verify_bytchk_one_block_compared_with_each)
+{
+	static uint8_t d[3 * BS];
+	uint8_t cdb[16];
+
+	memset(d, 'k', sizeof(d));
+	d[2 * BS + 5] = 'j';
+	write16(70, d, 3);
+	verify16(cdb, 3, 70, 2);
+	EXPECT_GOOD(run(A, cdb, 16, d, BS, 0));
+	verify16(cdb, 3, 70, 3);
+	struct cmd *c = run(A, cdb, 16, d, BS, 0);
+	EXPECT_SENSE(c, SK_MISCOMPARE, 0x1d, 0x00);
+	/* MISCOMPARE DURING VERIFY OPERATION */
+	EXPECT_SENSE_INFO(c, 2 * BS + 5);
+}
+END_TEST
+
+START_TEST(write_atomic_writes_and_refuses_over_its_maximum)
 {
 	static uint8_t d[4 * BS], rb[4 * BS];
 	uint8_t cdb[16];
@@ -367,29 +494,26 @@ START_TEST(write_atomic)
 	memset(d, 0x5a, sizeof(d));
 	cdb16(cdb, SOP_WRITE_ATOMIC_16, 0, 40, 0);
 	put_be16(cdb + 12, 4);
-	expect_good(run(ts_a, cdb, 16, d, 4 * BS, 0));
+	EXPECT_GOOD(run(A, cdb, 16, d, 4 * BS, 0));
 	read16(40, rb, 4);
 	ck_assert_int_eq(memcmp(d, rb, sizeof(d)), 0);
-	/* Above MAXIMUM ATOMIC TRANSFER LENGTH. */
-	uint32_t big = (SBC_MAX_ATOMIC_BLOCKS + 1) * BS;
+	/* Above MAXIMUM ATOMIC TRANSFER LENGTH (Block Limits bytes 44-47),
+	 * TRANSFER LENGTH (bytes 12-13) is the field in error. */
+	uint32_t max = (uint32_t)block_limits(44) << 24 |
+		       (uint32_t)block_limits(45) << 16 |
+		       (uint32_t)block_limits(46) << 8 | block_limits(47);
+	ck_assert_uint_eq(max, SBC_MAX_ATOMIC_BLOCKS);
+	uint32_t big = (max + 1) * BS;
 	uint8_t *bd2 = calloc(1, big);
-	put_be16(cdb + 12, SBC_MAX_ATOMIC_BLOCKS + 1);
-	expect_sense(run(ts_a, cdb, 16, bd2, big, 0), SK_ILLEGAL_REQUEST,
-		     ASC_INVALID_FIELD_IN_CDB);
+	ck_assert_ptr_nonnull(bd2);
+	put_be16(cdb + 12, (uint16_t)(max + 1));
+	struct cmd *c = run(A, cdb, 16, bd2, big, 0);
+	EXPECT_INVALID_FIELD_IN_CDB(c, 12, -1);
 	free(bd2);
 }
 END_TEST
 
 /* ---- UNMAP ------------------------------------------------------------ */
-
-/* Backend I/Os submitted for lun so far. */
-static uint64_t backend_ios(void)
-{
-	struct stats_snapshot snap;
-
-	stats_snapshot(lun, &snap);
-	return snap.c.ios;
-}
 
 /* Runs UNMAP with the n (lba, count) pairs of d; GOOD expected. */
 static void unmap(const uint64_t *d, unsigned n)
@@ -406,7 +530,7 @@ static void unmap(const uint64_t *d, unsigned n)
 		put_be32(p + 8 + 16 * i + 8, (uint32_t)d[2 * i + 1]);
 	}
 	put_be16(cdb + 7, (uint16_t)len);
-	expect_good(run(ts_a, cdb, 10, p, len, 0));
+	EXPECT_GOOD(run(A, cdb, 10, p, len, 0));
 }
 
 START_TEST(unmap_joins_adjacent_descriptors)
@@ -451,101 +575,144 @@ END_TEST
 
 /* ---- WRITE SAME ------------------------------------------------------- */
 
-START_TEST(write_same)
+static uint8_t ws_blk[BS];
+
+static void ws_fill(void)
 {
-	static uint8_t blk[BS], rb[300 * BS];
+	for (unsigned i = 0; i < BS; i++)
+		ws_blk[i] = (uint8_t)i;
+}
+
+START_TEST(write_same_repeats_the_block)
+{
+	static uint8_t rb[300 * BS];
 	uint8_t cdb[16];
 
-	for (unsigned i = 0; i < BS; i++)
-		blk[i] = (uint8_t)i;
+	ws_fill();
 	cdb16(cdb, SOP_WRITE_SAME_16, 0, 100, 300);
-	expect_good(run(ts_a, cdb, 16, blk, BS, 0));
+	EXPECT_GOOD(run(A, cdb, 16, ws_blk, BS, 0));
 	read16(100, rb, 300);
 	for (unsigned b = 0; b < 300; b++)
-		ck_assert_int_eq(memcmp(rb + b * BS, blk, BS), 0);
+		ck_assert_int_eq(memcmp(rb + b * BS, ws_blk, BS), 0);
+}
+END_TEST
+
+START_TEST(write_same_unmap_reads_back_zeros)
+{
+	uint8_t cdb[16];
+
+	ws_fill();
+	cdb16(cdb, SOP_WRITE_SAME_16, 0, 100, 300);
+	EXPECT_GOOD(run(A, cdb, 16, ws_blk, BS, 0));
 	/* UNMAP on a thin LUN deallocates: zeros read back (LBPRZ). */
 	cdb16(cdb, SOP_WRITE_SAME_16, 0x08, 100, 300);
-	expect_good(run(ts_a, cdb, 16, blk, BS, 0));
-	read16(100, rb, 300);
-	for (unsigned i = 0; i < 300 * BS; i++)
-		ck_assert_uint_eq(rb[i], 0);
-	/* ANCHOR: no anchored state. */
+	EXPECT_GOOD(run(A, cdb, 16, ws_blk, BS, 0));
+	expect_blocks(100, 300, 0);
+}
+END_TEST
+
+START_TEST(write_same_refuses_anchor_and_over_maximum)
+{
+	uint8_t cdb[16];
+	struct cmd *c;
+
+	ws_fill();
+	/* ANCHOR (byte 1 bit 4): no anchored state (ANC_SUP=0). */
 	cdb16(cdb, SOP_WRITE_SAME_16, 0x18, 100, 1);
-	expect_sense(run(ts_a, cdb, 16, blk, BS, 0), SK_ILLEGAL_REQUEST,
-		     ASC_INVALID_FIELD_IN_CDB);
-	/* More than MAXIMUM WRITE SAME LENGTH. */
+	EXPECT_SENSE(run(A, cdb, 16, ws_blk, BS, 0), SK_ILLEGAL_REQUEST,
+		     0x24, 0x00);
+	/* INVALID FIELD IN CDB */
+	/* More than MAXIMUM WRITE SAME LENGTH: NUMBER OF LOGICAL BLOCKS
+	 * (bytes 10-13) is the field in error. */
 	cdb16(cdb, SOP_WRITE_SAME_16, 0, 0, SBC_MAX_WS_BLOCKS + 1);
-	expect_sense(run(ts_a, cdb, 16, blk, BS, 0), SK_ILLEGAL_REQUEST,
-		     ASC_INVALID_FIELD_IN_CDB);
-	/* Zero blocks: to the end of the medium. */
+	c = run(A, cdb, 16, ws_blk, BS, 0);
+	EXPECT_INVALID_FIELD_IN_CDB(c, 10, -1);
+}
+END_TEST
+
+START_TEST(write_same_zero_blocks_runs_to_the_end)
+{
+	static uint8_t rb[2 * BS];
+	uint8_t cdb[16];
+
+	ws_fill();
+	/* WSNZ=0: zero blocks write to the end of the medium. */
 	cdb16(cdb, SOP_WRITE_SAME_16, 0, NBLOCKS - 2, 0);
-	expect_good(run(ts_a, cdb, 16, blk, BS, 0));
+	EXPECT_GOOD(run(A, cdb, 16, ws_blk, BS, 0));
 	read16(NBLOCKS - 2, rb, 2);
-	ck_assert_int_eq(memcmp(rb + BS, blk, BS), 0);
-	/* Data-Out of two blocks: refused. */
+	ck_assert_int_eq(memcmp(rb, ws_blk, BS), 0);
+	ck_assert_int_eq(memcmp(rb + BS, ws_blk, BS), 0);
+}
+END_TEST
+
+START_TEST(write_same_with_two_blocks_of_data_refused)
+{
+	static uint8_t two[2 * BS];
+	uint8_t cdb[16];
+
+	/* One block is the whole Data-Out; two cannot be written as one. */
 	cdb16(cdb, SOP_WRITE_SAME_16, 0, 0, 1);
-	struct cmd *c = run(ts_a, cdb, 16, rb, 2 * BS, 0);
-	ck_assert_int_eq(c->t.status, SAM_STAT_CHECK_CONDITION);
-	cmd_free(c);
+	EXPECT_SENSE(run(A, cdb, 16, two, 2 * BS, 0), SK_ILLEGAL_REQUEST,
+		     0x0e, 0x03);
+	/* INVALID FIELD IN INFORMATION UNIT */
 }
 END_TEST
 
 /* ---- removable medium ------------------------------------------------- */
 
-static struct cmd *ssu(struct taskset *ts, uint8_t b4)
+static struct cmd *ssu(unsigned n, uint8_t b4)
 {
 	uint8_t cdb[6] = { SOP_START_STOP_UNIT, 0, 0, 0, b4 };
 
-	return run(ts, cdb, 6, NULL, 0, 0);
+	return run(n, cdb, 6, NULL, 0, 0);
 }
 
-static struct cmd *prevent(struct taskset *ts, uint8_t v)
+static struct cmd *prevent(unsigned n, uint8_t v)
 {
 	uint8_t cdb[6] = { SOP_PREVENT_ALLOW, 0, 0, 0, v };
 
-	return run(ts, cdb, 6, NULL, 0, 0);
+	return run(n, cdb, 6, NULL, 0, 0);
 }
 
 START_TEST(eject_and_prevent)
 {
 	uint8_t cdb[6] = { SOP_TEST_UNIT_READY };
 
-	lun->removable = true;
-	expect_good(ssu(ts_a, 0x02));		/* LOEJ, START=0: eject */
-	expect_sense(run(ts_a, cdb, 6, NULL, 0, 0), SK_NOT_READY,
-		     ASC_MEDIUM_NOT_PRESENT_TRAY_OPEN);
-	expect_good(ssu(ts_a, 0x03));		/* load */
-	expect_good(run(ts_a, cdb, 6, NULL, 0, 0));
+	H.lun->removable = true;
+	EXPECT_GOOD(ssu(A, 0x02));		/* LOEJ, START=0: eject */
+	EXPECT_SENSE(run(A, cdb, 6, NULL, 0, 0), SK_NOT_READY, 0x3a, 0x02);
+	/* MEDIUM NOT PRESENT - TRAY OPEN */
+	EXPECT_GOOD(ssu(A, 0x03));		/* load */
+	EXPECT_GOOD(run(A, cdb, 6, NULL, 0, 0));
 	/* PREVENT from nexus B blocks eject from A, until B's nexus
 	 * goes away. */
-	expect_good(prevent(ts_b, 1));
-	expect_sense(ssu(ts_a, 0x02), SK_ILLEGAL_REQUEST,
-		     ASC_MEDIUM_REMOVAL_PREVENTED);
+	EXPECT_GOOD(prevent(B, 1));
+	EXPECT_SENSE(ssu(A, 0x02), SK_ILLEGAL_REQUEST, 0x53, 0x02);
+	/* MEDIUM REMOVAL PREVENTED */
 	/* A power condition makes LOEJ ignored. */
-	expect_good(ssu(ts_a, 0x12));
-	sbc_nexus_gone(lun, &nexus_b);
-	expect_good(ssu(ts_a, 0x02));
-	expect_good(ssu(ts_a, 0x03));
+	EXPECT_GOOD(ssu(A, 0x12));
+	sbc_nexus_gone(H.lun, harness_nexus(&H, B));
+	EXPECT_GOOD(ssu(A, 0x02));
+	EXPECT_GOOD(ssu(A, 0x03));
 	/* LUN reset ends PREVENT too. */
-	expect_good(prevent(ts_a, 1));
-	sbc_lun_reset(lun);
-	expect_good(ssu(ts_a, 0x02));
-	expect_good(ssu(ts_a, 0x03));
+	EXPECT_GOOD(prevent(A, 1));
+	sbc_lun_reset(H.lun);
+	EXPECT_GOOD(ssu(A, 0x02));
+	EXPECT_GOOD(ssu(A, 0x03));
 }
 END_TEST
 
-START_TEST(read_defect_data)
+START_TEST(read_defect_data_reports_empty_lists)
 {
 	uint8_t cdb[10] = { SOP_READ_DEFECT_DATA_10, 0, 0x18 | 0x05 };
 
 	put_be16(cdb + 7, 32);
-	struct cmd *c = run(ts_a, cdb, 10, NULL, 0, 32);
-	ck_assert_int_eq(c->t.status, SAM_STAT_GOOD);
+	struct cmd *c = run(A, cdb, 10, NULL, 0, 32);
+	EXPECT_GOOD(c);
 	ck_assert_uint_eq(c->t.data_in_len, 4);
-	const uint8_t *p = c->t.buf;
+	const uint8_t *p = cmd_data(c);
 	ck_assert_uint_eq(p[1], 0x1d);		/* PLISTV, GLISTV, format */
 	ck_assert_uint_eq(get_be16(p + 2), 0);	/* empty list */
-	cmd_free(c);
 }
 END_TEST
 
@@ -553,29 +720,27 @@ END_TEST
 START_TEST(vpd_extended_inquiry)
 {
 	uint8_t cdb[6] = { SOP_INQUIRY, 0x01, 0x86, 0, 64, 0 };
-	struct cmd *c = run(ts_a, cdb, 6, NULL, 0, 64);
-	const uint8_t *p = c->t.buf;
+	struct cmd *c = run(A, cdb, 6, NULL, 0, 64);
+	const uint8_t *p = cmd_data(c);
 
-	ck_assert_int_eq(c->t.status, SAM_STAT_GOOD);
+	EXPECT_GOOD(c);
 	ck_assert_uint_eq(c->t.data_in_len, 64);
 	ck_assert_uint_eq(p[1], 0x86);
 	ck_assert_uint_eq(get_be16(p + 2), 0x3c);
 	ck_assert_uint_eq(p[5], 0x07);		/* HEADSUP ORDSUP SIMPSUP */
 	ck_assert_uint_eq(p[6] & 0x01, 0x01);	/* V_SUP */
-	cmd_free(c);
 
 	uint8_t list[6] = { SOP_INQUIRY, 0x01, 0x00, 0, 64, 0 };
-	c = run(ts_a, list, 6, NULL, 0, 64);
-	p = c->t.buf;
-	ck_assert_int_eq(c->t.status, SAM_STAT_GOOD);
+	c = run(A, list, 6, NULL, 0, 64);
+	p = cmd_data(c);
+	EXPECT_GOOD(c);
 	ck_assert_ptr_nonnull(memchr(p + 4, 0x86, p[3]));
-	cmd_free(c);
 }
 END_TEST
 
 /* ---- SANITIZE --------------------------------------------------------- */
 
-START_TEST(sanitize)
+START_TEST(sanitize_overwrite_and_block_erase)
 {
 	static uint8_t p[4 + 4], d[BS], rb[BS];
 	uint8_t cdb[10] = { SOP_SANITIZE, SAN_OVERWRITE };
@@ -587,28 +752,29 @@ START_TEST(sanitize)
 	memcpy(p + 4, "abcd", 4);
 	put_be16(cdb + 7, sizeof(p));
 	/* Not allowed on this LUN yet. */
-	expect_sense(run(ts_a, cdb, 10, p, sizeof(p), 0), SK_ILLEGAL_REQUEST,
-		     ASC_INVALID_COMMAND_OPERATION_CODE);
-	lun->sanitize_ok = true;
-	expect_good(run(ts_a, cdb, 10, p, sizeof(p), 0));
+	EXPECT_SENSE(run(A, cdb, 10, p, sizeof(p), 0), SK_ILLEGAL_REQUEST,
+		     0x20, 0x00);
+	/* INVALID COMMAND OPERATION CODE */
+	H.lun->sanitize_ok = true;
+	EXPECT_GOOD(run(A, cdb, 10, p, sizeof(p), 0));
 	read16(NBLOCKS - 1, rb, 1);
 	for (unsigned i = 0; i < BS; i++)
 		ck_assert_uint_eq(rb[i], "abcd"[i % 4]);
 	/* OWCOUNT 0 is invalid. */
 	p[0] = 0;
-	expect_sense(run(ts_a, cdb, 10, p, sizeof(p), 0), SK_ILLEGAL_REQUEST,
-		     ASC_INVALID_FIELD_IN_PARAMETER_LIST);
+	EXPECT_SENSE(run(A, cdb, 10, p, sizeof(p), 0), SK_ILLEGAL_REQUEST,
+		     0x26, 0x00);
+	/* INVALID FIELD IN PARAMETER LIST */
 	/* BLOCK ERASE deallocates everything. */
 	cdb[1] = SAN_BLOCK_ERASE;
 	put_be16(cdb + 7, 0);
-	expect_good(run(ts_a, cdb, 10, NULL, 0, 0));
-	read16(NBLOCKS - 1, rb, 1);
-	for (unsigned i = 0; i < BS; i++)
-		ck_assert_uint_eq(rb[i], 0);
+	EXPECT_GOOD(run(A, cdb, 10, NULL, 0, 0));
+	expect_blocks(NBLOCKS - 1, 1, 0);
 	/* An unknown service action. */
 	cdb[1] = 0x05;
-	expect_sense(run(ts_a, cdb, 10, NULL, 0, 0), SK_ILLEGAL_REQUEST,
-		     ASC_INVALID_FIELD_IN_CDB);
+	EXPECT_SENSE(run(A, cdb, 10, NULL, 0, 0), SK_ILLEGAL_REQUEST,
+		     0x24, 0x00);
+	/* INVALID FIELD IN CDB */
 }
 END_TEST
 
@@ -626,7 +792,7 @@ static uint32_t xcopy_list(uint8_t *p, uint8_t list_id, uint16_t blocks,
 	td[4] = 0x01;			/* binary */
 	td[5] = 0x03;			/* NAA, associated with the LU */
 	td[7] = 16;
-	memcpy(td + 8, lun->naa, 16);
+	memcpy(td + 8, H.lun->naa, 16);
 	put_be24(td + 29, BS);
 	uint8_t *sd = p + 48;
 	sd[0] = seg_type;
@@ -648,48 +814,51 @@ START_TEST(extended_copy)
 	write16(0, d, 64);
 	uint32_t n = xcopy_list(p, 7, 64, 0, 1000, 0x02);
 	put_be32(cdb + 10, n);
-	expect_good(run(ts_a, cdb, 16, p, n, 0));
+	EXPECT_GOOD(run(A, cdb, 16, p, n, 0));
 	read16(1000, rb, 64);
 	ck_assert_int_eq(memcmp(d, rb, sizeof(d)), 0);
 
 	/* Copy status of list 7: completed, one segment, all the bytes. */
 	put_be32(rcr + 10, 64);
-	struct cmd *c = run(ts_a, rcr, 16, NULL, 0, 64);
-	ck_assert_int_eq(c->t.status, SAM_STAT_GOOD);
-	const uint8_t *s = c->t.buf;
+	struct cmd *c = run(A, rcr, 16, NULL, 0, 64);
+	EXPECT_GOOD(c);
+	const uint8_t *s = cmd_data(c);
 	ck_assert_uint_eq(s[4] & 0x7f, 1);
 	ck_assert_uint_eq(get_be16(s + 5), 1);
 	ck_assert_uint_eq(get_be32(s + 8), 64 * BS);
-	cmd_free(c);
 	/* Reported once; another nexus never had it. */
-	expect_sense(run(ts_a, rcr, 16, NULL, 0, 64), SK_ILLEGAL_REQUEST,
-		     ASC_INVALID_FIELD_IN_CDB);
+	EXPECT_SENSE(run(A, rcr, 16, NULL, 0, 64), SK_ILLEGAL_REQUEST,
+		     0x24, 0x00);
+	/* INVALID FIELD IN CDB */
+	EXPECT_SENSE(run(B, rcr, 16, NULL, 0, 64), SK_ILLEGAL_REQUEST,
+		     0x24, 0x00);
+	/* INVALID FIELD IN CDB */
 
 	/* Stream segment descriptors are not supported. */
 	n = xcopy_list(p, 8, 1, 0, 1, 0x03);
-	expect_sense(run(ts_a, cdb, 16, p, n, 0), SK_ILLEGAL_REQUEST,
-		     ASC_UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE);
+	EXPECT_SENSE(run(A, cdb, 16, p, n, 0), SK_ILLEGAL_REQUEST,
+		     0x26, 0x09);
+	/* UNSUPPORTED SEGMENT DESCRIPTOR TYPE CODE */
 	/* Destination beyond the end: COPY ABORTED. */
 	n = xcopy_list(p, 8, 2, 0, NBLOCKS - 1, 0x02);
-	c = run(ts_a, cdb, 16, p, n, 0);
-	ck_assert_int_eq(c->t.status, SAM_STAT_CHECK_CONDITION);
-	ck_assert_uint_eq(sk(c), SK_COPY_ABORTED);
-	cmd_free(c);
+	c = run(A, cdb, 16, p, n, 0);
+	EXPECT_STATUS(c, SAM_STAT_CHECK_CONDITION);
+	ck_assert_uint_eq(c->t.sense[2] & 0x0f, SK_COPY_ABORTED);
 	/* A parameter list shorter than its descriptors say. */
 	put_be32(cdb + 10, n - 1);
-	expect_sense(run(ts_a, cdb, 16, p, n - 1, 0), SK_ILLEGAL_REQUEST,
-		     ASC_PARAMETER_LIST_LENGTH_ERROR);
+	EXPECT_SENSE(run(A, cdb, 16, p, n - 1, 0), SK_ILLEGAL_REQUEST,
+		     0x1a, 0x00);
+	/* PARAMETER LIST LENGTH ERROR */
 	/* Operating parameters name the supported descriptors. */
 	uint8_t op[16] = { SOP_RECEIVE_COPY_RESULTS, RCR_OPERATING_PARAMS };
 	put_be32(op + 10, 64);
-	c = run(ts_b, op, 16, NULL, 0, 64);
-	ck_assert_int_eq(c->t.status, SAM_STAT_GOOD);
-	s = c->t.buf;
+	c = run(B, op, 16, NULL, 0, 64);
+	EXPECT_GOOD(c);
+	s = cmd_data(c);
 	ck_assert_uint_ge(get_be16(s + 8), 1);
 	ck_assert_uint_eq(s[43], 2);
 	ck_assert_uint_eq(s[44], 0x02);
 	ck_assert_uint_eq(s[45], 0xe4);
-	cmd_free(c);
 }
 END_TEST
 
@@ -697,33 +866,46 @@ static Suite *sbc_suite(void)
 {
 	Suite *s = suite_create("sbc");
 	TCase *tc = tcase_create("commands");
+	TCase *mem = tcase_create("memory-backend");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, caw_match_and_miscompare);
-	tcase_add_test(tc, caw_limits);
-	tcase_add_test(tc, range_lock_waits);
-	tcase_add_test(tc, range_lock_drains_fast_writers);
-	tcase_add_test(tc, orwrite_ors);
-	tcase_add_test(tc, write_verify_bytchk);
-	tcase_add_test(tc, write_atomic);
-	tcase_add_test(tc, write_same);
-	tcase_add_test(tc, unmap_joins_adjacent_descriptors);
-	tcase_add_test(tc, eject_and_prevent);
-	tcase_add_test(tc, read_defect_data);
-	tcase_add_test(tc, vpd_extended_inquiry);
-	tcase_add_test(tc, sanitize);
-	tcase_add_test(tc, extended_copy);
+	harness_add(tc, caw_match_writes_the_new_data);
+	harness_add(tc, caw_miscompare_reports_offset);
+	harness_add(tc, caw_miscompare_in_descriptor_sense);
+	harness_add(tc, caw_of_the_maximum_length_runs);
+	harness_add(tc, caw_zero_blocks_is_good_and_writes_nothing);
+	harness_add(tc, caw_data_out_must_match_number_of_blocks);
+	harness_add(tc, caw_beyond_the_end_and_wrprotect_refused);
+	harness_add(tc, range_lock_waits);
+	harness_add(tc, range_lock_drains_fast_writers);
+	harness_add(tc, orwrite_ors_data_into_the_medium);
+	harness_add(tc, write_verify_bytchk_writes_then_compares_with_the_medium);
+	harness_add(tc, write_verify_reserved_bytchk_is_invalid_field);
+	harness_add(tc, verify_bytchk_miscompare_reports_offset);
+	harness_add(tc, verify_bytchk_one_block_compared_with_each);
+	harness_add(tc, write_atomic_writes_and_refuses_over_its_maximum);
+	harness_add(tc, write_same_repeats_the_block);
+	harness_add(tc, write_same_unmap_reads_back_zeros);
+	harness_add(tc, write_same_refuses_anchor_and_over_maximum);
+	harness_add(tc, write_same_zero_blocks_runs_to_the_end);
+	harness_add(tc, write_same_with_two_blocks_of_data_refused);
+	harness_add(tc, unmap_joins_adjacent_descriptors);
+	harness_add(tc, eject_and_prevent);
+	harness_add(tc, read_defect_data_reports_empty_lists);
+	harness_add(tc, vpd_extended_inquiry);
+	harness_add(tc, sanitize_overwrite_and_block_erase);
+	harness_add(tc, extended_copy);
 	suite_add_tcase(s, tc);
+	/* These open their own LUN over the memory backend. */
+	tcase_set_timeout(mem, 30);
+	harness_add(mem, caw_one_block_over_the_limit_is_invalid_field);
+	harness_add(mem, write_verify_miscompare_when_the_medium_drops_the_write);
+	suite_add_tcase(s, mem);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(sbc_suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return harness_main(argc, argv, sbc_suite);
 }
