@@ -1,9 +1,11 @@
-/* PDU codec, structural checks, LUN addressing and CRC32C. */
+/* PDU codec, structural checks, LUN addressing and CRC32C (the layout of
+ * every opcode against RFC 7143's figures is test_pdu_layout.c). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tcq/crc32c.h"
 #include "tcq/pdu.h"
+#include "tests/unit/harness.h"
 
 static uint8_t bhs[ISCSI_BHS_LEN];
 
@@ -13,7 +15,7 @@ static void assert_zero(const uint8_t *b, int from, int to)
 		ck_assert_msg(b[i] == 0, "byte %d is 0x%02x", i, b[i]);
 }
 
-START_TEST(scsi_cmd_bytes)
+START_TEST(scsi_cmd_key_bytes_and_round_trip)
 {
 	struct pdu_scsi_cmd p = {
 		.immediate = true, .final = true, .read = true, .write = false,
@@ -53,7 +55,7 @@ START_TEST(scsi_cmd_bytes)
 }
 END_TEST
 
-START_TEST(data_in_bytes)
+START_TEST(data_in_key_bytes_and_status_only_with_s)
 {
 	struct pdu_data_in p = {
 		.final = true, .ack = false, .status_present = true,
@@ -98,7 +100,7 @@ START_TEST(data_in_bytes)
 }
 END_TEST
 
-START_TEST(r2t_bytes)
+START_TEST(r2t_key_bytes_and_round_trip)
 {
 	struct pdu_r2t p = {
 		.lun = 0x0002000000000000ULL, .itt = 0x01020304,
@@ -126,7 +128,7 @@ START_TEST(r2t_bytes)
 }
 END_TEST
 
-START_TEST(login_rsp_bytes)
+START_TEST(login_rsp_key_bytes_and_round_trip)
 {
 	struct pdu_login_rsp p = {
 		.transit = true, .cont = false, .csg = 1, .nsg = 3,
@@ -345,6 +347,87 @@ START_TEST(lun_addressing)
 }
 END_TEST
 
+/* The 8-byte LUN field as SAM-5 4.7 lays out one level: peripheral
+ * device addressing (00b, bus 0, the LUN in byte 1) below 256, flat
+ * space addressing (01b, 14 bits) above. */
+static void lun_bytes(uint64_t lun, const uint8_t want[8])
+{
+	uint8_t b[8];
+
+	put_be64(b, pdu_lun_encode(lun));
+	ck_assert_mem_eq(b, want, 8);
+	ck_assert_uint_eq(pdu_lun_decode(get_be64(want)), lun);
+}
+
+START_TEST(lun_encoding_known_answers)
+{
+	static const uint8_t l0[8] = { 0x00, 0x00 };
+	static const uint8_t l5[8] = { 0x00, 0x05 };
+	static const uint8_t l255[8] = { 0x00, 0xff };
+	static const uint8_t l256[8] = { 0x41, 0x00 };
+	static const uint8_t l1234[8] = { 0x52, 0x34 };
+	static const uint8_t l3fff[8] = { 0x7f, 0xff };
+	static const uint8_t flat3[8] = { 0x40, 0x03 };
+	static const uint8_t bus1[8] = { 0x01, 0x05 };
+	static const uint8_t level2[8] = { 0x00, 0x05, 0x00, 0x01 };
+	static const uint8_t logical_unit[8] = { 0x80, 0x05 };
+	static const uint8_t extended[8] = { 0xc0, 0x05 };
+
+	lun_bytes(0, l0);
+	lun_bytes(5, l5);
+	lun_bytes(255, l255);
+	lun_bytes(256, l256);
+	lun_bytes(0x1234, l1234);
+	lun_bytes(0x3fff, l3fff);
+	/* Flat space addressing of a LUN below 256 means the same LUN. */
+	ck_assert_uint_eq(pdu_lun_decode(get_be64(flat3)), 3);
+	/* A bus number, a second level, the logical unit and extended
+	 * addressing methods: not ours (LOGICAL UNIT NOT SUPPORTED). */
+	ck_assert_uint_eq(pdu_lun_decode(get_be64(bus1)), UINT64_MAX);
+	ck_assert_uint_eq(pdu_lun_decode(get_be64(level2)), UINT64_MAX);
+	ck_assert_uint_eq(pdu_lun_decode(get_be64(logical_unit)), UINT64_MAX);
+	ck_assert_uint_eq(pdu_lun_decode(get_be64(extended)), UINT64_MAX);
+}
+END_TEST
+
+/*
+ * A SCSI Command carrying an Extended CDB AHS (RFC 7143 11.3.1.1: a
+ * 32-byte CDB, AHSLength 17 with its reserved byte, 20 bytes) and a
+ * Bidirectional Read Expected Data Transfer Length AHS (11.3.1.2:
+ * AHSLength 5, 8 bytes): TotalAHSLength counts 4-byte words, 7 here.
+ * (The AHS themselves are parsed by target/session.c, not the codec.)
+ */
+START_TEST(ahs_length_counts_words)
+{
+	static const uint8_t rfc[48] = {
+		0x01, 0xe1, 0x00, 0x00,		/* F R W, SIMPLE */
+		0x07, 0x00, 0x00, 0x00,		/* TotalAHSLength 7 */
+		[20] = 0x00, 0x00, 0x10, 0x00,	/* EDTL (the write) */
+		[32] = 0x7f,			/* a variable-length CDB */
+	};
+	struct pdu_scsi_cmd q;
+	const char *why;
+
+	ck_assert_uint_eq(pdu_ahs_len(rfc), 28);
+	pdu_decode_scsi_cmd(rfc, &q);
+	ck_assert_uint_eq(q.ahs_words, 7);
+	ck_assert(q.read && q.write);
+	ck_assert_uint_eq(q.edtl, 0x1000);
+	/* Bidirectional with its AHS passes; without it, it cannot. */
+	ck_assert_int_eq(pdu_check_initiator_bhs(rfc, &why), 0);
+	memcpy(bhs, rfc, sizeof(bhs));
+	bhs[4] = 0;
+	ck_assert_int_eq(pdu_check_initiator_bhs(bhs, &why),
+			 ISCSI_REJECT_PROTOCOL_ERROR);
+	/* No other opcode may carry AHS. */
+	bhs[0] = ISCSI_OP_NOP_OUT;
+	bhs[1] = 0x80;
+	bhs[4] = 1;
+	ck_assert_int_eq(pdu_check_initiator_bhs(bhs, &why),
+			 ISCSI_REJECT_PROTOCOL_ERROR);
+}
+END_TEST
+
 /* RFC 3720 appendix B.4: the digest bytes as they go on the wire. */
 static void crc_wire(const uint8_t *buf, size_t len, const uint8_t want[4])
 {
@@ -355,7 +438,7 @@ static void crc_wire(const uint8_t *buf, size_t len, const uint8_t want[4])
 	ck_assert_mem_eq(wire, want, 4);
 }
 
-START_TEST(crc_vectors)
+START_TEST(crc32c_rfc3720_vectors)
 {
 	uint8_t buf[32];
 	static const uint8_t zeros[4] = { 0xaa, 0x36, 0x91, 0x8a };
@@ -374,6 +457,18 @@ START_TEST(crc_vectors)
 	for (int i = 0; i < 32; i++)
 		buf[i] = (uint8_t)(31 - i);
 	crc_wire(buf, 32, dec);
+	/* B.4's iSCSI Read (10) Command PDU: ITT 14h, EDTL 400h (1 KiB),
+	 * CmdSN 14h, ExpStatSN 18h, READ (10) of 2 blocks at LBA 0. */
+	static const uint8_t read_pdu[48] = {
+		0x01, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00,
+		0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x18,
+		0x28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	};
+	static const uint8_t read_crc[4] = { 0x56, 0x3a, 0x96, 0xd9 };
+	crc_wire(read_pdu, sizeof(read_pdu), read_crc);
 	/* The classic check value. */
 	ck_assert_uint_eq(crc32c("123456789", 9), 0xe3069283u);
 	/* Incremental equals one shot. */
@@ -384,27 +479,28 @@ START_TEST(crc_vectors)
 }
 END_TEST
 
-int main(void)
+static Suite *pdu_suite(void)
 {
 	Suite *s = suite_create("pdu");
 	TCase *tc = tcase_create("codec");
-	SRunner *sr;
-	int failed;
 
-	tcase_add_test(tc, scsi_cmd_bytes);
-	tcase_add_test(tc, data_in_bytes);
-	tcase_add_test(tc, r2t_bytes);
-	tcase_add_test(tc, login_rsp_bytes);
-	tcase_add_test(tc, round_trips);
-	tcase_add_test(tc, fixed_bits);
-	tcase_add_test(tc, check_initiator);
-	tcase_add_test(tc, check_target);
-	tcase_add_test(tc, lun_addressing);
-	tcase_add_test(tc, crc_vectors);
+	harness_add(tc, scsi_cmd_key_bytes_and_round_trip);
+	harness_add(tc, data_in_key_bytes_and_status_only_with_s);
+	harness_add(tc, r2t_key_bytes_and_round_trip);
+	harness_add(tc, login_rsp_key_bytes_and_round_trip);
+	harness_add(tc, round_trips);
+	harness_add(tc, fixed_bits);
+	harness_add(tc, check_initiator);
+	harness_add(tc, check_target);
+	harness_add(tc, lun_addressing);
+	harness_add(tc, lun_encoding_known_answers);
+	harness_add(tc, ahs_length_counts_words);
+	harness_add(tc, crc32c_rfc3720_vectors);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	return harness_main(argc, argv, pdu_suite);
 }
