@@ -12,6 +12,7 @@
 #include "scsi/rsoc.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
+#include "tests/unit/harness.h"
 
 static uint8_t buf[OPC_REPORT_MAX + 64];
 static struct sense_info err;
@@ -19,7 +20,7 @@ static struct sense_info err;
 static void expect_invalid_option(void)
 {
 	ck_assert_int_eq(err.key, SK_ILLEGAL_REQUEST);
-	ck_assert_int_eq(err.asc, ASC_INVALID_FIELD_IN_CDB);
+	ck_assert_int_eq(err.asc, 0x2400);	/* INVALID FIELD IN CDB */
 	ck_assert(err.sksv);
 	ck_assert(err.cd);
 	ck_assert_int_eq(err.field, 2);
@@ -129,8 +130,8 @@ START_TEST(table_matches_decoder)
 				      "opcode %02x sa %02x: decoder %d, table %d",
 				      op, s, rc, listed);
 			if (!sa && !listed)
-				ck_assert_uint_eq(si.asc,
-					ASC_INVALID_COMMAND_OPERATION_CODE);
+				ck_assert_uint_eq(si.asc, 0x2000);
+				/* INVALID COMMAND OPERATION CODE */
 		}
 	}
 }
@@ -351,7 +352,7 @@ static struct tcq_task *run_rsoc(uint8_t byte2, uint8_t op, uint16_t sa,
 	return &t;
 }
 
-START_TEST(device_server)
+START_TEST(rsoc_executor_answers_and_cuts_to_allocation_length)
 {
 	struct tcq_task *t = run_rsoc(0, 0, 0, 4096, 4096);
 	uint8_t *p = t->buf;
@@ -535,30 +536,136 @@ START_TEST(rows_follow_the_standards_permissions)
 }
 END_TEST
 
+/* ---- a LUN that is not there (SAM-5 5.9, incorrect LUN selection) ----- */
+
+static struct harness_lun H;
+
+#define ABSENT 5	/* the fixture's device has LUN 0 only */
+
+static void absent_setup(void)
+{
+	harness_lun_setup(&H, "null:size=1M", 0, 1);
+}
+
+static void absent_teardown(void)
+{
+	harness_lun_teardown(&H);
+}
+
+static struct cmd *absent(const uint8_t *cdb, uint16_t len, uint32_t in_len)
+{
+	return run_cdb_at(&H, 0, ABSENT, cdb, len, NULL, 0, in_len);
+}
+
+/* SPC-4 6.6.2: PERIPHERAL QUALIFIER 011b (no logical unit can be here),
+ * PERIPHERAL DEVICE TYPE 1Fh; GOOD status. */
+START_TEST(absent_lun_inquiry_reports_peripheral_qualifier_011b)
+{
+	uint8_t cdb[6] = { SOP_INQUIRY, 0, 0, 0, 96, 0 };
+	struct cmd *c = absent(cdb, 6, 96);
+
+	EXPECT_GOOD(c);
+	ck_assert_uint_ge(c->t.data_in_len, 8);
+	ck_assert_uint_eq(cmd_data(c)[0], 0x7f);
+	/* A bad CDB is still reported as such: page code without EVPD. */
+	cdb[2] = 0x80;
+	c = absent(cdb, 6, 96);
+	EXPECT_INVALID_FIELD_IN_CDB(c, 2, -1);
+}
+END_TEST
+
+/* REPORT LUNS works through any LUN and lists the device's: LUN 0. */
+START_TEST(absent_lun_report_luns_lists_the_device)
+{
+	static const uint8_t want[16] = {
+		0x00, 0x00, 0x00, 0x08,		/* LUN LIST LENGTH */
+		0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* LUN 0 */
+	};
+	uint8_t cdb[12] = { SOP_REPORT_LUNS, 0, 0, 0, 0, 0, 0, 0, 0, 64 };
+	struct cmd *c = absent(cdb, 12, 64);
+
+	EXPECT_GOOD(c);
+	ck_assert_uint_eq(c->t.data_in_len, sizeof(want));
+	ck_assert_mem_eq(cmd_data(c), want, sizeof(want));
+}
+END_TEST
+
+/* SAM-5 5.9: REQUEST SENSE to a missing LUN is GOOD, with sense data
+ * ILLEGAL REQUEST, 25h/00h LOGICAL UNIT NOT SUPPORTED. */
+START_TEST(absent_lun_request_sense_reports_lun_not_supported)
+{
+	uint8_t cdb[6] = { SOP_REQUEST_SENSE, 0, 0, 0, 252, 0 };
+	struct cmd *c = absent(cdb, 6, 252);
+	struct harness_sense s;
+
+	EXPECT_GOOD(c);
+	ck_assert(harness_sense_parse(cmd_data(c), c->t.data_in_len, &s));
+	ck_assert_uint_eq(cmd_data(c)[0], 0x70);	/* DESC=0: fixed */
+	ck_assert_uint_eq(s.key, SK_ILLEGAL_REQUEST);
+	ck_assert_uint_eq(s.asc, 0x25);
+	ck_assert_uint_eq(s.ascq, 0x00);
+}
+END_TEST
+
+/* Every other row of the table: CHECK CONDITION, ILLEGAL REQUEST, 25h/00h
+ * LOGICAL UNIT NOT SUPPORTED, whatever its CDB holds. */
+START_TEST(absent_lun_other_rows_answer_lun_not_supported)
+{
+	unsigned n, checked = 0;
+	const struct opc_entry *tab = opc_table(&n);
+	uint8_t cdb[OPC_CDB_MAX];
+	char why[256];
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct opc_entry *e = &tab[i];
+
+		if (e->flags & OPC_F_ANY_LUN)
+			continue;
+		for (int v = 0; v < 2; v++) {
+			row_cdb(e, v == 1, cdb);
+			struct cmd *c = absent(cdb, e->cdb_len,
+					       e->dir == OPC_DIR_IN ? 4096 : 0);
+			ck_assert_msg(harness_sense_is(c, SK_ILLEGAL_REQUEST,
+						       0x25, 0x00, why,
+						       sizeof(why)),
+				      "%02x/%02x: %s", e->op, e->sa, why);
+			ck_assert_uint_eq(c->t.data_in_len, 0);
+		}
+		checked++;
+	}
+	ck_assert_uint_gt(checked, 20);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("opcodes");
 	TCase *tc = tcase_create("rsoc");
+	TCase *absent_lun = tcase_create("absent-lun");
 
-	tcase_add_test(tc, lookups);
-	tcase_add_test(tc, table_shape);
-	tcase_add_test(tc, table_matches_decoder);
-	tcase_add_test(tc, encode_all);
-	tcase_add_test(tc, encode_one);
-	tcase_add_test(tc, encode_one_rctd);
-	tcase_add_test(tc, device_server);
-	tcase_add_test(tc, rows_decode_to_themselves_in_their_direction);
-	tcase_add_test(tc, rows_follow_the_standards_permissions);
+	harness_add(tc, lookups);
+	harness_add(tc, table_shape);
+	harness_add(tc, table_matches_decoder);
+	harness_add(tc, encode_all);
+	harness_add(tc, encode_one);
+	harness_add(tc, encode_one_rctd);
+	harness_add(tc, rsoc_executor_answers_and_cuts_to_allocation_length);
+	harness_add(tc, rows_decode_to_themselves_in_their_direction);
+	harness_add(tc, rows_follow_the_standards_permissions);
 	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(absent_lun, absent_setup, absent_teardown);
+	harness_add(absent_lun,
+		    absent_lun_inquiry_reports_peripheral_qualifier_011b);
+	harness_add(absent_lun, absent_lun_report_luns_lists_the_device);
+	harness_add(absent_lun,
+		    absent_lun_request_sense_reports_lun_not_supported);
+	harness_add(absent_lun, absent_lun_other_rows_answer_lun_not_supported);
+	suite_add_tcase(s, absent_lun);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return harness_main(argc, argv, suite);
 }
