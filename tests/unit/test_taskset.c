@@ -11,6 +11,7 @@
 #include "scsi/lun.h"
 #include "scsi/opcodes.h"
 #include "scsi/taskset.h"
+#include "tests/unit/harness.h"
 
 #define MAXT 8
 
@@ -317,7 +318,7 @@ START_TEST(qam0_overlap)
 }
 END_TEST
 
-START_TEST(aca)
+START_TEST(aca_established_by_naca_holds_tasks_until_clear_aca)
 {
 	memset(&fake_lun, 0, sizeof(fake_lun));
 	struct taskset *ts = fresh();
@@ -358,7 +359,7 @@ START_TEST(aca)
 }
 END_TEST
 
-START_TEST(abort_all)
+START_TEST(abort_all_reporting_ends_waiting_tasks_task_aborted)
 {
 	memset(&fake_lun, 0, sizeof(fake_lun));
 	struct taskset *ts = fresh();
@@ -376,6 +377,116 @@ START_TEST(abort_all)
 	ck_assert_uint_eq(taskset_count(ts), 1);
 	finish(&tasks[0], SAM_STAT_GOOD);
 	ck_assert_int_eq(done_calls[0], 1);
+	ck_assert_uint_eq(taskset_count(ts), 0);
+	taskset_free(ts);
+}
+END_TEST
+
+/*
+ * The task management primitives one by one (SAM-5 7): what each does to
+ * running tasks (marked aborted, they complete later as they would),
+ * to waiting ones (done now), with report (TAS=1 for another nexus:
+ * TASK ABORTED status) and without (no status: the transport sends no
+ * response), and to the tasks left.
+ */
+START_TEST(abort_all_silently_leaves_status_and_marks_aborted)
+{
+	memset(&fake_lun, 0, sizeof(fake_lun));
+	struct taskset *ts = fresh();
+
+	taskset_arrive(ts, mk(0, TASK_ATTR_SIMPLE));
+	taskset_arrive(ts, mk(1, TASK_ATTR_ORDERED));
+	taskset_arrive(ts, mk_write(2, TASK_ATTR_SIMPLE, 0, 1, false));
+	ck_assert_int_eq(started[0], 1);
+	taskset_abort_all(ts, false);
+	for (int i = 0; i < 3; i++)
+		ck_assert(tasks[i].aborted);
+	/* The waiting ones are done, their status left as it was. */
+	ck_assert_int_eq(done_calls[1], 1);
+	ck_assert_int_eq(done_calls[2], 1);
+	ck_assert_int_eq(tasks[1].status, SAM_STAT_GOOD);
+	ck_assert_int_eq(tasks[2].status, SAM_STAT_GOOD);
+	ck_assert_int_eq(started[1] + started[2], 0);
+	/* The running one completes when its work does, still marked. */
+	ck_assert_int_eq(done_calls[0], 0);
+	ck_assert_uint_eq(taskset_count(ts), 1);
+	finish(&tasks[0], SAM_STAT_GOOD);
+	ck_assert_int_eq(done_calls[0], 1);
+	ck_assert(tasks[0].aborted);
+	ck_assert_uint_eq(taskset_count(ts), 0);
+	/* The set works on afterwards. */
+	taskset_arrive(ts, mk(3, TASK_ATTR_SIMPLE));
+	ck_assert_int_eq(started[3], 1);
+	ck_assert(!tasks[3].aborted);
+	finish(&tasks[3], SAM_STAT_GOOD);
+	taskset_free(ts);
+}
+END_TEST
+
+START_TEST(abort_task_ends_one_and_enables_those_it_held)
+{
+	memset(&fake_lun, 0, sizeof(fake_lun));
+	struct taskset *ts = fresh();
+
+	taskset_arrive(ts, mk(0, TASK_ATTR_SIMPLE));
+	taskset_arrive(ts, mk(1, TASK_ATTR_ORDERED));	/* waits for 0 */
+	taskset_arrive(ts, mk(2, TASK_ATTR_SIMPLE));	/* waits for 1 */
+	ck_assert_int_eq(started[1] + started[2], 0);
+	taskset_abort_task(ts, &tasks[1], true);
+	ck_assert(tasks[1].aborted);
+	ck_assert_int_eq(done_calls[1], 1);
+	ck_assert_int_eq(tasks[1].status, SAM_STAT_TASK_ABORTED);
+	ck_assert_int_eq(started[1], 0);
+	/* Only 1 was aborted; 2 no longer waits for it. */
+	ck_assert(!tasks[0].aborted && !tasks[2].aborted);
+	ck_assert_int_eq(started[2], 1);
+	ck_assert_uint_eq(taskset_count(ts), 2);
+	/* A running task: marked, completes later; silent abort keeps its
+	 * status. */
+	taskset_abort_task(ts, &tasks[0], false);
+	ck_assert(tasks[0].aborted);
+	ck_assert_int_eq(done_calls[0], 0);
+	finish(&tasks[0], SAM_STAT_GOOD);
+	ck_assert_int_eq(done_calls[0], 1);
+	ck_assert_int_eq(tasks[0].status, SAM_STAT_GOOD);
+	/* A task no longer in the set: nothing happens. */
+	taskset_abort_task(ts, &tasks[1], true);
+	ck_assert_int_eq(done_calls[1], 1);
+	finish(&tasks[2], SAM_STAT_GOOD);
+	ck_assert_uint_eq(taskset_count(ts), 0);
+	taskset_free(ts);
+}
+END_TEST
+
+START_TEST(clear_aca_enables_held_tasks_in_order)
+{
+	memset(&fake_lun, 0, sizeof(fake_lun));
+	struct taskset *ts = fresh();
+	struct tcq_task *t = mk(0, TASK_ATTR_SIMPLE);
+
+	t->req.control = CDB_CONTROL_NACA;
+	taskset_arrive(ts, t);
+	taskset_arrive(ts, mk(1, TASK_ATTR_ORDERED));
+	taskset_arrive(ts, mk(2, TASK_ATTR_SIMPLE));
+	finish(t, SAM_STAT_CHECK_CONDITION);	/* ACA established */
+	ck_assert(ts->aca);
+	ck_assert_int_eq(started[1] + started[2], 0);
+	taskset_clear_aca(ts);
+	ck_assert(!ts->aca);
+	/* The ORDERED task runs first, the SIMPLE one after it. */
+	ck_assert_int_eq(started[1], 1);
+	ck_assert_int_eq(started[2], 0);
+	finish(&tasks[1], SAM_STAT_GOOD);
+	ck_assert_int_eq(started[2], 1);
+	finish(&tasks[2], SAM_STAT_GOOD);
+	/* New tasks are no longer refused with ACA ACTIVE. */
+	taskset_arrive(ts, mk(3, TASK_ATTR_SIMPLE));
+	ck_assert_int_eq(started[3], 1);
+	finish(&tasks[3], SAM_STAT_GOOD);
+	ck_assert_int_eq(tasks[3].status, SAM_STAT_GOOD);
+	/* CLEAR ACA without an ACA condition changes nothing. */
+	taskset_clear_aca(ts);
+	ck_assert(!ts->aca);
 	ck_assert_uint_eq(taskset_count(ts), 0);
 	taskset_free(ts);
 }
@@ -414,24 +525,22 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, model_all_orders);
-	tcase_add_test(tc, ordered_write_waiting_for_data_holds_newer);
-	tcase_add_test(tc, newer_ordered_waits_for_write_receiving_data);
-	tcase_add_test(tc, barrier_ignore_and_flush);
-	tcase_add_test(tc, qam0_overlap);
-	tcase_add_test(tc, aca);
-	tcase_add_test(tc, abort_all);
-	tcase_add_test(tc, sync_completion_inside_exec);
+	harness_add(tc, model_all_orders);
+	harness_add(tc, ordered_write_waiting_for_data_holds_newer);
+	harness_add(tc, newer_ordered_waits_for_write_receiving_data);
+	harness_add(tc, barrier_ignore_and_flush);
+	harness_add(tc, qam0_overlap);
+	harness_add(tc, aca_established_by_naca_holds_tasks_until_clear_aca);
+	harness_add(tc, abort_all_reporting_ends_waiting_tasks_task_aborted);
+	harness_add(tc, abort_all_silently_leaves_status_and_marks_aborted);
+	harness_add(tc, abort_task_ends_one_and_enables_those_it_held);
+	harness_add(tc, clear_aca_enables_held_tasks_in_order);
+	harness_add(tc, sync_completion_inside_exec);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(suite());
-
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return harness_main(argc, argv, suite);
 }
