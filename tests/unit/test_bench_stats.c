@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "initiator/bench.h"
 #include "initiator/bench_hist.h"
+#include "tests/unit/harness.h"
 
 static struct bench_hist h;
 
@@ -327,27 +328,26 @@ START_TEST(verify_unacknowledged_writes)
 }
 END_TEST
 
-int main(void)
+static Suite *bench_stats_suite(void)
 {
 	Suite *s = suite_create("bench_stats");
 	TCase *tc = tcase_create("stats");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, hist_exact_small_values);
-	tcase_add_test(tc, hist_uniform_percentiles);
-	tcase_add_test(tc, hist_two_point_distribution);
-	tcase_add_test(tc, hist_bucket_bounds);
-	tcase_add_test(tc, table_columns_align);
-	tcase_add_test(tc, cell_repeat_and_compare);
-	tcase_add_test(tc, json_round_trip);
-	tcase_add_test(tc, verify_stamps);
-	tcase_add_test(tc, verify_unacknowledged_writes);
+	harness_add(tc, hist_exact_small_values);
+	harness_add(tc, hist_uniform_percentiles);
+	harness_add(tc, hist_two_point_distribution);
+	harness_add(tc, hist_bucket_bounds);
+	harness_add(tc, table_columns_align);
+	harness_add(tc, cell_repeat_and_compare);
+	harness_add(tc, json_round_trip);
+	harness_add(tc, verify_stamps);
+	harness_add(tc, verify_unacknowledged_writes);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	return harness_main(argc, argv, bench_stats_suite);
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "initiator/engine.h"
 #include "initiator/ordercheck.h"
+#include "tests/unit/harness.h"
 
 #define S BENCH_ATTR_SIMPLE
 #define O BENCH_ATTR_ORDERED
@@ -166,26 +167,25 @@ START_TEST(failed_commands_ignored)
 }
 END_TEST
 
-int main(void)
+static Suite *ordercheck_suite(void)
 {
 	Suite *s = suite_create("ordercheck");
 	TCase *tc = tcase_create("rules");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_add_test(tc, clean_trace_passes);
-	tcase_add_test(tc, ordered_before_older_flagged);
-	tcase_add_test(tc, newer_before_ordered_flagged);
-	tcase_add_test(tc, stale_read_flagged);
-	tcase_add_test(tc, hoq_overtaking_not_flagged);
-	tcase_add_test(tc, hoq_held_behind_dormant_flagged);
-	tcase_add_test(tc, statsn_wraps);
-	tcase_add_test(tc, failed_commands_ignored);
+	harness_add(tc, clean_trace_passes);
+	harness_add(tc, ordered_before_older_flagged);
+	harness_add(tc, newer_before_ordered_flagged);
+	harness_add(tc, stale_read_flagged);
+	harness_add(tc, hoq_overtaking_not_flagged);
+	harness_add(tc, hoq_held_behind_dormant_flagged);
+	harness_add(tc, statsn_wraps);
+	harness_add(tc, failed_commands_ignored);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	return harness_main(argc, argv, ordercheck_suite);
 }
