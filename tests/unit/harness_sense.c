@@ -120,7 +120,8 @@ bool harness_field_is(const struct cmd *c, bool cd, uint16_t byte, int bit,
 	if (s.sks[0] == want && get_be16(s.sks + 1) == byte)
 		return true;
 	snprintf(msg, len, "sense-key specific %02x %02x %02x, expected "
-		 "%02x %04x", s.sks[0], s.sks[1], s.sks[2], want, byte);
+		 "%02x %02x %02x", s.sks[0], s.sks[1], s.sks[2], want,
+		 byte >> 8, byte & 0xff);
 	return false;
 }
 
