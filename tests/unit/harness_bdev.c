@@ -3,7 +3,8 @@
  * offers COMPARE AND WRITE of a few blocks (a LUN then reports that
  * limit, as one over rbd does), and it can lose the writes to one block
  * while acknowledging them, as a failing medium would (what the verify
- * step of WRITE AND VERIFY is there to catch). Completions come on the
+ * step of WRITE AND VERIFY is there to catch). Blocks never written, or
+ * discarded, are unmapped, as on a thin device. Completions come on the
  * next reactor pass, like ram's; one reactor only.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 
 struct mem {
 	uint8_t *data;
+	uint8_t *mapped;	/* per block: written since the last discard */
 	uint64_t lost_lba;
 	/* Completions, on the one reactor the unit tests run (set up by
 	 * the first I/O, on that reactor's thread). */
@@ -28,6 +30,7 @@ static void mem_write(struct bdev *b, uint64_t off, uint64_t len,
 	struct mem *m = b->priv;
 	uint64_t lost = m->lost_lba * b->block_size;
 
+	memset(m->mapped + off / b->block_size, 1, len / b->block_size);
 	if (m->lost_lba >= b->size / b->block_size) {
 		memcpy(m->data + off, buf, len);
 		return;
@@ -71,6 +74,9 @@ static void mem_submit(struct bdev_queue *q, struct bdev_io *io)
 		mem_write(b, io->offset, io->len, io->buf);
 		break;
 	case BDEV_DISCARD:
+		memset(m->mapped + io->offset / b->block_size, 0,
+		       io->len / b->block_size);
+		/* fall through */
 	case BDEV_WRITE_ZEROES:
 		memset(m->data + io->offset, 0, io->len);
 		break;
@@ -84,6 +90,21 @@ static void mem_submit(struct bdev_queue *q, struct bdev_io *io)
 	bdev_cq_push(&m->cq, io, rc);
 }
 
+/* The run of blocks from offset that share its mapped state. */
+static int mem_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
+			  bool *mapped)
+{
+	const struct mem *m = b->priv;
+	uint64_t first = offset / b->block_size, end = first + 1;
+	uint64_t nblocks = b->size / b->block_size;
+
+	while (end < nblocks && m->mapped[end] == m->mapped[first])
+		end++;
+	*mapped = m->mapped[first];
+	*len = (end - first) * b->block_size;
+	return 0;
+}
+
 static void mem_close(struct bdev *b)
 {
 	struct mem *m = b->priv;
@@ -91,6 +112,7 @@ static void mem_close(struct bdev *b)
 	if (m->cq_ready)
 		bdev_cq_fini(&m->cq);
 	free(m->data);
+	free(m->mapped);
 	free(m);
 	b->priv = NULL;
 }
@@ -99,6 +121,7 @@ static const struct bdev_ops mem_ops = {
 	.name = "harness-mem",
 	.submit = mem_submit,
 	.close = mem_close,
+	.lba_status = mem_lba_status,
 };
 
 struct bdev *harness_mem_bdev(uint64_t size, uint32_t caw_blocks,
@@ -112,7 +135,9 @@ struct bdev *harness_mem_bdev(uint64_t size, uint32_t caw_blocks,
 	ck_assert_msg(b != NULL, "%s", err);
 	ck_assert_ptr_nonnull(m);
 	m->data = calloc(1, size);
+	m->mapped = calloc(1, size / b->block_size);
 	ck_assert_ptr_nonnull(m->data);
+	ck_assert_ptr_nonnull(m->mapped);
 	m->lost_lba = lost_lba;
 	b->priv = m;
 	b->caw_max = caw_blocks * b->block_size;

@@ -112,17 +112,31 @@ static uint64_t backend_ios(void)
 	return snap.c.ios;
 }
 
-/* Byte b of the Block Limits VPD page (SBC-3 6.5.3). */
-static uint8_t block_limits(unsigned b)
+/* Byte b of VPD page of 64 bytes. */
+static uint8_t vpd_byte(uint8_t page, unsigned b)
 {
-	uint8_t cdb[6] = { SOP_INQUIRY, 0x01, 0xb0, 0, 64, 0 };
+	uint8_t cdb[6] = { SOP_INQUIRY, 0x01, page, 0, 64, 0 };
 	struct cmd *c = run(A, cdb, 6, NULL, 0, 64);
 
 	EXPECT_GOOD(c);
 	ck_assert_uint_eq(c->t.data_in_len, 64);
-	ck_assert_uint_eq(cmd_data(c)[1], 0xb0);
+	ck_assert_uint_eq(cmd_data(c)[1], page);
 	return cmd_data(c)[b];
 }
+
+/* Byte b of the Block Limits VPD page (SBC-3 6.5.3). */
+static uint8_t block_limits(unsigned b)
+{
+	return vpd_byte(0xb0, b);
+}
+
+#ifdef TCQ_UNIT_KNOWN_BUGS
+/* Byte b of the Block Device Characteristics VPD page (SBC-4 6.6.2). */
+static uint8_t block_device_characteristics(unsigned b)
+{
+	return vpd_byte(0xb1, b);
+}
+#endif
 
 /* ---- COMPARE AND WRITE ------------------------------------------------ */
 
@@ -485,6 +499,60 @@ START_TEST(verify_bytchk_one_block_compared_with_each)
 	EXPECT_SENSE_INFO(c, 2 * BS + 5);
 }
 END_TEST
+
+/* GET LBA STATUS (SBC-3 5.6) over a medium with one written run: three
+ * descriptors, deallocated (1), mapped (0), deallocated. */
+START_TEST(get_lba_status_reports_mapped_and_deallocated_runs)
+{
+	static uint8_t d[10 * BS];
+	static const uint8_t want[8 + 3 * 16] = {
+		0x00, 0x00, 0x00, 0x34, 0, 0, 0, 0,	/* 4 + 3 x 16 bytes */
+		0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x00, 0x0a, 0x01,
+		0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 10, 0x00, 0x00, 0x00, 0x0a, 0x00,
+		0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 20, 0x00, 0x00, 0x07, 0xec, 0x01,
+		0, 0, 0,
+	};
+	uint8_t cdb[16];
+
+	setup_mem(0, UINT64_MAX);	/* 1 MiB: 2048 blocks */
+	write16(10, d, 10);
+	cdb16(cdb, SOP_SERVICE_ACTION_IN_16, SAI_GET_LBA_STATUS, 0, 256);
+	struct cmd *c = run(A, cdb, 16, NULL, 0, 256);
+	EXPECT_GOOD(c);
+	ck_assert_uint_eq(c->t.data_in_len, sizeof(want));
+	ck_assert_mem_eq(cmd_data(c), want, sizeof(want));
+	harness_lun_teardown(&H);
+}
+END_TEST
+
+#ifdef TCQ_UNIT_KNOWN_BUGS
+/*
+ * Known bug, kept out of the build (to see it fail: make -B
+ * tests/unit/test_sbc CPPFLAGS=-DTCQ_UNIT_KNOWN_BUGS). SBC-4 5.30
+ * (VERIFY (10), BYTCHK field) says that with
+ * BYTCHK 01b or 11b, VBULS=0 in the Block Device Characteristics VPD
+ * page (byte 8 bit 0, which this LUN reports as 0) and any LBA of the
+ * command unmapped, the command ends in CHECK CONDITION, MISCOMPARE,
+ * 1Dh/01h MISCOMPARE VERIFY OF UNMAPPED LBA. scsi/sbc.c sbc_verify
+ * compares the data without asking the backend whether the blocks are
+ * mapped, and answers GOOD here.
+ */
+START_TEST(verify_bytchk_of_an_unmapped_block_is_miscompare_of_unmapped_lba)
+{
+	static uint8_t zeros[BS];
+	uint8_t cdb[16];
+
+	setup_mem(0, UINT64_MAX);
+	ck_assert_uint_eq(block_device_characteristics(8) & 0x01, 0); /* VBULS */
+	cdb16(cdb, SOP_VERIFY_16, 0x02, 50, 1);	/* never written */
+	EXPECT_SENSE(run(A, cdb, 16, zeros, BS, 0), SK_MISCOMPARE, 0x1d, 0x01);
+	/* MISCOMPARE VERIFY OF UNMAPPED LBA */
+	harness_lun_teardown(&H);
+}
+END_TEST
+#endif
 
 START_TEST(write_atomic_writes_and_refuses_over_its_maximum)
 {
@@ -901,6 +969,11 @@ static Suite *sbc_suite(void)
 	tcase_set_timeout(mem, 30);
 	harness_add(mem, caw_one_block_over_the_limit_is_invalid_field);
 	harness_add(mem, write_verify_miscompare_when_the_medium_drops_the_write);
+	harness_add(mem, get_lba_status_reports_mapped_and_deallocated_runs);
+#ifdef TCQ_UNIT_KNOWN_BUGS
+	harness_add(mem,
+	    verify_bytchk_of_an_unmapped_block_is_miscompare_of_unmapped_lba);
+#endif
 	suite_add_tcase(s, mem);
 	return s;
 }
