@@ -519,10 +519,42 @@ START_TEST(sync_completion_inside_exec)
 }
 END_TEST
 
+/* ---- LOGICAL UNIT RESET on a real LUN ------------------------------------ */
+
+static struct harness_lun H;
+
+static void lun_setup(void)
+{
+	harness_lun_setup(&H, "ram", 1 << 20, 2);
+}
+
+static void lun_teardown(void)
+{
+	harness_lun_teardown(&H);
+}
+
+/* What lun_reset leaves once the task sets are aborted: every I_T nexus,
+ * the one that asked included, has one unit attention, 29h/03h BUS
+ * DEVICE RESET FUNCTION OCCURRED (SAM-5 6.3.3), reported once. */
+START_TEST(lun_reset_reports_bus_device_reset_to_every_nexus)
+{
+	static const uint8_t tur[6] = { SOP_TEST_UNIT_READY };
+
+	lun_reset(H.lun, harness_nexus(&H, 0));
+	for (unsigned n = 0; n < 2; n++) {
+		EXPECT_SENSE(run_cdb(&H, n, tur, 6, NULL, 0, 0),
+			     SK_UNIT_ATTENTION, 0x29, 0x03);
+		/* BUS DEVICE RESET FUNCTION OCCURRED */
+		EXPECT_GOOD(run_cdb(&H, n, tur, 6, NULL, 0, 0));
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("taskset");
 	TCase *tc = tcase_create("core");
+	TCase *lun = tcase_create("lun");
 
 	tcase_set_timeout(tc, 120);
 	harness_add(tc, model_all_orders);
@@ -537,6 +569,9 @@ static Suite *suite(void)
 	harness_add(tc, clear_aca_enables_held_tasks_in_order);
 	harness_add(tc, sync_completion_inside_exec);
 	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(lun, lun_setup, lun_teardown);
+	harness_add(lun, lun_reset_reports_bus_device_reset_to_every_nexus);
+	suite_add_tcase(s, lun);
 	return s;
 }
 
