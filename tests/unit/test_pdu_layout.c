@@ -25,6 +25,29 @@ static void expect_bhs(const uint8_t *rfc)
 			      "figure has %#04x", i, bhs[i], rfc[i]);
 }
 
+/* Encodes p over 0xee bytes and compares with the figure, then decodes
+ * the figure into q (0xa5 bytes first, so a field left out shows). */
+#define KNOWN_ANSWER(name, p, q, rfc) do { \
+	memset(bhs, 0xee, sizeof(bhs)); \
+	pdu_encode_##name(bhs, &(p)); \
+	expect_bhs(rfc); \
+	memset(&(q), 0xa5, sizeof(q)); \
+	pdu_decode_##name(rfc, &(q)); \
+} while (0)
+
+/* The values the figures give the fields most PDUs share. */
+#define ITT 0x0a0b0c0d
+#define TTT 0x1a1b1c1d
+#define SN24 0x2a2b2c2d		/* CmdSN or StatSN */
+#define SN28 0x3a3b3c3d		/* ExpStatSN or ExpCmdSN */
+#define SN32 0x4a4b4c4d		/* MaxCmdSN */
+/* A target's StatSN, ExpCmdSN, MaxCmdSN at 24, 28, 32. */
+#define EXPECT_TARGET_SNS(q) do { \
+	ck_assert_uint_eq((q).statsn, SN24); \
+	ck_assert_uint_eq((q).expcmdsn, SN28); \
+	ck_assert_uint_eq((q).maxcmdsn, SN32); \
+} while (0)
+
 /* 11.18 NOP-Out */
 START_TEST(nop_out_layout)
 {
@@ -40,22 +63,18 @@ START_TEST(nop_out_layout)
 	};
 	struct pdu_nop_out p = {
 		.immediate = true, .data_len = 0x123, .lun = LUN_VALUE,
-		.itt = 0x0a0b0c0d, .ttt = 0x1a1b1c1d, .cmdsn = 0x2a2b2c2d,
-		.expstatsn = 0x3a3b3c3d,
+		.itt = ITT, .ttt = TTT, .cmdsn = SN24,
+		.expstatsn = SN28,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_nop_out(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_nop_out(rfc, &q);
+	KNOWN_ANSWER(nop_out, p, q, rfc);
 	ck_assert(q.immediate);
 	ck_assert_uint_eq(q.data_len, 0x123);
 	ck_assert_uint_eq(q.lun, LUN_VALUE);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
-	ck_assert_uint_eq(q.ttt, 0x1a1b1c1d);
-	ck_assert_uint_eq(q.cmdsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expstatsn, 0x3a3b3c3d);
+	ck_assert_uint_eq(q.itt, ITT);
+	ck_assert_uint_eq(q.ttt, TTT);
+	ck_assert_uint_eq(q.cmdsn, SN24);
+	ck_assert_uint_eq(q.expstatsn, SN28);
 }
 END_TEST
 
@@ -74,23 +93,17 @@ START_TEST(nop_in_layout)
 		/* 36..47 reserved */
 	};
 	struct pdu_nop_in p = {
-		.data_len = 0x456, .lun = LUN_VALUE, .itt = 0x0a0b0c0d,
-		.ttt = 0x1a1b1c1d, .statsn = 0x2a2b2c2d,
-		.expcmdsn = 0x3a3b3c3d, .maxcmdsn = 0x4a4b4c4d,
+		.data_len = 0x456, .lun = LUN_VALUE, .itt = ITT,
+		.ttt = TTT, .statsn = SN24,
+		.expcmdsn = SN28, .maxcmdsn = SN32,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_nop_in(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_nop_in(rfc, &q);
+	KNOWN_ANSWER(nop_in, p, q, rfc);
 	ck_assert_uint_eq(q.data_len, 0x456);
 	ck_assert_uint_eq(q.lun, LUN_VALUE);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
-	ck_assert_uint_eq(q.ttt, 0x1a1b1c1d);
-	ck_assert_uint_eq(q.statsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expcmdsn, 0x3a3b3c3d);
-	ck_assert_uint_eq(q.maxcmdsn, 0x4a4b4c4d);
+	ck_assert_uint_eq(q.itt, ITT);
+	ck_assert_uint_eq(q.ttt, TTT);
+	EXPECT_TARGET_SNS(q);
 }
 END_TEST
 
@@ -113,25 +126,21 @@ START_TEST(scsi_cmd_layout)
 	struct pdu_scsi_cmd p = {
 		.immediate = true, .final = true, .read = true,
 		.attr = ISCSI_ATTR_ORDERED, .ahs_words = 5, .data_len = 0x789,
-		.lun = LUN_VALUE, .itt = 0x0a0b0c0d, .edtl = 0x20000,
-		.cmdsn = 0x2a2b2c2d, .expstatsn = 0x3a3b3c3d,
+		.lun = LUN_VALUE, .itt = ITT, .edtl = 0x20000,
+		.cmdsn = SN24, .expstatsn = SN28,
 	}, q;
 
 	memcpy(p.cdb, rfc + 32, 16);
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_scsi_cmd(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_scsi_cmd(rfc, &q);
+	KNOWN_ANSWER(scsi_cmd, p, q, rfc);
 	ck_assert(q.immediate && q.final && q.read && !q.write);
 	ck_assert_uint_eq(q.attr, 2);
 	ck_assert_uint_eq(q.ahs_words, 5);
 	ck_assert_uint_eq(q.data_len, 0x789);
 	ck_assert_uint_eq(q.lun, LUN_VALUE);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
+	ck_assert_uint_eq(q.itt, ITT);
 	ck_assert_uint_eq(q.edtl, 0x20000);
-	ck_assert_uint_eq(q.cmdsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expstatsn, 0x3a3b3c3d);
+	ck_assert_uint_eq(q.cmdsn, SN24);
+	ck_assert_uint_eq(q.expstatsn, SN28);
 	ck_assert_mem_eq(q.cdb, rfc + 32, 16);
 	/* W is bit 5 of byte 1. */
 	p.read = false;
@@ -160,26 +169,20 @@ START_TEST(scsi_rsp_layout)
 	struct pdu_scsi_rsp p = {
 		.flags = ISCSI_FLAG_BIDI_UNDERFLOW | ISCSI_FLAG_OVERFLOW,
 		.response = 1, .status = 2, .data_len = 0x12,
-		.itt = 0x0a0b0c0d, .snack_tag = 0x1a1b1c1d,
-		.statsn = 0x2a2b2c2d, .expcmdsn = 0x3a3b3c3d,
-		.maxcmdsn = 0x4a4b4c4d, .expdatasn = 0x5a5b5c5d,
+		.itt = ITT, .snack_tag = TTT,
+		.statsn = SN24, .expcmdsn = SN28,
+		.maxcmdsn = SN32, .expdatasn = 0x5a5b5c5d,
 		.bidi_residual = 0x6a6b6c6d, .residual = 0x7a7b7c7d,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_scsi_rsp(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_scsi_rsp(rfc, &q);
+	KNOWN_ANSWER(scsi_rsp, p, q, rfc);
 	ck_assert_uint_eq(q.flags, 0x0c);
 	ck_assert_uint_eq(q.response, 1);
 	ck_assert_uint_eq(q.status, 2);
 	ck_assert_uint_eq(q.data_len, 0x12);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
-	ck_assert_uint_eq(q.snack_tag, 0x1a1b1c1d);
-	ck_assert_uint_eq(q.statsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expcmdsn, 0x3a3b3c3d);
-	ck_assert_uint_eq(q.maxcmdsn, 0x4a4b4c4d);
+	ck_assert_uint_eq(q.itt, ITT);
+	ck_assert_uint_eq(q.snack_tag, TTT);
+	EXPECT_TARGET_SNS(q);
 	ck_assert_uint_eq(q.expdatasn, 0x5a5b5c5d);
 	ck_assert_uint_eq(q.bidi_residual, 0x6a6b6c6d);
 	ck_assert_uint_eq(q.residual, 0x7a7b7c7d);
@@ -207,25 +210,21 @@ START_TEST(tmf_req_layout)
 	};
 	struct pdu_tmf_req p = {
 		.immediate = true, .function = ISCSI_TMF_ABORT_TASK_SET,
-		.lun = LUN_VALUE, .itt = 0x0a0b0c0d, .rtt = 0x1a1b1c1d,
-		.cmdsn = 0x2a2b2c2d, .expstatsn = 0x3a3b3c3d,
-		.refcmdsn = 0x4a4b4c4d, .expdatasn = 0x5a5b5c5d,
+		.lun = LUN_VALUE, .itt = ITT, .rtt = TTT,
+		.cmdsn = SN24, .expstatsn = SN28,
+		.refcmdsn = SN32, .expdatasn = 0x5a5b5c5d,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_tmf_req(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_tmf_req(rfc, &q);
+	KNOWN_ANSWER(tmf_req, p, q, rfc);
 	ck_assert(q.immediate);
 	ck_assert_uint_eq(q.function, 2);
 	ck_assert_uint_eq(q.data_len, 0);
 	ck_assert_uint_eq(q.lun, LUN_VALUE);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
-	ck_assert_uint_eq(q.rtt, 0x1a1b1c1d);
-	ck_assert_uint_eq(q.cmdsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expstatsn, 0x3a3b3c3d);
-	ck_assert_uint_eq(q.refcmdsn, 0x4a4b4c4d);
+	ck_assert_uint_eq(q.itt, ITT);
+	ck_assert_uint_eq(q.rtt, TTT);
+	ck_assert_uint_eq(q.cmdsn, SN24);
+	ck_assert_uint_eq(q.expstatsn, SN28);
+	ck_assert_uint_eq(q.refcmdsn, SN32);
 	ck_assert_uint_eq(q.expdatasn, 0x5a5b5c5d);
 }
 END_TEST
@@ -245,21 +244,15 @@ START_TEST(tmf_rsp_layout)
 		/* 36..47 reserved */
 	};
 	struct pdu_tmf_rsp p = {
-		.response = ISCSI_TMF_RSP_NOT_SUPPORTED, .itt = 0x0a0b0c0d,
-		.statsn = 0x2a2b2c2d, .expcmdsn = 0x3a3b3c3d,
-		.maxcmdsn = 0x4a4b4c4d,
+		.response = ISCSI_TMF_RSP_NOT_SUPPORTED, .itt = ITT,
+		.statsn = SN24, .expcmdsn = SN28,
+		.maxcmdsn = SN32,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_tmf_rsp(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_tmf_rsp(rfc, &q);
+	KNOWN_ANSWER(tmf_rsp, p, q, rfc);
 	ck_assert_uint_eq(q.response, 5);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
-	ck_assert_uint_eq(q.statsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expcmdsn, 0x3a3b3c3d);
-	ck_assert_uint_eq(q.maxcmdsn, 0x4a4b4c4d);
+	ck_assert_uint_eq(q.itt, ITT);
+	EXPECT_TARGET_SNS(q);
 }
 END_TEST
 
@@ -281,21 +274,17 @@ START_TEST(data_out_layout)
 	};
 	struct pdu_data_out p = {
 		.final = true, .data_len = 0x2000, .lun = LUN_VALUE,
-		.itt = 0x0a0b0c0d, .ttt = 0x1a1b1c1d, .expstatsn = 0x3a3b3c3d,
+		.itt = ITT, .ttt = TTT, .expstatsn = SN28,
 		.datasn = 0x5a5b5c5d, .offset = 0x6a6b6c6d,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_data_out(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_data_out(rfc, &q);
+	KNOWN_ANSWER(data_out, p, q, rfc);
 	ck_assert(q.final);
 	ck_assert_uint_eq(q.data_len, 0x2000);
 	ck_assert_uint_eq(q.lun, LUN_VALUE);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
-	ck_assert_uint_eq(q.ttt, 0x1a1b1c1d);
-	ck_assert_uint_eq(q.expstatsn, 0x3a3b3c3d);
+	ck_assert_uint_eq(q.itt, ITT);
+	ck_assert_uint_eq(q.ttt, TTT);
+	ck_assert_uint_eq(q.expstatsn, SN28);
 	ck_assert_uint_eq(q.datasn, 0x5a5b5c5d);
 	ck_assert_uint_eq(q.offset, 0x6a6b6c6d);
 }
@@ -320,28 +309,22 @@ START_TEST(data_in_layout)
 	struct pdu_data_in p = {
 		.final = true, .ack = true, .status_present = true,
 		.flags = ISCSI_FLAG_UNDERFLOW, .status = SAM_STAT_CONDITION_MET,
-		.data_len = 0x10000, .lun = LUN_VALUE, .itt = 0x0a0b0c0d,
-		.ttt = ISCSI_RSVD_TAG, .statsn = 0x2a2b2c2d,
-		.expcmdsn = 0x3a3b3c3d, .maxcmdsn = 0x4a4b4c4d,
+		.data_len = 0x10000, .lun = LUN_VALUE, .itt = ITT,
+		.ttt = ISCSI_RSVD_TAG, .statsn = SN24,
+		.expcmdsn = SN28, .maxcmdsn = SN32,
 		.datasn = 0x5a5b5c5d, .offset = 0x6a6b6c6d,
 		.residual = 0x7a7b7c7d,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_data_in(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_data_in(rfc, &q);
+	KNOWN_ANSWER(data_in, p, q, rfc);
 	ck_assert(q.final && q.ack && q.status_present);
 	ck_assert_uint_eq(q.flags, ISCSI_FLAG_UNDERFLOW);
 	ck_assert_uint_eq(q.status, 0x04);
 	ck_assert_uint_eq(q.data_len, 0x10000);
 	ck_assert_uint_eq(q.lun, LUN_VALUE);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
+	ck_assert_uint_eq(q.itt, ITT);
 	ck_assert_uint_eq(q.ttt, 0xffffffffu);
-	ck_assert_uint_eq(q.statsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expcmdsn, 0x3a3b3c3d);
-	ck_assert_uint_eq(q.maxcmdsn, 0x4a4b4c4d);
+	EXPECT_TARGET_SNS(q);
 	ck_assert_uint_eq(q.datasn, 0x5a5b5c5d);
 	ck_assert_uint_eq(q.offset, 0x6a6b6c6d);
 	ck_assert_uint_eq(q.residual, 0x7a7b7c7d);
@@ -369,23 +352,17 @@ START_TEST(r2t_layout)
 		/* 44 */ 0x7a, 0x7b, 0x7c, 0x7d,	/* Desired Data Length */
 	};
 	struct pdu_r2t p = {
-		.lun = LUN_VALUE, .itt = 0x0a0b0c0d, .ttt = 0x1a1b1c1d,
-		.statsn = 0x2a2b2c2d, .expcmdsn = 0x3a3b3c3d,
-		.maxcmdsn = 0x4a4b4c4d, .r2tsn = 0x5a5b5c5d,
+		.lun = LUN_VALUE, .itt = ITT, .ttt = TTT,
+		.statsn = SN24, .expcmdsn = SN28,
+		.maxcmdsn = SN32, .r2tsn = 0x5a5b5c5d,
 		.offset = 0x6a6b6c6d, .length = 0x7a7b7c7d,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_r2t(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_r2t(rfc, &q);
+	KNOWN_ANSWER(r2t, p, q, rfc);
 	ck_assert_uint_eq(q.lun, LUN_VALUE);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
-	ck_assert_uint_eq(q.ttt, 0x1a1b1c1d);
-	ck_assert_uint_eq(q.statsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expcmdsn, 0x3a3b3c3d);
-	ck_assert_uint_eq(q.maxcmdsn, 0x4a4b4c4d);
+	ck_assert_uint_eq(q.itt, ITT);
+	ck_assert_uint_eq(q.ttt, TTT);
+	EXPECT_TARGET_SNS(q);
 	ck_assert_uint_eq(q.r2tsn, 0x5a5b5c5d);
 	ck_assert_uint_eq(q.offset, 0x6a6b6c6d);
 	ck_assert_uint_eq(q.length, 0x7a7b7c7d);
@@ -409,22 +386,16 @@ START_TEST(async_layout)
 		/* 44 */ 0x00, 0x00, 0x00, 0x00,
 	};
 	struct pdu_async p = {
-		.data_len = 0x16, .lun = LUN_VALUE, .statsn = 0x2a2b2c2d,
-		.expcmdsn = 0x3a3b3c3d, .maxcmdsn = 0x4a4b4c4d,
+		.data_len = 0x16, .lun = LUN_VALUE, .statsn = SN24,
+		.expcmdsn = SN28, .maxcmdsn = SN32,
 		.event = ISCSI_ASYNC_DROP_CONNECTION, .vcode = 7,
 		.param1 = 0x5a5b, .param2 = 0x6a6b, .param3 = 0x6c6d,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_async(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_async(rfc, &q);
+	KNOWN_ANSWER(async, p, q, rfc);
 	ck_assert_uint_eq(q.data_len, 0x16);
 	ck_assert_uint_eq(q.lun, LUN_VALUE);
-	ck_assert_uint_eq(q.statsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expcmdsn, 0x3a3b3c3d);
-	ck_assert_uint_eq(q.maxcmdsn, 0x4a4b4c4d);
+	EXPECT_TARGET_SNS(q);
 	ck_assert_uint_eq(q.event, 2);
 	ck_assert_uint_eq(q.vcode, 7);
 	ck_assert_uint_eq(q.param1, 0x5a5b);
@@ -448,22 +419,18 @@ START_TEST(text_req_layout)
 	};
 	struct pdu_text_req p = {
 		.immediate = true, .cont = true, .data_len = 0x1d,
-		.lun = LUN_VALUE, .itt = 0x0a0b0c0d, .ttt = 0x1a1b1c1d,
-		.cmdsn = 0x2a2b2c2d, .expstatsn = 0x3a3b3c3d,
+		.lun = LUN_VALUE, .itt = ITT, .ttt = TTT,
+		.cmdsn = SN24, .expstatsn = SN28,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_text_req(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_text_req(rfc, &q);
+	KNOWN_ANSWER(text_req, p, q, rfc);
 	ck_assert(q.immediate && !q.final && q.cont);
 	ck_assert_uint_eq(q.data_len, 0x1d);
 	ck_assert_uint_eq(q.lun, LUN_VALUE);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
-	ck_assert_uint_eq(q.ttt, 0x1a1b1c1d);
-	ck_assert_uint_eq(q.cmdsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expstatsn, 0x3a3b3c3d);
+	ck_assert_uint_eq(q.itt, ITT);
+	ck_assert_uint_eq(q.ttt, TTT);
+	ck_assert_uint_eq(q.cmdsn, SN24);
+	ck_assert_uint_eq(q.expstatsn, SN28);
 }
 END_TEST
 
@@ -483,23 +450,17 @@ START_TEST(text_rsp_layout)
 	};
 	struct pdu_text_rsp p = {
 		.final = true, .data_len = 0x22, .lun = LUN_VALUE,
-		.itt = 0x0a0b0c0d, .ttt = 0x1a1b1c1d, .statsn = 0x2a2b2c2d,
-		.expcmdsn = 0x3a3b3c3d, .maxcmdsn = 0x4a4b4c4d,
+		.itt = ITT, .ttt = TTT, .statsn = SN24,
+		.expcmdsn = SN28, .maxcmdsn = SN32,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_text_rsp(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_text_rsp(rfc, &q);
+	KNOWN_ANSWER(text_rsp, p, q, rfc);
 	ck_assert(q.final && !q.cont);
 	ck_assert_uint_eq(q.data_len, 0x22);
 	ck_assert_uint_eq(q.lun, LUN_VALUE);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
-	ck_assert_uint_eq(q.ttt, 0x1a1b1c1d);
-	ck_assert_uint_eq(q.statsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expcmdsn, 0x3a3b3c3d);
-	ck_assert_uint_eq(q.maxcmdsn, 0x4a4b4c4d);
+	ck_assert_uint_eq(q.itt, ITT);
+	ck_assert_uint_eq(q.ttt, TTT);
+	EXPECT_TARGET_SNS(q);
 }
 END_TEST
 
@@ -521,15 +482,11 @@ START_TEST(login_req_layout)
 		.transit = true, .csg = 1, .nsg = 3, .version_max = 5,
 		.version_min = 3, .data_len = 0x14d,
 		.isid = { 0x80, 0x12, 0x34, 0x56, 0x78, 0x9a }, .tsih = 0x0e0f,
-		.itt = 0x0a0b0c0d, .cid = 0x1a1b, .cmdsn = 0x2a2b2c2d,
-		.expstatsn = 0x3a3b3c3d,
+		.itt = ITT, .cid = 0x1a1b, .cmdsn = SN24,
+		.expstatsn = SN28,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_login_req(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_login_req(rfc, &q);
+	KNOWN_ANSWER(login_req, p, q, rfc);
 	ck_assert(q.transit && !q.cont);
 	ck_assert_uint_eq(q.csg, 1);
 	ck_assert_uint_eq(q.nsg, 3);
@@ -538,10 +495,10 @@ START_TEST(login_req_layout)
 	ck_assert_uint_eq(q.data_len, 0x14d);
 	ck_assert_mem_eq(q.isid, rfc + 8, 6);
 	ck_assert_uint_eq(q.tsih, 0x0e0f);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
+	ck_assert_uint_eq(q.itt, ITT);
 	ck_assert_uint_eq(q.cid, 0x1a1b);
-	ck_assert_uint_eq(q.cmdsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expstatsn, 0x3a3b3c3d);
+	ck_assert_uint_eq(q.cmdsn, SN24);
+	ck_assert_uint_eq(q.expstatsn, SN28);
 }
 END_TEST
 
@@ -565,16 +522,12 @@ START_TEST(login_rsp_layout)
 		.cont = true, .csg = 0, .nsg = 1, .version_max = 5,
 		.version_active = 2, .data_len = 0x3c,
 		.isid = { 0x80, 0x12, 0x34, 0x56, 0x78, 0x9a }, .tsih = 0x0e0f,
-		.itt = 0x0a0b0c0d, .statsn = 0x2a2b2c2d,
-		.expcmdsn = 0x3a3b3c3d, .maxcmdsn = 0x4a4b4c4d,
+		.itt = ITT, .statsn = SN24,
+		.expcmdsn = SN28, .maxcmdsn = SN32,
 		.status_class = 2, .status_detail = 1,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_login_rsp(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_login_rsp(rfc, &q);
+	KNOWN_ANSWER(login_rsp, p, q, rfc);
 	ck_assert(!q.transit && q.cont);
 	ck_assert_uint_eq(q.csg, 0);
 	ck_assert_uint_eq(q.nsg, 1);
@@ -583,10 +536,8 @@ START_TEST(login_rsp_layout)
 	ck_assert_uint_eq(q.data_len, 0x3c);
 	ck_assert_mem_eq(q.isid, rfc + 8, 6);
 	ck_assert_uint_eq(q.tsih, 0x0e0f);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
-	ck_assert_uint_eq(q.statsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expcmdsn, 0x3a3b3c3d);
-	ck_assert_uint_eq(q.maxcmdsn, 0x4a4b4c4d);
+	ck_assert_uint_eq(q.itt, ITT);
+	EXPECT_TARGET_SNS(q);
 	ck_assert_uint_eq(q.status_class, 2);
 	ck_assert_uint_eq(q.status_detail, 1);
 }
@@ -607,22 +558,18 @@ START_TEST(logout_req_layout)
 	};
 	struct pdu_logout_req p = {
 		.immediate = true, .reason = ISCSI_LOGOUT_REMOVE_FOR_RECOVERY,
-		.itt = 0x0a0b0c0d, .cid = 0x1a1b, .cmdsn = 0x2a2b2c2d,
-		.expstatsn = 0x3a3b3c3d,
+		.itt = ITT, .cid = 0x1a1b, .cmdsn = SN24,
+		.expstatsn = SN28,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_logout_req(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_logout_req(rfc, &q);
+	KNOWN_ANSWER(logout_req, p, q, rfc);
 	ck_assert(q.immediate);
 	ck_assert_uint_eq(q.reason, 2);
 	ck_assert_uint_eq(q.data_len, 0);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
+	ck_assert_uint_eq(q.itt, ITT);
 	ck_assert_uint_eq(q.cid, 0x1a1b);
-	ck_assert_uint_eq(q.cmdsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expstatsn, 0x3a3b3c3d);
+	ck_assert_uint_eq(q.cmdsn, SN24);
+	ck_assert_uint_eq(q.expstatsn, SN28);
 }
 END_TEST
 
@@ -643,22 +590,16 @@ START_TEST(logout_rsp_layout)
 		/* 44 */ 0x00, 0x00, 0x00, 0x00,
 	};
 	struct pdu_logout_rsp p = {
-		.response = ISCSI_LOGOUT_RSP_CLEANUP_FAILED, .itt = 0x0a0b0c0d,
-		.statsn = 0x2a2b2c2d, .expcmdsn = 0x3a3b3c3d,
-		.maxcmdsn = 0x4a4b4c4d, .time2wait = 0x6a6b,
+		.response = ISCSI_LOGOUT_RSP_CLEANUP_FAILED, .itt = ITT,
+		.statsn = SN24, .expcmdsn = SN28,
+		.maxcmdsn = SN32, .time2wait = 0x6a6b,
 		.time2retain = 0x6c6d,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_logout_rsp(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_logout_rsp(rfc, &q);
+	KNOWN_ANSWER(logout_rsp, p, q, rfc);
 	ck_assert_uint_eq(q.response, 3);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
-	ck_assert_uint_eq(q.statsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expcmdsn, 0x3a3b3c3d);
-	ck_assert_uint_eq(q.maxcmdsn, 0x4a4b4c4d);
+	ck_assert_uint_eq(q.itt, ITT);
+	EXPECT_TARGET_SNS(q);
 	ck_assert_uint_eq(q.time2wait, 0x6a6b);
 	ck_assert_uint_eq(q.time2retain, 0x6c6d);
 }
@@ -681,21 +622,17 @@ START_TEST(snack_layout)
 		/* 44 */ 0x7a, 0x7b, 0x7c, 0x7d,	/* RunLength */
 	};
 	struct pdu_snack p = {
-		.type = 3, .lun = LUN_VALUE, .itt = 0x0a0b0c0d,
-		.ttt = 0x1a1b1c1d, .expstatsn = 0x3a3b3c3d,
+		.type = 3, .lun = LUN_VALUE, .itt = ITT,
+		.ttt = TTT, .expstatsn = SN28,
 		.begrun = 0x6a6b6c6d, .runlength = 0x7a7b7c7d,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_snack(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_snack(rfc, &q);
+	KNOWN_ANSWER(snack, p, q, rfc);
 	ck_assert_uint_eq(q.type, 3);
 	ck_assert_uint_eq(q.lun, LUN_VALUE);
-	ck_assert_uint_eq(q.itt, 0x0a0b0c0d);
-	ck_assert_uint_eq(q.ttt, 0x1a1b1c1d);
-	ck_assert_uint_eq(q.expstatsn, 0x3a3b3c3d);
+	ck_assert_uint_eq(q.itt, ITT);
+	ck_assert_uint_eq(q.ttt, TTT);
+	ck_assert_uint_eq(q.expstatsn, SN28);
 	ck_assert_uint_eq(q.begrun, 0x6a6b6c6d);
 	ck_assert_uint_eq(q.runlength, 0x7a7b7c7d);
 }
@@ -718,20 +655,14 @@ START_TEST(reject_layout)
 	};
 	struct pdu_reject p = {
 		.reason = ISCSI_REJECT_INVALID_PDU_FIELD, .data_len = 48,
-		.statsn = 0x2a2b2c2d, .expcmdsn = 0x3a3b3c3d,
-		.maxcmdsn = 0x4a4b4c4d, .datasn = 0x5a5b5c5d,
+		.statsn = SN24, .expcmdsn = SN28,
+		.maxcmdsn = SN32, .datasn = 0x5a5b5c5d,
 	}, q;
 
-	memset(bhs, 0xee, sizeof(bhs));
-	pdu_encode_reject(bhs, &p);
-	expect_bhs(rfc);
-	memset(&q, 0xa5, sizeof(q));
-	pdu_decode_reject(rfc, &q);
+	KNOWN_ANSWER(reject, p, q, rfc);
 	ck_assert_uint_eq(q.reason, 9);
 	ck_assert_uint_eq(q.data_len, 48);
-	ck_assert_uint_eq(q.statsn, 0x2a2b2c2d);
-	ck_assert_uint_eq(q.expcmdsn, 0x3a3b3c3d);
-	ck_assert_uint_eq(q.maxcmdsn, 0x4a4b4c4d);
+	EXPECT_TARGET_SNS(q);
 	ck_assert_uint_eq(q.datasn, 0x5a5b5c5d);
 }
 END_TEST

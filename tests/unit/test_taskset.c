@@ -44,6 +44,20 @@ static struct taskset *fresh(void)
 	return taskset_new(&fake_lun, NULL, NULL, exec_cb);
 }
 
+/* A fresh set on a LUN of the defaults (QAM=0, barrier drain). */
+static struct taskset *fresh_default(void)
+{
+	memset(&fake_lun, 0, sizeof(fake_lun));
+	return fresh();
+}
+
+/* The set must be empty: every task done. */
+static void all_done(struct taskset *ts)
+{
+	ck_assert_uint_eq(taskset_count(ts), 0);
+	taskset_free(ts);
+}
+
 static struct tcq_task *mk(int i, uint8_t attr)
 {
 	struct tcq_task *t = &tasks[i];
@@ -214,8 +228,7 @@ static struct tcq_task *mk_read(int i, uint8_t attr, uint64_t lba,
 
 START_TEST(ordered_write_waiting_for_data_holds_newer)
 {
-	memset(&fake_lun, 0, sizeof(fake_lun));
-	struct taskset *ts = fresh();
+	struct taskset *ts = fresh_default();
 
 	ck_assert(taskset_arrive(ts, mk_write(0, TASK_ATTR_ORDERED, 0, 1,
 					      false)));
@@ -230,15 +243,13 @@ START_TEST(ordered_write_waiting_for_data_holds_newer)
 	finish(&tasks[0], SAM_STAT_GOOD);
 	ck_assert_int_eq(started[1], 1);
 	finish(&tasks[1], SAM_STAT_GOOD);
-	ck_assert_uint_eq(taskset_count(ts), 0);
-	taskset_free(ts);
+	all_done(ts);
 }
 END_TEST
 
 START_TEST(newer_ordered_waits_for_write_receiving_data)
 {
-	memset(&fake_lun, 0, sizeof(fake_lun));
-	struct taskset *ts = fresh();
+	struct taskset *ts = fresh_default();
 
 	ck_assert(taskset_arrive(ts, mk_write(0, TASK_ATTR_SIMPLE, 0, 8,
 					      false)));
@@ -289,8 +300,7 @@ END_TEST
 
 START_TEST(qam0_overlap)
 {
-	memset(&fake_lun, 0, sizeof(fake_lun));
-	struct taskset *ts = fresh();
+	struct taskset *ts = fresh_default();
 
 	taskset_arrive(ts, mk_write(0, TASK_ATTR_SIMPLE, 0, 8, true));
 	taskset_arrive(ts, mk_read(1, TASK_ATTR_SIMPLE, 4, 1));
@@ -320,8 +330,7 @@ END_TEST
 
 START_TEST(aca_established_by_naca_holds_tasks_until_clear_aca)
 {
-	memset(&fake_lun, 0, sizeof(fake_lun));
-	struct taskset *ts = fresh();
+	struct taskset *ts = fresh_default();
 	struct tcq_task *t;
 
 	/* ACA attribute with no ACA condition. */
@@ -354,15 +363,13 @@ START_TEST(aca_established_by_naca_holds_tasks_until_clear_aca)
 	taskset_arrive(ts, mk(6, TASK_ATTR_SIMPLE));
 	finish(&tasks[6], SAM_STAT_CHECK_CONDITION);
 	ck_assert(!ts->aca);
-	ck_assert_uint_eq(taskset_count(ts), 0);
-	taskset_free(ts);
+	all_done(ts);
 }
 END_TEST
 
 START_TEST(abort_all_reporting_ends_waiting_tasks_task_aborted)
 {
-	memset(&fake_lun, 0, sizeof(fake_lun));
-	struct taskset *ts = fresh();
+	struct taskset *ts = fresh_default();
 
 	taskset_arrive(ts, mk(0, TASK_ATTR_SIMPLE));
 	taskset_arrive(ts, mk(1, TASK_ATTR_ORDERED));
@@ -377,8 +384,7 @@ START_TEST(abort_all_reporting_ends_waiting_tasks_task_aborted)
 	ck_assert_uint_eq(taskset_count(ts), 1);
 	finish(&tasks[0], SAM_STAT_GOOD);
 	ck_assert_int_eq(done_calls[0], 1);
-	ck_assert_uint_eq(taskset_count(ts), 0);
-	taskset_free(ts);
+	all_done(ts);
 }
 END_TEST
 
@@ -391,8 +397,7 @@ END_TEST
  */
 START_TEST(abort_all_silently_leaves_status_and_marks_aborted)
 {
-	memset(&fake_lun, 0, sizeof(fake_lun));
-	struct taskset *ts = fresh();
+	struct taskset *ts = fresh_default();
 
 	taskset_arrive(ts, mk(0, TASK_ATTR_SIMPLE));
 	taskset_arrive(ts, mk(1, TASK_ATTR_ORDERED));
@@ -425,8 +430,7 @@ END_TEST
 
 START_TEST(abort_task_ends_one_and_enables_those_it_held)
 {
-	memset(&fake_lun, 0, sizeof(fake_lun));
-	struct taskset *ts = fresh();
+	struct taskset *ts = fresh_default();
 
 	taskset_arrive(ts, mk(0, TASK_ATTR_SIMPLE));
 	taskset_arrive(ts, mk(1, TASK_ATTR_ORDERED));	/* waits for 0 */
@@ -453,15 +457,13 @@ START_TEST(abort_task_ends_one_and_enables_those_it_held)
 	taskset_abort_task(ts, &tasks[1], true);
 	ck_assert_int_eq(done_calls[1], 1);
 	finish(&tasks[2], SAM_STAT_GOOD);
-	ck_assert_uint_eq(taskset_count(ts), 0);
-	taskset_free(ts);
+	all_done(ts);
 }
 END_TEST
 
 START_TEST(clear_aca_enables_held_tasks_in_order)
 {
-	memset(&fake_lun, 0, sizeof(fake_lun));
-	struct taskset *ts = fresh();
+	struct taskset *ts = fresh_default();
 	struct tcq_task *t = mk(0, TASK_ATTR_SIMPLE);
 
 	t->req.control = CDB_CONTROL_NACA;
@@ -487,15 +489,13 @@ START_TEST(clear_aca_enables_held_tasks_in_order)
 	/* CLEAR ACA without an ACA condition changes nothing. */
 	taskset_clear_aca(ts);
 	ck_assert(!ts->aca);
-	ck_assert_uint_eq(taskset_count(ts), 0);
-	taskset_free(ts);
+	all_done(ts);
 }
 END_TEST
 
 START_TEST(sync_completion_inside_exec)
 {
-	memset(&fake_lun, 0, sizeof(fake_lun));
-	struct taskset *ts = fresh();
+	struct taskset *ts = fresh_default();
 
 	sync_mask = (1u << 1) | (1u << 2) | (1u << 4);
 	taskset_arrive(ts, mk(0, TASK_ATTR_ORDERED));
@@ -514,8 +514,7 @@ START_TEST(sync_completion_inside_exec)
 	ck_assert_int_eq(done_calls[4], 1);
 	ck_assert_uint_eq(taskset_count(ts), 1);
 	finish(&tasks[3], SAM_STAT_GOOD);
-	ck_assert_uint_eq(taskset_count(ts), 0);
-	taskset_free(ts);
+	all_done(ts);
 }
 END_TEST
 
