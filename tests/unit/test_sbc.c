@@ -529,8 +529,9 @@ END_TEST
 
 #ifdef TCQ_UNIT_KNOWN_BUGS
 /*
- * Known bug, kept out of the build (to see it fail: make -B
- * tests/unit/test_sbc CPPFLAGS=-DTCQ_UNIT_KNOWN_BUGS). SBC-4 5.30
+ * Known bug, kept out of the build (to see it fail, in the build
+ * directory: rm tests/unit/test_sbc-test_sbc.o; make tests/unit/test_sbc
+ * CPPFLAGS=-DTCQ_UNIT_KNOWN_BUGS; then run the check by name). SBC-4 5.30
  * (VERIFY (10), BYTCHK field) says that with
  * BYTCHK 01b or 11b, VBULS=0 in the Block Device Characteristics VPD
  * page (byte 8 bit 0, which this LUN reports as 0) and any LBA of the
