@@ -1,9 +1,10 @@
 /*
- * Unit tests for the SBC-3 commands of scsi/sbc_*.c and scsi/xcopy.c:
- * commands go through lun_task_arrive on a LUN over the ram backend (or
- * the harness's memory backend where a check needs a CAW limit or a
- * medium that loses writes), on the harness's reactor; data and exact
- * sense are checked, ASC/ASCQ as SPC-4's bytes.
+ * Unit tests for the other SBC-3 commands of scsi/sbc_*.c and
+ * scsi/xcopy.c (those that compare data with the medium are
+ * test_sbc_compare.c): range locks, ORWRITE, WRITE ATOMIC, UNMAP, WRITE
+ * SAME, the removable medium, SANITIZE, EXTENDED COPY, through
+ * lun_task_arrive on the harness's LUN over ram; data and exact sense
+ * are checked, ASC/ASCQ as SPC-4's bytes.
  */
 #include <check.h>
 #include <stdint.h>
@@ -14,296 +15,7 @@
 #include "scsi/lun.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
-#include "scsi/stats.h"
-#include "tests/unit/harness.h"
-
-#define BS 512u
-#define NBLOCKS 131072u	/* 64 MiB: above MAXIMUM WRITE SAME LENGTH */
-#define A 0		/* the two nexuses */
-#define B 1
-
-static struct harness_lun H;
-
-static void setup(void)
-{
-	harness_lun_setup(&H, "ram", NBLOCKS * BS, 2);
-	ck_assert_ptr_nonnull(H.lun->sbc);
-}
-
-static void teardown(void)
-{
-	harness_lun_teardown(&H);
-}
-
-/* A LUN over the memory backend instead (its own fixture per check). */
-static void setup_mem(uint32_t caw_blocks, uint64_t lost_lba)
-{
-	harness_lun_open_bdev(&H, harness_mem_bdev(1u << 20, caw_blocks,
-						   lost_lba));
-	harness_nexus_join(&H, 2);
-}
-
-static struct cmd *run(unsigned n, const uint8_t *cdb, uint16_t clen,
-		       const void *out, uint32_t len, uint32_t in_len)
-{
-	return run_cdb(&H, n, cdb, clen, out, len, in_len);
-}
-
-/* A 10- or 16-byte CDB of the READ/WRITE layout: LBA and length. */
-static void cdb_rw(uint8_t *cdb, unsigned len, uint8_t op, uint8_t b1,
-		   uint64_t lba, uint32_t n)
-{
-	memset(cdb, 0, len);
-	cdb[0] = op;
-	cdb[1] = b1;
-	if (len == 10) {
-		put_be32(cdb + 2, (uint32_t)lba);
-		put_be16(cdb + 7, (uint16_t)n);
-	} else {
-		put_be64(cdb + 2, lba);
-		put_be32(cdb + 10, n);
-	}
-}
-
-static void cdb16(uint8_t *cdb, uint8_t op, uint8_t b1, uint64_t lba,
-		  uint32_t n)
-{
-	cdb_rw(cdb, 16, op, b1, lba, n);
-}
-
-static void write16(uint64_t lba, const void *data, uint32_t blocks)
-{
-	uint8_t cdb[16];
-
-	cdb16(cdb, SOP_WRITE_16, 0, lba, blocks);
-	EXPECT_GOOD(run(A, cdb, 16, data, blocks * BS, 0));
-}
-
-/* Reads blocks into out. */
-static void read16(uint64_t lba, void *out, uint32_t blocks)
-{
-	uint8_t cdb[16];
-
-	cdb16(cdb, SOP_READ_16, 0, lba, blocks);
-	struct cmd *c = run(A, cdb, 16, NULL, 0, blocks * BS);
-	EXPECT_GOOD(c);
-	ck_assert_uint_eq(c->t.data_in_len, blocks * BS);
-	memcpy(out, cmd_data(c), blocks * BS);
-}
-
-static void expect_blocks(uint64_t lba, uint32_t blocks, uint8_t byte)
-{
-	uint8_t *rb = malloc(blocks * BS);
-
-	ck_assert_ptr_nonnull(rb);
-	read16(lba, rb, blocks);
-	for (unsigned i = 0; i < blocks * BS; i++)
-		ck_assert_msg(rb[i] == byte, "byte %u is %#x, not %#x", i,
-			      rb[i], byte);
-	free(rb);
-}
-
-/* Backend I/Os submitted for the LUN so far. */
-static uint64_t backend_ios(void)
-{
-	struct stats_snapshot snap;
-
-	stats_snapshot(H.lun, &snap);
-	return snap.c.ios;
-}
-
-/* Byte b of VPD page of 64 bytes. */
-static uint8_t vpd_byte(uint8_t page, unsigned b)
-{
-	uint8_t cdb[6] = { SOP_INQUIRY, 0x01, page, 0, 64, 0 };
-	struct cmd *c = run(A, cdb, 6, NULL, 0, 64);
-
-	EXPECT_GOOD(c);
-	ck_assert_uint_eq(c->t.data_in_len, 64);
-	ck_assert_uint_eq(cmd_data(c)[1], page);
-	return cmd_data(c)[b];
-}
-
-/* Byte b of the Block Limits VPD page (SBC-3 6.5.3). */
-static uint8_t block_limits(unsigned b)
-{
-	return vpd_byte(0xb0, b);
-}
-
-#ifdef TCQ_UNIT_KNOWN_BUGS
-/* Byte b of the Block Device Characteristics VPD page (SBC-4 6.6.2). */
-static uint8_t block_device_characteristics(unsigned b)
-{
-	return vpd_byte(0xb1, b);
-}
-#endif
-
-/* ---- COMPARE AND WRITE ------------------------------------------------ */
-
-static void caw_cdb(uint8_t *cdb, uint8_t b1, uint64_t lba, uint8_t blocks)
-{
-	cdb16(cdb, SOP_COMPARE_AND_WRITE, b1, lba, 0);
-	cdb[13] = blocks;	/* NUMBER OF LOGICAL BLOCKS */
-}
-
-START_TEST(caw_match_writes_the_new_data)
-{
-	static uint8_t d[8 * BS];
-	uint8_t cdb[16];
-
-	memset(d, 'A', 4 * BS);
-	write16(10, d, 4);
-	/* verify 'A' x4, write 'B' x4 */
-	memset(d + 4 * BS, 'B', 4 * BS);
-	caw_cdb(cdb, 0, 10, 4);
-	EXPECT_GOOD(run(A, cdb, 16, d, 8 * BS, 0));
-	expect_blocks(10, 4, 'B');
-}
-END_TEST
-
-START_TEST(caw_miscompare_reports_offset)
-{
-	static uint8_t d[8 * BS];
-	uint8_t cdb[16];
-
-	memset(d, 'B', 4 * BS);
-	write16(10, d, 4);
-	/* Verify data 'B' with one byte off: MISCOMPARE, INFORMATION is
-	 * the offset of that byte (SBC-3 5.2), the medium is untouched. */
-	d[4 * BS - 27] = 'C';
-	memset(d + 4 * BS, 'Z', 4 * BS);
-	caw_cdb(cdb, 0, 10, 4);
-	struct cmd *c = run(A, cdb, 16, d, 8 * BS, 0);
-	EXPECT_SENSE(c, SK_MISCOMPARE, 0x1d, 0x00);
-	/* MISCOMPARE DURING VERIFY OPERATION */
-	EXPECT_SENSE_INFO(c, 4 * BS - 27);
-	expect_blocks(10, 4, 'B');
-}
-END_TEST
-
-/* The same miscompare with D_SENSE=1: descriptor format sense carries
- * the offset in its Information descriptor. */
-START_TEST(caw_miscompare_in_descriptor_sense)
-{
-	static uint8_t d[2 * BS];
-	uint8_t ms[6] = { SOP_MODE_SENSE_6, 0x08, 0x0a, 0, 255, 0 };
-	uint8_t sel[6] = { SOP_MODE_SELECT_6, 0x10, 0, 0, 0, 0 };
-	uint8_t page[4 + 12], cdb[16];
-
-	/* The control page as it is, with D_SENSE (byte 2 bit 2) set. */
-	struct cmd *c = run(A, ms, 6, NULL, 0, 255);
-	EXPECT_GOOD(c);
-	ck_assert_uint_eq(c->t.data_in_len, sizeof(page));
-	memcpy(page, cmd_data(c), sizeof(page));
-	ck_assert_uint_eq(page[4] & 0x3f, 0x0a);
-	page[0] = 0;		/* MODE DATA LENGTH: reserved in MODE SELECT */
-	page[4] &= 0x7f;	/* PS: reserved too */
-	page[4 + 2] |= 0x04;
-	sel[4] = sizeof(page);
-	EXPECT_GOOD(run(A, sel, 6, page, sizeof(page), 0));
-
-	memset(d, 'q', BS);
-	write16(3, d, 1);
-	d[17] = 'r';
-	caw_cdb(cdb, 0, 3, 1);
-	c = run(A, cdb, 16, d, 2 * BS, 0);
-	EXPECT_SENSE(c, SK_MISCOMPARE, 0x1d, 0x00);
-	/* MISCOMPARE DURING VERIFY OPERATION */
-	ck_assert_uint_eq(c->t.sense[0], 0x72);
-	EXPECT_SENSE_INFO(c, 17);
-}
-END_TEST
-
-/* Block Limits says how many blocks one COMPARE AND WRITE may cover, and
- * that many work. Over ram it is the most an 8-bit field holds. */
-START_TEST(caw_of_the_maximum_length_runs)
-{
-	uint8_t max = block_limits(5);	/* MAXIMUM COMPARE AND WRITE LENGTH */
-	uint8_t *d = calloc(2, (size_t)max * BS);
-	uint8_t cdb[16];
-
-	ck_assert_uint_eq(max, 255);
-	ck_assert_ptr_nonnull(d);
-	memset(d + (size_t)max * BS, 'M', (size_t)max * BS);
-	caw_cdb(cdb, 0, 1000, max);
-	EXPECT_GOOD(run(A, cdb, 16, d, 2u * max * BS, 0));
-	expect_blocks(1000, max, 'M');
-	free(d);
-}
-END_TEST
-
-/* A backend with a smaller limit (as rbd's one block): one block over
- * the reported maximum is INVALID FIELD IN CDB at NUMBER OF LOGICAL
- * BLOCKS (SBC-3 5.2), and nothing is read or written. */
-START_TEST(caw_one_block_over_the_limit_is_invalid_field)
-{
-	static uint8_t d[6 * BS];
-	uint8_t cdb[16];
-
-	setup_mem(2, UINT64_MAX);
-	uint8_t max = block_limits(5);	/* MAXIMUM COMPARE AND WRITE LENGTH */
-	ck_assert_uint_eq(max, 2);
-	memset(d + 3 * BS, 'O', 3 * BS);
-	uint64_t before = backend_ios();
-	caw_cdb(cdb, 0, 20, max + 1);
-	struct cmd *c = run(A, cdb, 16, d, 2 * (max + 1) * BS, 0);
-	EXPECT_INVALID_FIELD_IN_CDB(c, 13, -1);
-	ck_assert_uint_eq(backend_ios(), before);
-	expect_blocks(20, 3, 0);
-	/* At the limit it compares and writes, in the backend. */
-	memset(d + 2 * BS, 'O', 2 * BS);
-	caw_cdb(cdb, 0, 20, max);
-	EXPECT_GOOD(run(A, cdb, 16, d, 2 * max * BS, 0));
-	expect_blocks(20, 2, 'O');
-	harness_lun_teardown(&H);
-}
-END_TEST
-
-/* SBC-3 5.2: zero blocks read, compare and write nothing, and that is
- * not an error. */
-START_TEST(caw_zero_blocks_is_good_and_writes_nothing)
-{
-	static uint8_t d[BS];
-	uint8_t cdb[16];
-
-	memset(d, 'z', BS);
-	write16(40, d, 1);
-	uint64_t before = backend_ios();
-	caw_cdb(cdb, 0, 40, 0);
-	EXPECT_GOOD(run(A, cdb, 16, NULL, 0, 0));
-	ck_assert_uint_eq(backend_ios(), before);
-	expect_blocks(40, 1, 'z');
-}
-END_TEST
-
-START_TEST(caw_data_out_must_match_number_of_blocks)
-{
-	static uint8_t d[2 * BS];
-	uint8_t cdb[16];
-
-	/* 0 blocks but data sent: the two disagree, NUMBER OF LOGICAL
-	 * BLOCKS is the field in error. */
-	caw_cdb(cdb, 0, 0, 0);
-	struct cmd *c = run(A, cdb, 16, d, 2 * BS, 0);
-	EXPECT_INVALID_FIELD_IN_CDB(c, 13, -1);
-}
-END_TEST
-
-START_TEST(caw_beyond_the_end_and_wrprotect_refused)
-{
-	static uint8_t d[2 * BS];
-	uint8_t cdb[16];
-
-	caw_cdb(cdb, 0, NBLOCKS, 1);
-	EXPECT_SENSE(run(A, cdb, 16, d, 2 * BS, 0), SK_ILLEGAL_REQUEST,
-		     0x21, 0x00);
-	/* LOGICAL BLOCK ADDRESS OUT OF RANGE */
-	/* WRPROTECT (bits 7-5 of byte 1): no protection information. */
-	caw_cdb(cdb, 0x20, 0, 1);
-	struct cmd *c = run(A, cdb, 16, d, 2 * BS, 0);
-	EXPECT_INVALID_FIELD_IN_CDB(c, 1, 7);
-}
-END_TEST
+#include "tests/unit/sbc_util.h"
 
 /* ---- range lock ------------------------------------------------------- */
 
@@ -371,7 +83,7 @@ START_TEST(range_lock_drains_fast_writers)
 }
 END_TEST
 
-/* ---- ORWRITE, WRITE AND VERIFY, VERIFY, WRITE ATOMIC ------------------- */
+/* ---- ORWRITE, WRITE ATOMIC ------------------------------------------- */
 
 START_TEST(orwrite_ors_data_into_the_medium)
 {
@@ -390,170 +102,6 @@ START_TEST(orwrite_ors_data_into_the_medium)
 	ck_assert_uint_eq(rb[2 * BS - 1], 0xff);
 }
 END_TEST
-
-static void write_verify10(uint8_t *cdb, uint8_t b1, uint32_t lba,
-			   uint16_t blocks)
-{
-	cdb_rw(cdb, 10, SOP_WRITE_VERIFY_10, b1, lba, blocks);
-}
-
-/* SBC-4 5.49: the blocks are written, then read back and compared
- * byte by byte with the Data-Out (BYTCHK 01b); what the medium held
- * before does not matter. */
-START_TEST(write_verify_bytchk_writes_then_compares_with_the_medium)
-{
-	static uint8_t d[3 * BS], rb[3 * BS];
-	uint8_t cdb[10];
-
-	memset(d, 0x3c, sizeof(d));
-	write16(30, d, 3);
-	for (unsigned i = 0; i < sizeof(d); i++)
-		d[i] = (uint8_t)(i * 7);
-	write_verify10(cdb, 0x02, 30, 3);	/* BYTCHK 01b */
-	EXPECT_GOOD(run(A, cdb, 10, d, 3 * BS, 0));
-	read16(30, rb, 3);
-	ck_assert_int_eq(memcmp(d, rb, sizeof(d)), 0);
-}
-END_TEST
-
-/* A medium that acknowledges a write it does not keep: the verify step
- * finds it, MISCOMPARE with the offset of the first byte that differs. */
-START_TEST(write_verify_miscompare_when_the_medium_drops_the_write)
-{
-	static uint8_t d[3 * BS];
-	uint8_t cdb[10];
-
-	setup_mem(0, 31);		/* block 31 is never written */
-	for (unsigned i = 0; i < sizeof(d); i++)
-		d[i] = (uint8_t)(i | 1);	/* never 0, as the medium is */
-	write_verify10(cdb, 0x02, 30, 3);
-	struct cmd *c = run(A, cdb, 10, d, 3 * BS, 0);
-	EXPECT_SENSE(c, SK_MISCOMPARE, 0x1d, 0x00);
-	/* MISCOMPARE DURING VERIFY OPERATION */
-	EXPECT_SENSE_INFO(c, BS);
-	/* BYTCHK 00b verifies the medium only: the same write is GOOD. */
-	write_verify10(cdb, 0x00, 30, 3);
-	EXPECT_GOOD(run(A, cdb, 10, d, 3 * BS, 0));
-	harness_lun_teardown(&H);
-}
-END_TEST
-
-/* SBC-4 5.49: BYTCHK 10b and 11b are reserved for WRITE AND VERIFY; the
- * field pointer names BYTCHK's most significant bit (byte 1 bit 2). */
-START_TEST(write_verify_reserved_bytchk_is_invalid_field)
-{
-	static uint8_t d[3 * BS];
-	uint8_t cdb[10];
-
-	for (uint8_t b1 = 0x04; b1 <= 0x06; b1 += 2) {
-		write_verify10(cdb, b1, 30, 3);
-		struct cmd *c = run(A, cdb, 10, d, 3 * BS, 0);
-		EXPECT_INVALID_FIELD_IN_CDB(c, 1, 2);
-	}
-}
-END_TEST
-
-static void verify16(uint8_t *cdb, uint8_t bytchk, uint64_t lba,
-		     uint32_t blocks)
-{
-	cdb16(cdb, SOP_VERIFY_16, (uint8_t)(bytchk << 1), lba, blocks);
-}
-
-/* VERIFY with BYTCHK 01b compares the Data-Out with the medium: equal is
- * GOOD, a difference is MISCOMPARE with INFORMATION the offset of the
- * first differing byte from the start of the Data-Out Buffer. */
-START_TEST(verify_bytchk_miscompare_reports_offset)
-{
-	static uint8_t d[4 * BS];
-	uint8_t cdb[16];
-
-	memset(d, 'v', sizeof(d));
-	write16(60, d, 4);
-	verify16(cdb, 1, 60, 4);
-	EXPECT_GOOD(run(A, cdb, 16, d, 4 * BS, 0));
-	d[2 * BS + 100] = 'w';
-	d[3 * BS + 1] = 'w';
-	struct cmd *c = run(A, cdb, 16, d, 4 * BS, 0);
-	EXPECT_SENSE(c, SK_MISCOMPARE, 0x1d, 0x00);
-	/* MISCOMPARE DURING VERIFY OPERATION */
-	EXPECT_SENSE_INFO(c, 2 * BS + 100);
-}
-END_TEST
-
-/* BYTCHK 11b: one block of Data-Out stands for every block (SBC-4 5.32);
- * the offset counts in that duplicated buffer. */
-START_TEST(verify_bytchk_one_block_compared_with_each)
-{
-	static uint8_t d[3 * BS];
-	uint8_t cdb[16];
-
-	memset(d, 'k', sizeof(d));
-	d[2 * BS + 5] = 'j';
-	write16(70, d, 3);
-	verify16(cdb, 3, 70, 2);
-	EXPECT_GOOD(run(A, cdb, 16, d, BS, 0));
-	verify16(cdb, 3, 70, 3);
-	struct cmd *c = run(A, cdb, 16, d, BS, 0);
-	EXPECT_SENSE(c, SK_MISCOMPARE, 0x1d, 0x00);
-	/* MISCOMPARE DURING VERIFY OPERATION */
-	EXPECT_SENSE_INFO(c, 2 * BS + 5);
-}
-END_TEST
-
-/* GET LBA STATUS (SBC-3 5.6) over a medium with one written run: three
- * descriptors, deallocated (1), mapped (0), deallocated. */
-START_TEST(get_lba_status_reports_mapped_and_deallocated_runs)
-{
-	static uint8_t d[10 * BS];
-	static const uint8_t want[8 + 3 * 16] = {
-		0x00, 0x00, 0x00, 0x34, 0, 0, 0, 0,	/* 4 + 3 x 16 bytes */
-		0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x00, 0x0a, 0x01,
-		0, 0, 0,
-		0, 0, 0, 0, 0, 0, 0, 10, 0x00, 0x00, 0x00, 0x0a, 0x00,
-		0, 0, 0,
-		0, 0, 0, 0, 0, 0, 0, 20, 0x00, 0x00, 0x07, 0xec, 0x01,
-		0, 0, 0,
-	};
-	uint8_t cdb[16];
-
-	setup_mem(0, UINT64_MAX);	/* 1 MiB: 2048 blocks */
-	write16(10, d, 10);
-	cdb16(cdb, SOP_SERVICE_ACTION_IN_16, SAI_GET_LBA_STATUS, 0, 256);
-	struct cmd *c = run(A, cdb, 16, NULL, 0, 256);
-	EXPECT_GOOD(c);
-	ck_assert_uint_eq(c->t.data_in_len, sizeof(want));
-	ck_assert_mem_eq(cmd_data(c), want, sizeof(want));
-	harness_lun_teardown(&H);
-}
-END_TEST
-
-#ifdef TCQ_UNIT_KNOWN_BUGS
-/*
- * Known bug, kept out of the build (to see it fail, in the build
- * directory: rm tests/unit/test_sbc-test_sbc.o; make tests/unit/test_sbc
- * CPPFLAGS=-DTCQ_UNIT_KNOWN_BUGS; then run the check by name). SBC-4 5.30
- * (VERIFY (10), BYTCHK field) says that with
- * BYTCHK 01b or 11b, VBULS=0 in the Block Device Characteristics VPD
- * page (byte 8 bit 0, which this LUN reports as 0) and any LBA of the
- * command unmapped, the command ends in CHECK CONDITION, MISCOMPARE,
- * 1Dh/01h MISCOMPARE VERIFY OF UNMAPPED LBA. scsi/sbc.c sbc_verify
- * compares the data without asking the backend whether the blocks are
- * mapped, and answers GOOD here.
- */
-START_TEST(verify_bytchk_of_an_unmapped_block_is_miscompare_of_unmapped_lba)
-{
-	static uint8_t zeros[BS];
-	uint8_t cdb[16];
-
-	setup_mem(0, UINT64_MAX);
-	ck_assert_uint_eq(block_device_characteristics(8) & 0x01, 0); /* VBULS */
-	cdb16(cdb, SOP_VERIFY_16, 0x02, 50, 1);	/* never written */
-	EXPECT_SENSE(run(A, cdb, 16, zeros, BS, 0), SK_MISCOMPARE, 0x1d, 0x01);
-	/* MISCOMPARE VERIFY OF UNMAPPED LBA */
-	harness_lun_teardown(&H);
-}
-END_TEST
-#endif
 
 START_TEST(write_atomic_writes_and_refuses_over_its_maximum)
 {
@@ -935,47 +483,25 @@ static Suite *sbc_suite(void)
 {
 	Suite *s = suite_create("sbc");
 	TCase *tc = tcase_create("commands");
-	TCase *mem = tcase_create("memory-backend");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
-	harness_add(tc, caw_match_writes_the_new_data);
-	harness_add(tc, caw_miscompare_reports_offset);
-	harness_add(tc, caw_miscompare_in_descriptor_sense);
-	harness_add(tc, caw_of_the_maximum_length_runs);
-	harness_add(tc, caw_zero_blocks_is_good_and_writes_nothing);
-	harness_add(tc, caw_data_out_must_match_number_of_blocks);
-	harness_add(tc, caw_beyond_the_end_and_wrprotect_refused);
 	harness_add(tc, range_lock_waits);
 	harness_add(tc, range_lock_drains_fast_writers);
 	harness_add(tc, orwrite_ors_data_into_the_medium);
-	harness_add(tc, write_verify_bytchk_writes_then_compares_with_the_medium);
-	harness_add(tc, write_verify_reserved_bytchk_is_invalid_field);
-	harness_add(tc, verify_bytchk_miscompare_reports_offset);
-	harness_add(tc, verify_bytchk_one_block_compared_with_each);
 	harness_add(tc, write_atomic_writes_and_refuses_over_its_maximum);
+	harness_add(tc, unmap_joins_adjacent_descriptors);
 	harness_add(tc, write_same_repeats_the_block);
 	harness_add(tc, write_same_unmap_reads_back_zeros);
 	harness_add(tc, write_same_refuses_anchor_and_over_maximum);
 	harness_add(tc, write_same_zero_blocks_runs_to_the_end);
 	harness_add(tc, write_same_with_two_blocks_of_data_refused);
-	harness_add(tc, unmap_joins_adjacent_descriptors);
 	harness_add(tc, eject_and_prevent);
 	harness_add(tc, read_defect_data_reports_empty_lists);
 	harness_add(tc, vpd_extended_inquiry);
 	harness_add(tc, sanitize_overwrite_and_block_erase);
 	harness_add(tc, extended_copy);
 	suite_add_tcase(s, tc);
-	/* These open their own LUN over the memory backend. */
-	tcase_set_timeout(mem, 30);
-	harness_add(mem, caw_one_block_over_the_limit_is_invalid_field);
-	harness_add(mem, write_verify_miscompare_when_the_medium_drops_the_write);
-	harness_add(mem, get_lba_status_reports_mapped_and_deallocated_runs);
-#ifdef TCQ_UNIT_KNOWN_BUGS
-	harness_add(mem,
-	    verify_bytchk_of_an_unmapped_block_is_miscompare_of_unmapped_lba);
-#endif
-	suite_add_tcase(s, mem);
 	return s;
 }
 
