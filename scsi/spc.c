@@ -213,6 +213,11 @@ static uint32_t inquiry_vpd(const struct lun *l, uint8_t page, uint8_t *p)
 		put_be16(p + 4, 1);	/* MEDIUM ROTATION RATE: none */
 		if (l->sanitize_ok)	/* reads after an erase: GOOD */
 			p[7] = 0x40 | 0x10;	/* WABEREQ 01b, WACEREQ 01b */
+		/* VBULS: VERIFY with BYTCHK compares an unmapped block with
+		 * what a read of it returns (SBC-4 5.30), as sbc_verify
+		 * does, instead of failing with MISCOMPARE VERIFY OF
+		 * UNMAPPED LBA. */
+		p[8] = 0x01;
 		return 64;
 	case 0xb2:		/* logical block provisioning */
 		p[3] = 4;

@@ -14,13 +14,11 @@
 #include "scsi/sbc.h"
 #include "tests/unit/sbc_util.h"
 
-#ifdef TCQ_UNIT_KNOWN_BUGS
 /* Byte b of the Block Device Characteristics VPD page (SBC-4 6.6.2). */
 static uint8_t block_device_characteristics(unsigned b)
 {
 	return vpd_byte(0xb1, b);
 }
-#endif
 
 /* ---- COMPARE AND WRITE ------------------------------------------------ */
 
@@ -327,34 +325,31 @@ START_TEST(get_lba_status_reports_mapped_and_deallocated_runs)
 }
 END_TEST
 
-#ifdef TCQ_UNIT_KNOWN_BUGS
 /*
- * Known bug, kept out of the build. To see it fail, in the build
- * directory: rm tests/unit/test_sbc_compare-test_sbc_compare.o; make
- * tests/unit/test_sbc_compare CPPFLAGS=-DTCQ_UNIT_KNOWN_BUGS, then run
- * the check by name.
- *
- * SBC-4 5.30 (VERIFY (10), BYTCHK field): with BYTCHK 01b or 11b, VBULS=0
- * in the Block Device Characteristics VPD page (byte 8 bit 0, which this
- * LUN reports as 0) and any LBA of the command unmapped, the command ends
- * in CHECK CONDITION, MISCOMPARE, 1Dh/01h MISCOMPARE VERIFY OF UNMAPPED
- * LBA. scsi/sbc.c sbc_verify compares the data without asking the
- * backend whether the blocks are mapped, and answers GOOD here.
+ * SBC-4 5.30 (VERIFY (10), BYTCHK field): with BYTCHK 01b or 11b and any
+ * LBA of the command unmapped, a device server that reports VBULS=0 in
+ * the Block Device Characteristics VPD page (byte 8 bit 0) answers
+ * MISCOMPARE VERIFY OF UNMAPPED LBA (1Dh/01h); one that reports VBULS=1
+ * verifies the unmapped blocks like the others. This LUN reports VBULS=1
+ * and compares an unmapped block with what a read returns: zeros.
  */
-START_TEST(verify_bytchk_of_an_unmapped_block_is_miscompare_of_unmapped_lba)
+START_TEST(verify_bytchk_of_an_unmapped_block_compares_it_as_zeros)
 {
-	static uint8_t zeros[BS];
+	static uint8_t data[BS];
 	uint8_t cdb[16];
 
 	setup_mem(0, UINT64_MAX);
-	ck_assert_uint_eq(block_device_characteristics(8) & 0x01, 0); /* VBULS */
+	ck_assert_uint_eq(block_device_characteristics(8) & 0x01, 1); /* VBULS */
 	cdb16(cdb, SOP_VERIFY_16, 0x02, 50, 1);	/* never written */
-	EXPECT_SENSE(run(A, cdb, 16, zeros, BS, 0), SK_MISCOMPARE, 0x1d, 0x01);
-	/* MISCOMPARE VERIFY OF UNMAPPED LBA */
+	EXPECT_GOOD(run(A, cdb, 16, data, BS, 0));
+	data[7] = 0x5a;
+	struct cmd *c = run(A, cdb, 16, data, BS, 0);
+	EXPECT_SENSE(c, SK_MISCOMPARE, 0x1d, 0x00);
+	/* MISCOMPARE DURING VERIFY OPERATION, at the differing byte */
+	EXPECT_SENSE_INFO(c, 7);
 	harness_lun_teardown(&H);
 }
 END_TEST
-#endif
 
 static Suite *compare_suite(void)
 {
@@ -383,10 +378,7 @@ static Suite *compare_suite(void)
 	harness_add(mem,
 	    write_verify_miscompare_when_the_medium_drops_the_write);
 	harness_add(mem, get_lba_status_reports_mapped_and_deallocated_runs);
-#ifdef TCQ_UNIT_KNOWN_BUGS
-	harness_add(mem,
-	    verify_bytchk_of_an_unmapped_block_is_miscompare_of_unmapped_lba);
-#endif
+	harness_add(mem, verify_bytchk_of_an_unmapped_block_compares_it_as_zeros);
 	suite_add_tcase(s, mem);
 	return s;
 }
