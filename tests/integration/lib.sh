@@ -4,8 +4,10 @@
 # own temp dir, and drives it with real clients. Tests therefore run in
 # parallel (make -j check) without stepping on each other.
 #
-# Exit codes follow automake: 0 pass, 1 fail, 77 skip (a required tool is
-# missing; scripts/check installs them all, so CI never skips).
+# Each script is a list of named checks run by checks.sh, whose output is
+# TAP: one result line per check. A tool missing for the whole script
+# skips it ("1..0 # SKIP"), except under scripts/check and in CI, where
+# every tool is installed and a skip fails (checks.sh, skips_fail).
 
 set -u
 set -o pipefail
@@ -27,34 +29,8 @@ TCQD_OUT=
 
 say() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
 
-# Prints every tcqd log of this test (called on failure).
-dump_logs() {
-	local f
-	for f in "$TEST_TMP"/tcqd.*.log "$TEST_TMP"/tcqd.*.out; do
-		[ -s "$f" ] || continue
-		printf -- '----- %s -----\n' "$(basename "$f")"
-		tail -n 200 "$f"
-	done
-}
-
-fail() {
-	say "FAIL: $*"
-	dump_logs
-	LOGS_DUMPED=1
-	exit 1
-}
-
-pass() {
-	say "PASS${1:+: $*}"
-	exit 0
-}
-
-skip() {
-	say "SKIP: $*"
-	exit 77
-}
-
-ok() { say "ok: $*"; }
+# shellcheck source=tests/integration/checks.sh
+. "$top_srcdir/tests/integration/checks.sh"
 
 # need_tool CMD...: skip when a client is truly unavailable.
 need_tool() {
@@ -80,6 +56,54 @@ run() {
 	[ -n "$OUT" ] && printf '%s\n' "$OUT" | sed 's/^/    /'
 	[ "$rc" -eq 124 ] && say "(timed out after ${CLIENT_TIMEOUT}s)"
 	return "$rc"
+}
+
+# log_since_mark: what tcqd logged since the check began (checks.sh).
+log_since_mark() {
+	tail -c +"$((${LOG_MARK[$TCQD_LOG]:-0} + 1))" "$TCQD_LOG"
+}
+
+# wait_until TENTHS CMD...: runs CMD every 0.1 s until it succeeds, at
+# most TENTHS times; returns its last status.
+wait_until() {
+	local n=$1 i
+	shift
+	for ((i = 1; i < n; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	"$@"
+}
+
+# log_grep GREP-ARGS...: grep in what tcqd logged during the check (not
+# in a pipe: under pipefail an early grep -q would fail tail).
+log_grep() {
+	grep "$@" < <(log_since_mark)
+}
+
+# log_has TEXT WHAT: tcqd must log TEXT during this check (within 2 s:
+# the log is line-buffered, and a reactor may log after the client ends).
+log_has() {
+	wait_until 20 log_grep -qF -- "$1" ||
+		fail "$2: no '$1' in what tcqd logged during the check"
+	ok "$2"
+}
+
+# login_refused STATUS WHAT CMD...: the login CMD makes must fail with the
+# login status STATUS (RFC 7143 11.13.5, e.g. 0x0201), as the client
+# reports it (libiscsi: "Status: TEXT(DECIMAL)"; tcq-bench: "status class
+# 0xCC detail 0xDD") and as tcqd logs it ("failed (0xSSSS)").
+login_refused() {
+	local st=$1 what=$2 dec
+	shift 2
+	dec=$((st))
+	if run "$@"; then
+		fail "$what: the login succeeded"
+	fi
+	grep -Eq "Status: [^(]*\($dec\)|status class $(printf '0x%02x detail 0x%02x' \
+		$((dec >> 8)) $((dec & 255)))" <<<"$OUT" ||
+		fail "$what: the client does not report login status $st"
+	log_has "failed ($st)" "$what: refused with login status $st"
 }
 
 # make_lun FILE SIZE: a sparse backing file.
@@ -200,7 +224,9 @@ lib_cleanup() {
 		kill -KILL "$TCQD_PID" 2>/dev/null
 		wait "$TCQD_PID" 2>/dev/null
 	fi
-	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ -z "${LOGS_DUMPED:-}" ]; then
+	# Checks show their own logs when they fail.
+	if [ "$rc" -ne 0 ] && [ "$CTX" = script ] && [ "$TAP_FD" = 1 ] &&
+		[ -z "${LOGS_DUMPED:-}" ]; then
 		dump_logs
 	fi
 	if [ -n "${KEEP_TMP:-}" ]; then
