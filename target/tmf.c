@@ -169,10 +169,12 @@ static void tmf_abort_task(struct tmf *m, struct session *s,
 	struct cmd *cmd = cmd_lookup(s, q->rtt);
 
 	if (!cmd || cmd->task_done || cmd->rsp_queued) {
-		/* Completed already, or never received: RFC 7143 11.5.1
+		/* Completed already, or never received: RFC 7143 11.6.1
 		 * answers "function complete" only for a command that is yet
-		 * to come (RefCmdSN not below ExpCmdSN). */
-		m->response = sn_lt(q->refcmdsn, s->exp_cmdsn) ?
+		 * to come (RefCmdSN in the CmdSN window), "task does not
+		 * exist" for a RefCmdSN outside it, on either side. */
+		m->response = sn_lt(q->refcmdsn, s->exp_cmdsn) ||
+			      sn_gt(q->refcmdsn, s->max_cmdsn) ?
 			      ISCSI_TMF_RSP_NO_TASK : ISCSI_TMF_RSP_COMPLETE;
 		return;
 	}
