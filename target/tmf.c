@@ -16,6 +16,7 @@
 #include "scsi/lun.h"
 #include "scsi/pr.h"
 #include "scsi/taskset.h"
+#include "scsi/ua.h"
 #include "target/conn.h"
 #include "target/session.h"
 #include "target/session_priv.h"
@@ -133,6 +134,15 @@ void tmf_abort_for_other(struct session *s, struct lun *l)
 	tmf_abort_lun_as(NULL, s, l, l->tas != 0);
 }
 
+/* SAM-5 I_T nexus loss (what I_T NEXUS RESET performs): each LU the
+ * nexus knows reports I_T NEXUS LOSS OCCURRED to it next. */
+static void tmf_nexus_loss(struct session *s)
+{
+	for (unsigned i = 0; i < TCQ_MAX_LUNS; i++)
+		if (s->ts[i])
+			ua_establish(s->ts[i], ASC_I_T_NEXUS_LOSS);
+}
+
 static void tmf_shared_done(void *arg)
 {
 	tmf_release(arg);
@@ -246,16 +256,18 @@ void tmf_rx(struct conn *c, const uint8_t *bhs)
 	case ISCSI_TMF_TARGET_WARM_RESET:
 	case ISCSI_TMF_I_T_NEXUS_RESET:
 		tmf_abort_lun(m, s, NULL);
-		if (q.function != ISCSI_TMF_I_T_NEXUS_RESET) {
-			for (int i = 0; i < s->target->dev.nluns; i++) {
-				struct lun *tl = s->target->dev.luns[i];
+		if (q.function == ISCSI_TMF_I_T_NEXUS_RESET) {
+			tmf_nexus_loss(s);
+			break;
+		}
+		for (int i = 0; i < s->target->dev.nluns; i++) {
+			struct lun *tl = s->target->dev.luns[i];
 
-				if (!tl)
-					continue;
-				sess_abort_lun_tasks(tl, NULL, s);
-				lun_reset(tl, s);
-				tmf_reset_shared(m, tl);
-			}
+			if (!tl)
+				continue;
+			sess_abort_lun_tasks(tl, NULL, s);
+			lun_reset(tl, s);
+			tmf_reset_shared(m, tl);
 		}
 		break;
 	case ISCSI_TMF_QUERY_TASK: {
