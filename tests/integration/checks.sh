@@ -15,6 +15,11 @@
 #                When the fixture fails, each of its checks fails with
 #                the reason; the groups after it still run.
 #
+# A check named in DEVIATION (an associative array: NAME -> how tcqd
+# departs from the specification) still runs, as a TAP TODO: its failure
+# is an expected one (XFAIL) that does not fail the run, and once tcqd is
+# fixed its pass (XPASS) does, until the entry goes.
+#
 # A check passes when it returns having asserted something (ok ...), fails
 # at its first fail ..., and skips with skip ...: under scripts/check and
 # whenever CI=true (TCQ_SKIPS_FAIL=1), where every tool is installed, a
@@ -34,10 +39,11 @@ BG_PIDS=()
 declare -A LOG_MARK=()
 TAP_FD=1
 TAP_FAILED=0
+declare -A DEVIATION=()
 
 skips_fail() { [ "${TCQ_SKIPS_FAIL:-0}" = 1 ] || [ "${CI:-}" = true ]; }
 
-# tap_plan N / tap_result ok|fail|skip|todo NAME [REASON]: raw TAP lines
+# tap_plan N / tap_result ok|fail|skip|todo|xpass NAME [REASON]: TAP lines
 # for scripts that produce their own results (conformance.sh).
 tap_plan() { printf '1..%s\n' "$1" >&"$TAP_FD"; }
 tap_result() {
@@ -56,6 +62,9 @@ tap_result() {
 			printf 'ok - %s # SKIP %s\n' "$name" "$why"
 		fi ;;
 	todo) printf 'not ok - %s # TODO %s\n' "$name" "$why" ;;
+	xpass)
+		printf 'ok - %s # TODO %s\n' "$name" "$why"
+		TAP_FAILED=1 ;;
 	*)
 		printf 'not ok - %s\n' "$name"
 		[ -n "$why" ] && printf '# %s: %s\n' "$name" "$why"
@@ -167,6 +176,12 @@ run_check() {
 		exit 0
 	) 2>&1 | sed -u 's/^/# /'
 	rc=${PIPESTATUS[0]}
+	if [ -n "${DEVIATION[$name]:-}" ]; then
+		note_get >/dev/null
+		[ "$rc" -eq 0 ] && tap_result xpass "$name" "passes now: take it off DEVIATION"
+		[ "$rc" -ne 0 ] && tap_result todo "$name" "known deviation: ${DEVIATION[$name]}"
+		return
+	fi
 	case $rc in
 	0) tap_result ok "$name" ;;
 	77) tap_result skip "$name" "$(note_get)" ;;

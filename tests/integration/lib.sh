@@ -41,6 +41,14 @@ need_tool() {
 	done
 }
 
+# need_built PATH...: programs make builds; missing, the script cannot run.
+need_built() {
+	local p
+	for p in "$@"; do
+		[ -x "$p" ] || fail "$(basename "$p") not built at $p (make check builds it)"
+	done
+}
+
 # tc CMD ARGS...: runs a client with a hard time limit so nothing hangs.
 tc() {
 	timeout -k 5 "$CLIENT_TIMEOUT" "$@"
@@ -104,6 +112,54 @@ login_refused() {
 		$((dec >> 8)) $((dec & 255)))" <<<"$OUT" ||
 		fail "$what: the client does not report login status $st"
 	log_has "failed ($st)" "$what: refused with login status $st"
+}
+
+# pdu_case PROG [OPTION...] CASE: runs one case of a raw-PDU driver
+# (ptcase.c) against the running tcqd; the check passes, fails or skips
+# as the case does.
+pdu_case() {
+	local name=${!#} rc=0 why
+	run "${@:1:$#-1}" "$TCQD_HOST" "$TCQD_PORT" "$TCQD_IQN" "$name" || rc=$?
+	case $rc in
+	0)
+		grep -q ": case $name: passed$" <<<"$OUT" ||
+			fail "$name: no 'passed' line"
+		ok "case $name passed" ;;
+	77)
+		why=$(sed -n "s/.*: case $name: SKIPPED: //p" <<<"$OUT")
+		skip "${why:-case $name skipped}" ;;
+	124) fail "$name timed out" ;;
+	*) fail "$(sed -n 's/^[a-z]*: FAIL: //p' <<<"$OUT" | head -n 3 | paste -sd ';' -)" ;;
+	esac
+}
+
+# pdu_case_fails PROG [OPTION...] CASE TEXT: the case must fail, and say
+# TEXT (a check that proves a case can fail: tasks.sh, barrier=ignore).
+pdu_case_fails() {
+	local text=${!#} rc=0
+	set -- "${@:1:$#-1}"
+	local name=${!#}
+	run "${@:1:$#-1}" "$TCQD_HOST" "$TCQD_PORT" "$TCQD_IQN" "$name" || rc=$?
+	[ "$rc" -eq 1 ] || fail "$name: status $rc, expected 1 (a failure)"
+	grep -q ": case $name: FAILED" <<<"$OUT" || fail "$name: no FAILED line"
+	grep -qF -- "$text" <<<"$OUT" || fail "$name failed, but not with '$text'"
+	ok "case $name fails with '$text'"
+}
+
+# tcqd_conf FILE IQN SIZE [GLOBAL-LINE...]: a tcqd configuration: it
+# listens on 127.0.0.1:0 with two reactors and the GLOBAL-LINEs, and
+# serves target IQN whose LUN 0 is a file of SIZE with 512-byte blocks
+# (tcqd creates it in the test's temp dir). Append sections for more.
+tcqd_conf() {
+	local file=$1 iqn=$2 size=$3
+	shift 3
+	{
+		printf '[global]\nlisten = 127.0.0.1:0\nthreads = 2\n'
+		printf '%s\n' "$@"
+		printf '\n[target %s]\n[lun %s 0]\npath = %s\nsize = %s\n' \
+			"$iqn" "$iqn" "$TEST_TMP/lun0.img" "$size"
+		printf 'block_size = 512\ncreate = yes\n'
+	} >"$file"
 }
 
 # make_lun FILE SIZE: a sparse backing file.

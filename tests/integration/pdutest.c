@@ -26,6 +26,7 @@ const char *pt_host, *pt_port;
 const char *pt_target_iqn;
 const char *pt_initiator = "iqn.2026-11.org.tcq:pdutest";
 int pt_failures;
+int pt_checks;
 
 static uint8_t isid_seq;
 
@@ -367,6 +368,22 @@ int pt_recv(struct pt_sess *s, struct pt_rx *r, int timeout_ms)
 	}
 }
 
+void pt_check_bare_rsp(const uint8_t *bhs, uint32_t data_len, uint8_t opcode,
+		       uint32_t itt, uint32_t statsn)
+{
+	PT_CHECK(bhs[BHS_OPCODE] == opcode && bhs[BHS_FLAGS] == 0x80,
+		 "opcode 0x%02x (want 0x%02x), byte 1 0x%02x (want 0x80)",
+		 bhs[BHS_OPCODE], opcode, bhs[BHS_FLAGS]);
+	PT_CHECK(bhs[BHS_TOTAL_AHS_LEN] == 0 && data_len == 0,
+		 "TotalAHSLength %u, DataSegmentLength %u (want 0, 0)",
+		 bhs[BHS_TOTAL_AHS_LEN], data_len);
+	PT_CHECK(get_be32(bhs + BHS_ITT) == itt, "ITT 0x%x echoes ours 0x%x",
+		 get_be32(bhs + BHS_ITT), itt);
+	PT_CHECK(get_be32(bhs + BHS_STATSN) == statsn,
+		 "StatSN %u is the one due (%u)", get_be32(bhs + BHS_STATSN),
+		 statsn);
+}
+
 const char *pt_kv_find(const uint8_t *data, uint32_t len, const char *key)
 {
 	size_t klen = strlen(key);
@@ -399,6 +416,28 @@ void pt_close(struct pt_sess *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
+}
+
+int64_t pt_wait_closed(struct pt_sess *s, int timeout_ms)
+{
+	int64_t t0 = pt_now_ms(), deadline = t0 + timeout_ms;
+	struct pt_rx r;
+
+	for (;;) {
+		int64_t left = deadline - pt_now_ms();
+		int rc;
+
+		if (left <= 0)
+			return -1;
+		rc = pt_recv(s, &r, (int)left);
+		if (rc < 0)
+			return pt_now_ms() - t0;
+		if (rc == 0)
+			return -1;
+		pt_note("(opcode 0x%02x ITT 0x%x while waiting for the close)",
+			pdu_opcode(r.bhs), pdu_itt(r.bhs));
+		pt_rx_free(&r);
+	}
 }
 
 /*

@@ -22,6 +22,7 @@ extern const char *pt_host, *pt_port;
 extern const char *pt_target_iqn;
 extern const char *pt_initiator;	/* default InitiatorName */
 extern int pt_failures;
+extern int pt_checks;		/* PT_CHECKs made, passed or not */
 
 struct pt_sess {
 	int fd;
@@ -74,6 +75,7 @@ void pt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define PT_CHECK(cond, ...)                                                \
 	do {                                                               \
+		pt_checks++;                                               \
 		if (cond) {                                                \
 			pt_note("ok: " __VA_ARGS__);                       \
 		} else {                                                   \
@@ -106,6 +108,12 @@ void pt_answer_ping(struct pt_sess *s, const struct pt_rx *r);
  * 1 received, 0 timeout, -1 closed. */
 int pt_recv(struct pt_sess *s, struct pt_rx *r, int timeout_ms);
 
+/* Checks a response header that RFC 7143 gives no data (TMF, Logout
+ * Response): opcode, F bit alone in byte 1, no AHS nor data, our ITT,
+ * the StatSN due. */
+void pt_check_bare_rsp(const uint8_t *bhs, uint32_t data_len, uint8_t opcode,
+		       uint32_t itt, uint32_t statsn);
+
 /* Value of key in a NUL-separated key=value text, or NULL. */
 const char *pt_kv_find(const uint8_t *data, uint32_t len, const char *key);
 /* Appends key=value and its NUL at off; returns the new length (off
@@ -117,6 +125,9 @@ size_t pt_kv_add(char *buf, size_t off, size_t cap, const char *key,
  * -1 otherwise (s->login_status says whether the target refused). */
 int pt_login(struct pt_sess *s, const struct pt_login_opts *o);
 void pt_close(struct pt_sess *s);
+/* Waits up to timeout_ms for the target to close s's connection, other
+ * PDUs shown and dropped: the ms it took, or -1 (still open). */
+int64_t pt_wait_closed(struct pt_sess *s, int timeout_ms);
 /* Logout (close session), checking the response; closes the socket. */
 void pt_logout(struct pt_sess *s);
 

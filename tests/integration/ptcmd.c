@@ -2,6 +2,7 @@
  * ptcmd: SCSI commands with data over pdutest sessions (see ptcmd.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tcq/pdu.h"
@@ -34,7 +35,7 @@ int pc_start(struct pt_sess *s, struct pc_cmd *c)
 	sc.read = c->read;
 	sc.write = c->write;
 	sc.attr = c->attr;
-	sc.lun = 0;
+	sc.lun = pdu_lun_encode(c->lun);
 	sc.itt = c->itt;
 	sc.edtl = c->edtl;
 	sc.cmdsn = c->cmdsn;
@@ -182,6 +183,28 @@ bool pc_has_r2t(const struct pc_cmd *c)
 	return c->n_held > 0;
 }
 
+/* Hands r to the listed command it belongs to; false when none. */
+static bool route(struct pt_sess *s, struct pc_cmd **cmds, unsigned n,
+		  const struct pt_rx *r)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (pdu_itt(r->bhs) == cmds[i]->itt &&
+		    pdu_opcode(r->bhs) != ISCSI_OP_REJECT) {
+			on_pdu(s, cmds[i], r);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void stray_pdu(const struct pt_rx *r, unsigned *stray)
+{
+	pt_note("(stray opcode 0x%02x ITT 0x%x, byte 2 0x%02x)",
+		pdu_opcode(r->bhs), pdu_itt(r->bhs), r->bhs[BHS_B2]);
+	if (stray)
+		(*stray)++;
+}
+
 int pc_wait(struct pt_sess *s, struct pc_cmd **cmds, unsigned n,
 	    const struct pc_cmd *target, pc_pred want, int timeout_ms,
 	    unsigned *stray)
@@ -191,7 +214,6 @@ int pc_wait(struct pt_sess *s, struct pc_cmd **cmds, unsigned n,
 	for (;;) {
 		struct pt_rx r;
 		int64_t left;
-		unsigned i;
 		int rc;
 
 		if (want && target && want(target))
@@ -202,21 +224,52 @@ int pc_wait(struct pt_sess *s, struct pc_cmd **cmds, unsigned n,
 		rc = pt_recv(s, &r, (int)left);
 		if (rc <= 0)
 			return rc;
-		for (i = 0; i < n; i++) {
-			if (pdu_itt(r.bhs) == cmds[i]->itt &&
-			    pdu_opcode(r.bhs) != ISCSI_OP_REJECT) {
-				on_pdu(s, cmds[i], &r);
-				break;
-			}
-		}
-		if (i == n) {
-			pt_note("(stray opcode 0x%02x ITT 0x%x, byte 2 0x%02x)",
-				pdu_opcode(r.bhs), pdu_itt(r.bhs), r.bhs[BHS_B2]);
-			if (stray)
-				(*stray)++;
+		if (!route(s, cmds, n, &r))
+			stray_pdu(&r, stray);
+		pt_rx_free(&r);
+	}
+}
+
+int pc_tmf(struct pt_sess *s, struct pc_tmf *t, struct pc_cmd **cmds,
+	   unsigned n, unsigned *stray)
+{
+	struct pdu_tmf_req q = { 0 };
+	uint8_t bhs[ISCSI_BHS_LEN];
+	int64_t deadline;
+
+	if (sn_gt(s->exp_cmdsn, s->cmdsn))
+		s->cmdsn = s->exp_cmdsn;
+	q.immediate = !t->queued;
+	q.function = t->function;
+	q.lun = pdu_lun_encode(t->lun);
+	q.itt = t->itt = s->itt++;
+	q.rtt = t->rtt;
+	q.cmdsn = t->queued ? s->cmdsn++ : s->cmdsn;
+	q.expstatsn = s->exp_statsn;
+	q.refcmdsn = t->refcmdsn;
+	t->response = -1;
+	pdu_encode_tmf_req(bhs, &q);
+	pdu_set_data_len(bhs, 0);
+	if (pt_sess_send(s, bhs, NULL, 0, 0, 0) < 0)
+		return -1;
+	deadline = pt_now_ms() + 5000;
+	while (t->response < 0) {
+		int64_t left = deadline - pt_now_ms();
+		struct pt_rx r;
+
+		if (left <= 0 || pt_recv(s, &r, (int)left) <= 0)
+			break;
+		if (pdu_opcode(r.bhs) == ISCSI_OP_TMF_RSP &&
+		    pdu_itt(r.bhs) == t->itt) {
+			memcpy(t->rsp, r.bhs, ISCSI_BHS_LEN);
+			t->rsp_len = r.len;
+			t->response = r.bhs[BHS_B2];
+		} else if (!route(s, cmds, n, &r)) {
+			stray_pdu(&r, stray);
 		}
 		pt_rx_free(&r);
 	}
+	return t->response;
 }
 
 int pc_run(struct pt_sess *s, struct pc_cmd *c, int timeout_ms)
@@ -262,4 +315,137 @@ void pc_fill(uint8_t *buf, uint32_t len, uint32_t seed)
 		x ^= x << 5;
 		buf[i] = (uint8_t)x;
 	}
+}
+
+int pc_run_past_ua(struct pt_sess *s, struct pc_cmd *c, int ua[4])
+{
+	unsigned n = 0, i;
+	int st = -1;
+
+	for (i = 0; i < 4; i++) {
+		st = pc_run(s, c, 5000);
+		if (st != SAM_STAT_CHECK_CONDITION || c->sense_key != 6)
+			break;
+		pt_note("(unit attention: ASC 0x%02x ASCQ 0x%02x)", c->asc,
+			c->ascq);
+		if (ua && n < 3)
+			ua[n++] = c->asc << 8 | c->ascq;
+	}
+	if (ua)
+		ua[n] = 0;
+	return st;
+}
+
+int pc_tur_ua(struct pt_sess *s, int ua[4])
+{
+	static const uint8_t tur[6] = { SOP_TEST_UNIT_READY };
+	struct pc_cmd c;
+
+	pc_nodata(&c, tur, sizeof(tur));
+	return pc_run_past_ua(s, &c, ua);
+}
+
+bool pc_has_ua(const int ua[4], int asc_ascq)
+{
+	for (unsigned i = 0; ua[i]; i++)
+		if (ua[i] == asc_ascq)
+			return true;
+	return false;
+}
+
+int pc_rw(struct pt_sess *s, bool write, uint32_t lba, uint32_t len,
+	  uint8_t *buf, uint32_t imm)
+{
+	struct pc_cmd c;
+
+	pc_rw10(&c, write, lba, (uint16_t)(len / PC_BS), buf, PC_BS);
+	c.imm_len = imm;
+	return pc_run_past_ua(s, &c, NULL);
+}
+
+int pc_same_as(struct pt_sess *s, uint32_t lba, uint32_t len,
+	       const uint8_t *want)
+{
+	uint8_t *got = malloc(len);
+	int rc = -1;
+
+	if (!got)
+		return -1;
+	memset(got, 0xee, len);
+	if (pc_rw(s, false, lba, len, got, 0) == SAM_STAT_GOOD)
+		rc = !memcmp(got, want, len);
+	free(got);
+	return rc;
+}
+
+int pc_mode_page(struct pt_sess *s, uint8_t page, uint8_t *out,
+		 unsigned outlen)
+{
+	uint8_t cdb[6] = { SOP_MODE_SENSE_6, 0x08, page, 0, 255 };
+	uint8_t buf[255];
+	struct pc_cmd c;
+	uint32_t off;
+
+	pc_nodata(&c, cdb, sizeof(cdb));
+	c.read = true;
+	c.edtl = sizeof(buf);
+	c.buf = buf;
+	memset(buf, 0, sizeof(buf));
+	if (pc_run_past_ua(s, &c, NULL) != SAM_STAT_GOOD || c.in_bytes < 4)
+		return -1;
+	off = 4u + buf[3];	/* past the header and block descriptors */
+	if (off + 2 > c.in_bytes || (buf[off] & 0x3f) != page)
+		return -1;
+	if (outlen > c.in_bytes - off)
+		outlen = c.in_bytes - off;
+	memcpy(out, buf + off, outlen);
+	return (int)outlen;
+}
+
+int pc_pending_write(struct pt_sess *s, struct pc_cmd *w, uint32_t lba,
+		     uint32_t len, uint8_t *buf)
+{
+	struct pc_cmd *one[1] = { w };
+	int rc;
+
+	pc_rw10(w, true, lba, (uint16_t)(len / PC_BS), buf, PC_BS);
+	w->hold_r2t = true;
+	if (pc_start(s, w) < 0) {
+		PT_CHECK(0, "send the WRITE");
+		return -1;
+	}
+	rc = pc_wait(s, one, 1, w, pc_has_r2t, 5000, NULL);
+	PT_CHECK(rc == 1, "the WRITE got its R2T and waits for Data-Out (%s)",
+		 rc == 1 ? "R2T" : w->done ? "completed instead" :
+		 rc ? "connection closed" : "timeout");
+	return rc == 1 ? 0 : -1;
+}
+
+unsigned pc_after_abort(struct pt_sess *s, struct pc_cmd *w, int ua[4],
+			int *tur_status)
+{
+	static const uint8_t tur[6] = { SOP_TEST_UNIT_READY };
+	struct pc_cmd t, *both[2] = { w, &t };
+	unsigned pdus = w->pdus, stray = 0, n = 0, i;
+
+	/* Its Data-Out may already be on the way: the target drops it. */
+	pc_release(s, w);
+	*tur_status = -1;
+	for (i = 0; i < 4; i++) {
+		pc_nodata(&t, tur, sizeof(tur));
+		if (pc_start(s, &t) < 0 ||
+		    pc_wait(s, both, 2, &t, pc_is_done, 5000, &stray) <= 0)
+			break;
+		*tur_status = t.status;
+		if (t.status != SAM_STAT_CHECK_CONDITION || t.sense_key != 6)
+			break;
+		pt_note("(unit attention ASC 0x%02x ASCQ 0x%02x)", t.asc, t.ascq);
+		if (n < 3)
+			ua[n++] = t.asc << 8 | t.ascq;
+	}
+	ua[n] = 0;
+	if (stray)
+		pt_note("(%u other PDU(s), e.g. Rejects of the late Data-Out)",
+			stray);
+	return w->pdus - pdus;
 }

@@ -10,13 +10,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tcq/iscsi_proto.h"
 #include "tests/integration/pdutest.h"
 
 #define PC_MAX_R2T 32
+#define PC_BS 512u		/* the LUNs these tests use have 512-byte blocks */
 
 struct pc_cmd {
 	/* Set by the caller before pc_start. */
 	uint8_t cdb[16];
+	uint64_t lun;			/* LUN number (0 after pc_rw10/pc_nodata) */
 	uint8_t attr;			/* ISCSI_ATTR_* */
 	bool read, write;
 	uint32_t edtl;
@@ -68,6 +71,56 @@ bool pc_has_r2t(const struct pc_cmd *c);
 /* One command on its own: start, wait for its end. Returns its status
  * (-1: no response within timeout_ms). */
 int pc_run(struct pt_sess *s, struct pc_cmd *c, int timeout_ms);
+
+/* A task management function request to LUN lun (a number, encoded on
+ * the wire by the codec); immediate unless queued. */
+struct pc_tmf {
+	uint8_t function;
+	uint64_t lun;
+	uint32_t rtt, refcmdsn;
+	bool queued;
+	/* Filled in by pc_tmf. */
+	uint32_t itt;
+	int response;			/* -1 until the response came */
+	uint8_t rsp[ISCSI_BHS_LEN];	/* its header */
+	uint32_t rsp_len;		/* its data segment length */
+};
+
+/* Sends t and waits up to 5 s for its response, handing the PDUs of the
+ * commands in cmds to them meanwhile (an aborted task's status, say);
+ * others count in *stray (may be NULL). Returns the response code, -1
+ * when none came. */
+int pc_tmf(struct pt_sess *s, struct pc_tmf *t, struct pc_cmd **cmds,
+	   unsigned n, unsigned *stray);
+
+/* Runs c, again past unit attentions (the first command of a nexus may
+ * report one); returns the final status. The ASC << 8 | ASCQ of each
+ * unit attention seen goes to ua (up to 3, 0-ended) when ua is not NULL. */
+int pc_run_past_ua(struct pt_sess *s, struct pc_cmd *c, int ua[4]);
+/* TEST UNIT READY the same way. */
+int pc_tur_ua(struct pt_sess *s, int ua[4]);
+bool pc_has_ua(const int ua[4], int asc_ascq);
+/* READ(10)/WRITE(10) of len bytes at lba (past unit attentions), imm of
+ * them as immediate data; the status. */
+int pc_rw(struct pt_sess *s, bool write, uint32_t lba, uint32_t len,
+	  uint8_t *buf, uint32_t imm);
+/* READ of len bytes at lba compared with want: 1 same, 0 differs, -1
+ * failed. */
+int pc_same_as(struct pt_sess *s, uint32_t lba, uint32_t len,
+	       const uint8_t *want);
+/* Mode page page (MODE SENSE(6), DBD) into out: its length, or -1. */
+int pc_mode_page(struct pt_sess *s, uint8_t page, uint8_t *out,
+		 unsigned outlen);
+/* Starts a WRITE of len bytes of buf at lba that holds its R2T: 0 once
+ * the R2T is in (checked), -1 otherwise. */
+int pc_pending_write(struct pt_sess *s, struct pc_cmd *w, uint32_t lba,
+		     uint32_t len, uint8_t *buf);
+/* After w (a WRITE holding its R2Ts) was aborted: answers its R2Ts late,
+ * then TEST UNIT READY until it is not a unit attention (4 tries); the
+ * unit attentions seen go to ua (0-ended), the last status to
+ * *tur_status. Returns how many PDUs still came for w. */
+unsigned pc_after_abort(struct pt_sess *s, struct pc_cmd *w, int ua[4],
+			int *tur_status);
 
 /* Helpers that fill a pc_cmd (attr SIMPLE, no held R2Ts). */
 void pc_rw10(struct pc_cmd *c, bool write, uint32_t lba, uint16_t blocks,

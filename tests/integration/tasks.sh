@@ -10,34 +10,42 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 TASKS=${TASKS:-$top_builddir/tests/integration/tasks}
-[ -x "$TASKS" ] || fail "tasks not built at $TASKS (make check builds it)"
+need_built "$TASKS"
 
-make_lun "$TEST_TMP/lun0.img" 64M
-for pol in drain flush ignore; do
-	parts=mn
-	[ "$pol" = flush ] && parts=n
-	[ "$pol" = ignore ] && parts=n
+# barrier POLICY: tcqd on one 64 MiB file with that barrier policy.
+barrier() {
+	[ -f "$TEST_TMP/lun0.img" ] || make_lun "$TEST_TMP/lun0.img" 64M
 	start_tcqd --export "$TEST_TMP/lun0.img" --size 64M --threads 2 \
-		--barrier "$pol" --state-dir "$TEST_TMP"
-	rc=0
-	run "$TASKS" "$TCQD_HOST" "$TCQD_PORT" "$TCQD_IQN" "$parts" || rc=$?
-	[ "$rc" -eq 124 ] && fail "barrier=$pol: tasks timed out"
-	case $pol in
-	drain | flush)
-		[ "$rc" -eq 0 ] ||
-			fail "barrier=$pol: tasks reported failures (status $rc)"
-		ok "barrier=$pol: every check passed"
-		;;
-	ignore)
-		[ "$rc" -eq 1 ] || fail "barrier=ignore: expected status 1, got $rc"
-		n=$(grep -c 'FAIL: (n) .*OUT OF ORDER' <<<"$OUT" || true)
-		[ "$n" -ge 2 ] ||
-			fail "barrier=ignore: want both ORDERED checks to see OUT OF ORDER, saw $n"
-		ok "barrier=ignore: ORDERED tasks are overtaken, and tasks sees it"
-		;;
-	esac
-	tcqd_alive
-	stop_tcqd
-done
+		--barrier "$1" --state-dir "$TEST_TMP"
+}
+fixture_drain() { barrier drain; }
+fixture_flush() { barrier flush; }
+fixture_ignore() { barrier ignore; }
 
-pass "all checks passed"
+# case CHECK: the case of tasks.c the check is named after (barrier_P_CASE).
+case_of() { printf '%s' "${1#barrier_[a-z]*_}"; }
+tasks_case() { pdu_case "$TASKS" "$(case_of "$1")"; }
+
+barrier_ignore_ordered_write_overtaken_and_seen() {
+	pdu_case_fails "$TASKS" ordered_write_waits_for_older_simple_write "OUT OF ORDER"
+}
+barrier_ignore_simple_read_overtakes_and_is_seen() {
+	pdu_case_fails "$TASKS" simple_read_waits_for_older_ordered_write "OUT OF ORDER"
+}
+
+CHECKS=(
+	@drain
+	tasks_case:barrier_drain_lun_reset_from_other_initiator_aborts_waiting_write
+	tasks_case:barrier_drain_preempt_and_abort_aborts_waiting_write_of_preempted
+	tasks_case:barrier_drain_ordered_write_waits_for_older_simple_write
+	tasks_case:barrier_drain_simple_read_waits_for_older_ordered_write
+	tasks_case:barrier_drain_head_of_queue_passes_waiting_ordered_write
+	@flush
+	tasks_case:barrier_flush_ordered_write_waits_for_older_simple_write
+	tasks_case:barrier_flush_simple_read_waits_for_older_ordered_write
+	tasks_case:barrier_flush_head_of_queue_passes_waiting_ordered_write
+	@ignore
+	barrier_ignore_ordered_write_overtaken_and_seen
+	barrier_ignore_simple_read_overtakes_and_is_seen
+)
+run_checks "$@"
