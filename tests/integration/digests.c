@@ -1,29 +1,32 @@
 /*
  * digests: CRC32C header and data digests (RFC 7143 12.1) against a
- * running tcqd, with the raw client of pdutest.c:
+ * running tcqd, with the raw client of pdutest.c. Cases:
  *
- *   - crc32c() itself against the RFC 3720 B.4 test vectors
- *   - a session with HeaderDigest=CRC32C and DataDigest=CRC32C serves
- *     TEST UNIT READY, a NOP-Out with data, and a 64 KiB WRITE (immediate
- *     data and R2T-solicited Data-Out) read back and compared; every
- *     digest the target sends is checked
- *   - a PDU with a corrupted header digest: the target drops the
- *     connection (ERL 0) and does not answer the command
- *   - a WRITE whose last Data-Out, or whose immediate data, carries a
- *     wrong data digest: the connection is dropped, no status comes, and
- *     a new session reads the old blocks back
+ *   crc32c_rfc3720_test_vectors: crc32c() itself (RFC 3720 B.4)
+ *   digests_granted_and_checked_on_io: a session asking for both digests
+ *     gets the ones expected and serves TEST UNIT READY, a NOP-Out with
+ *     data, and a 64 KiB WRITE (immediate data and R2T-solicited
+ *     Data-Out) read back and compared; every digest the target sends is
+ *     checked
+ *   bad_header_digest_drops_connection: a PDU with a corrupted header
+ *     digest: the target drops the connection (ERL 0) and does not
+ *     answer the command
+ *   bad_data_digest_in_data_out_drops_connection,
+ *   bad_data_digest_in_immediate_data_drops_connection: a WRITE whose
+ *     last Data-Out, or whose immediate data, carries a wrong data digest:
+ *     the connection is dropped, no status comes, and a new session reads
+ *     the old blocks back
  *
- *   digests HOST PORT TARGET-IQN [HD,DD]
+ *   digests [-d HD,DD] HOST PORT TARGET-IQN [CASE...]    digests --list
  *
- * HD,DD: the digests the target is expected to accept when asked for
- * both (default CRC32C,CRC32C; e.g. None,CRC32C when it is configured
- * with header_digest = deny). Checks needing a digest that is off are
- * skipped.
+ * HD,DD: the digests the target is expected to grant when asked for both
+ * (default CRC32C,CRC32C; e.g. None,CRC32C when it is configured with
+ * header_digest = deny). A case that needs a digest the target does not
+ * grant fails.
  * The LUN must have 512-byte blocks and hold at least 3000 of them.
- * Exit status: 0 when every check passed, 1 otherwise, 2 on usage errors.
+ * Exit status: 0 when every case passed, 1 otherwise, 2 on usage errors.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -31,6 +34,7 @@
 #include "tcq/pdu.h"
 #include "tcq/scsi_proto.h"
 #include "tests/integration/pdutest.h"
+#include "tests/integration/ptcase.h"
 #include "tests/integration/ptcmd.h"
 
 #define BS 512u
@@ -90,31 +94,7 @@ static int read_blocks(struct pt_sess *s, uint32_t lba, uint32_t len,
 	return st;
 }
 
-/* Receives until the target closes the connection: 1 closed, 0 still
- * open at the deadline. *answered counts PDUs for watch_itt. */
-static int wait_drop(struct pt_sess *s, int timeout_ms)
-{
-	int64_t deadline = pt_now_ms() + timeout_ms;
-
-	for (;;) {
-		int64_t left = deadline - pt_now_ms();
-		struct pt_rx r;
-		int rc;
-
-		if (left <= 0)
-			return 0;
-		rc = pt_recv(s, &r, (int)left);
-		if (rc < 0)
-			return 1;
-		if (rc == 0)
-			return 0;
-		pt_note("(opcode 0x%02x ITT 0x%x before the close)",
-			pdu_opcode(r.bhs), pdu_itt(r.bhs));
-		pt_rx_free(&r);
-	}
-}
-
-static void test_vectors(void)
+static void crc32c_rfc3720_test_vectors(void)
 {
 	static const uint8_t zeros[32];
 	uint8_t ones[32], inc[32];
@@ -136,7 +116,7 @@ static void test_vectors(void)
 		 crc32c("123456789", 9));
 }
 
-static void test_good(void)
+static void digests_granted_and_checked_on_io(void)
 {
 	static const char ping[] = "digests: NOP-Out payload, 47 bytes + padding";
 	struct pt_sess s;
@@ -188,7 +168,7 @@ static void test_good(void)
 	pt_logout(&s);
 }
 
-static void test_bad_header(void)
+static void bad_header_digest_drops_connection(void)
 {
 	static const uint8_t tur[6] = { SOP_TEST_UNIT_READY };
 	struct pdu_scsi_cmd sc = { 0 };
@@ -197,6 +177,10 @@ static void test_bad_header(void)
 	int dropped;
 
 	pt_note("a TEST UNIT READY with a corrupted header digest");
+	if (!want_hd) {
+		PT_CHECK(0, "this target grants no header digest to corrupt");
+		return;
+	}
 	if (login_dg(&s, "Yes") < 0) {
 		PT_CHECK(0, "login with digests");
 		return;
@@ -216,7 +200,7 @@ static void test_bad_header(void)
 		pt_close(&s);
 		return;
 	}
-	dropped = wait_drop(&s, 3000);
+	dropped = pt_wait_closed(&s, 3000) >= 0;
 	PT_CHECK(dropped, "the target dropped the connection");
 	PT_CHECK(s.watch_hits == 0,
 		 "and sent nothing for the corrupted command (%u PDUs)",
@@ -235,6 +219,10 @@ static void test_bad_data(bool immediate)
 	int rc, st;
 
 	pt_note("a WRITE whose %s has a wrong data digest", what);
+	if (!want_dd) {
+		PT_CHECK(0, "this target grants no data digest to corrupt");
+		return;
+	}
 	/* Known old content, written and checked on a clean session. */
 	if (login_dg(&s, "Yes") < 0) {
 		PT_CHECK(0, "login with digests");
@@ -298,45 +286,43 @@ static void test_bad_data(bool immediate)
 	pt_logout(&s);
 }
 
+static void bad_data_digest_in_data_out_drops_connection(void)
+{
+	test_bad_data(false);
+}
+
+static void bad_data_digest_in_immediate_data_drops_connection(void)
+{
+	test_bad_data(true);
+}
+
+static const struct pt_case cases[] = {
+	PT_CASE(crc32c_rfc3720_test_vectors),
+	PT_CASE(digests_granted_and_checked_on_io),
+	PT_CASE(bad_header_digest_drops_connection),
+	PT_CASE(bad_data_digest_in_data_out_drops_connection),
+	PT_CASE(bad_data_digest_in_immediate_data_drops_connection),
+};
+
 int main(int argc, char **argv)
 {
-	int64_t t0 = pt_now_ms();
+	char hd[8] = "", dd[8] = "";
+	int opt;
 
-	if (argc == 5) {
-		char hd[8] = "", dd[8] = "";
-
-		if (sscanf(argv[4], "%7[^,],%7s", hd, dd) != 2 ||
+	pt_prog = "digests";
+	pt_initiator = "iqn.2026-11.org.tcq:digests";
+	while ((opt = getopt(argc, argv, "d:")) != -1) {
+		if (opt != 'd' ||
+		    sscanf(optarg, "%7[^,],%7s", hd, dd) != 2 ||
 		    (strcmp(hd, "None") && strcmp(hd, "CRC32C")) ||
-		    (strcmp(dd, "None") && strcmp(dd, "CRC32C")))
-			argc = 0;
+		    (strcmp(dd, "None") && strcmp(dd, "CRC32C"))) {
+			fprintf(stderr, "digests: -d HD,DD with each None or CRC32C\n");
+			return 2;
+		}
 		want_hd = !strcmp(hd, "CRC32C");
 		want_dd = !strcmp(dd, "CRC32C");
 	}
-	if (argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: %s HOST PORT TARGET-IQN [HD,DD]\n",
-			argv[0]);
-		return 2;
-	}
-	pt_prog = "digests";
-	pt_initiator = "iqn.2026-11.org.tcq:digests";
-	pt_host = argv[1];
-	pt_port = argv[2];
-	pt_target_iqn = argv[3];
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	/* Every receive has a deadline; this is the last resort. */
-	alarm(30);
-
-	test_vectors();
-	test_good();
-	if (want_hd)
-		test_bad_header();
-	if (want_dd) {
-		test_bad_data(false);
-		test_bad_data(true);
-	}
-
-	pt_note("%s (%d failure%s) in %lld ms",
-		pt_failures ? "FAILED" : "passed", pt_failures,
-		pt_failures == 1 ? "" : "s", (long long)(pt_now_ms() - t0));
-	return pt_failures ? 1 : 0;
+	return pt_run_cases(argc - optind, argv + optind, cases,
+			    PT_NCASES(cases),
+			    "digests [-d HD,DD] HOST PORT TARGET-IQN [CASE...] | --list");
 }

@@ -1,20 +1,25 @@
 #!/bin/bash
-# Malformed and out-of-window PDUs (tests/integration/badpdu.c): each is
-# answered as RFC 7143 says, a clean session works afterwards, and tcqd
-# survives it all and still exits 0 on SIGTERM.
+# Malformed and out-of-window PDUs (tests/integration/badpdu.c), one check
+# each: each is answered as RFC 7143 says, a clean session works
+# afterwards, and tcqd survives it all and still exits 0 on SIGTERM.
 # shellcheck source=tests/integration/lib.sh
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
-[ -x "$BADPDU" ] || fail "badpdu not built at $BADPDU (make check builds it)"
+need_built "$BADPDU"
 
-start_tcqd --iqn iqn.2026-11.org.tcq:malformed
-say "\$ badpdu $TCQD_HOST $TCQD_PORT $TCQD_IQN"
-rc=0
-tc "$BADPDU" "$TCQD_HOST" "$TCQD_PORT" "$TCQD_IQN" || rc=$?
-[ "$rc" -eq 124 ] && fail "badpdu timed out"
-[ "$rc" -eq 0 ] || fail "badpdu reported failures (status $rc)"
-tcqd_alive
-ok "tcqd still running"
-stop_tcqd
+fixture_malformed() {
+	start_tcqd --iqn iqn.2026-11.org.tcq:malformed
+}
 
-pass "all checks passed"
+badpdu_case() { pdu_case "$BADPDU" "$1"; }
+
+CHECKS=(
+	@malformed
+	badpdu_case:truncated_login_header_then_close
+	badpdu_case:truncated_pdu_mid_session_then_close
+	badpdu_case:oversize_data_segment_rejected_04_or_dropped
+	badpdu_case:unknown_opcode_rejected_05_then_ping_answered
+	badpdu_case:cmdsn_outside_window_ignored
+	badpdu_case:clean_session_after_malformed_pdus
+)
+run_checks "$@"

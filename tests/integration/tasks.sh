@@ -12,19 +12,19 @@
 TASKS=${TASKS:-$top_builddir/tests/integration/tasks}
 need_built "$TASKS"
 
-# barrier POLICY: tcqd on one 64 MiB file with that barrier policy.
+# barrier POLICY: tcqd on one 64 MiB file with that barrier policy; the
+# group's checks are named barrier_POLICY_ + the case of tasks.c.
 barrier() {
 	[ -f "$TEST_TMP/lun0.img" ] || make_lun "$TEST_TMP/lun0.img" 64M
 	start_tcqd --export "$TEST_TMP/lun0.img" --size 64M --threads 2 \
 		--barrier "$1" --state-dir "$TEST_TMP"
+	PREFIX=barrier_$1_
 }
 fixture_drain() { barrier drain; }
 fixture_flush() { barrier flush; }
 fixture_ignore() { barrier ignore; }
 
-# case CHECK: the case of tasks.c the check is named after (barrier_P_CASE).
-case_of() { printf '%s' "${1#barrier_[a-z]*_}"; }
-tasks_case() { pdu_case "$TASKS" "$(case_of "$1")"; }
+tasks_case() { pdu_case "$TASKS" "${1#"$PREFIX"}"; }
 
 barrier_ignore_ordered_write_overtaken_and_seen() {
 	pdu_case_fails "$TASKS" ordered_write_waits_for_older_simple_write "OUT OF ORDER"
