@@ -12,37 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <iscsi/iscsi.h>
-#include <iscsi/scsi-lowlevel.h>
+
+#include "tests/integration/iscsiclient.h"
 
 #define KEY 0x7c0ffee5ull
-
-static struct iscsi_context *login(const char *url, const char *iname,
-				   int *lun)
-{
-	struct iscsi_context *iscsi = iscsi_create_context(iname);
-	struct iscsi_url *u;
-
-	if (!iscsi)
-		return NULL;
-	/* Registrations belong to the initiator port (name and ISID): a
-	 * fixed ISID makes every run the same I_T nexus. */
-	iscsi_set_isid_oui(iscsi, 0xacde48, 1);
-	u = iscsi_parse_full_url(iscsi, url);
-	if (!u) {
-		fprintf(stderr, "bad URL: %s\n", iscsi_get_error(iscsi));
-		return NULL;
-	}
-	iscsi_set_targetname(iscsi, u->target);
-	iscsi_set_session_type(iscsi, ISCSI_SESSION_NORMAL);
-	if (iscsi_full_connect_sync(iscsi, u->portal, u->lun) != 0) {
-		fprintf(stderr, "login: %s\n", iscsi_get_error(iscsi));
-		return NULL;
-	}
-	*lun = u->lun;
-	iscsi_destroy_url(u);
-	return iscsi;
-}
 
 static int prout(struct iscsi_context *iscsi, int lun, int sa, int type,
 		 uint64_t rk, uint64_t sark, int aptpl)
@@ -105,6 +78,9 @@ static int check(struct iscsi_context *iscsi, int lun)
 
 int main(int argc, char **argv)
 {
+	/* Registrations belong to the initiator port (name and ISID): a
+	 * fixed ISID makes every run the same I_T nexus. */
+	struct ic_opts o = { .prog = "prclient", .isid_qualifier = 1 };
 	struct iscsi_context *iscsi;
 	int lun, rc = -1;
 
@@ -112,8 +88,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: prclient URL INITIATOR set|check|clear\n");
 		return 2;
 	}
-	iscsi = login(argv[1], argv[2], &lun);
-	if (!iscsi)
+	o.initiator = argv[2];
+	if (ic_connect(argv[1], &o, &iscsi, &lun))
 		return 1;
 	if (!strcmp(argv[3], "set"))
 		rc = prout(iscsi, lun,
@@ -127,7 +103,6 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[3], "clear"))
 		rc = prout(iscsi, lun, SCSI_PERSISTENT_RESERVE_CLEAR, 0, KEY, 0,
 			   0);
-	iscsi_logout_sync(iscsi);
-	iscsi_destroy_context(iscsi);
+	ic_close(iscsi);
 	return rc ? 1 : 0;
 }

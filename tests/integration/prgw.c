@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <iscsi/iscsi.h>
-#include <iscsi/scsi-lowlevel.h>
+
+#include "tests/integration/iscsiclient.h"
 
 static int usage(void)
 {
@@ -53,8 +53,8 @@ static int show(struct iscsi_context *iscsi, struct scsi_task *t)
 		printf("CONFLICT\n");
 		break;
 	case SCSI_STATUS_CHECK_CONDITION:
-		printf("CHECK CONDITION key=0x%x asc=0x%02x ascq=0x%02x\n",
-		       t->sense.key, t->sense.ascq >> 8, t->sense.ascq & 0xff);
+		ic_print_check(t);
+		printf("\n");
 		break;
 	default:
 		printf("STATUS 0x%02x\n", t->status);
@@ -116,29 +116,16 @@ static int prin(struct iscsi_context *iscsi, int lun, int sa)
 
 int main(int argc, char **argv)
 {
+	struct ic_opts o = { .prog = "prgw", .isid_qualifier = 7 };
 	struct iscsi_context *iscsi;
-	struct iscsi_url *u;
-	int lun, rc = 0;
+	int lun, rc;
 
 	if (argc < 4)
 		return usage();
-	iscsi = iscsi_create_context(argv[2]);
-	if (!iscsi)
-		return 1;
-	iscsi_set_isid_oui(iscsi, 0xacde48, 7);
-	u = iscsi_parse_full_url(iscsi, argv[1]);
-	if (!u) {
-		fprintf(stderr, "bad URL: %s\n", iscsi_get_error(iscsi));
-		return 2;
-	}
-	iscsi_set_targetname(iscsi, u->target);
-	iscsi_set_session_type(iscsi, ISCSI_SESSION_NORMAL);
-	if (iscsi_full_connect_sync(iscsi, u->portal, u->lun) != 0) {
-		fprintf(stderr, "login: %s\n", iscsi_get_error(iscsi));
-		return 1;
-	}
-	lun = u->lun;
-	iscsi_destroy_url(u);
+	o.initiator = argv[2];
+	rc = ic_connect(argv[1], &o, &iscsi, &lun);
+	if (rc)
+		return rc;
 	for (int i = 3; i < argc && rc == 0; i++) {
 		const char *c = argv[i];
 
@@ -194,7 +181,6 @@ int main(int argc, char **argv)
 		}
 		fflush(stdout);
 	}
-	iscsi_logout_sync(iscsi);
-	iscsi_destroy_context(iscsi);
+	ic_close(iscsi);
 	return rc ? 1 : 0;
 }

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <iscsi/iscsi.h>
-#include <iscsi/scsi-lowlevel.h>
+
+#include "tests/integration/iscsiclient.h"
 
 static int usage(void)
 {
@@ -80,34 +80,23 @@ static struct scsi_task *run(struct iscsi_context *iscsi, int lun,
 
 int main(int argc, char **argv)
 {
-	const char *ini = getenv("INITIATOR");
+	/* Login only: the TEST UNIT READY of a full connect fails through
+	 * a standby port. */
+	static const struct ic_opts o = {
+		.prog = "rawcdb",
+		.default_initiator = "iqn.2026-11.org.tcq:rawcdb",
+		.set_header_digest = true,
+		.header_digest = ISCSI_HEADER_DIGEST_NONE_CRC32C,
+		.login_only = true,
+	};
 	struct iscsi_context *iscsi;
-	struct iscsi_url *url;
-	int rc = 0;
+	int rc, lun;
 
 	if (argc < 3)
 		return usage();
-	iscsi = iscsi_create_context(ini && *ini ? ini :
-				     "iqn.2026-11.org.tcq:rawcdb");
-	if (!iscsi)
-		return 1;
-	url = iscsi_parse_full_url(iscsi, argv[1]);
-	if (!url) {
-		fprintf(stderr, "rawcdb: %s\n", iscsi_get_error(iscsi));
-		iscsi_destroy_context(iscsi);
-		return 2;
-	}
-	iscsi_set_targetname(iscsi, url->target);
-	iscsi_set_session_type(iscsi, ISCSI_SESSION_NORMAL);
-	iscsi_set_header_digest(iscsi, ISCSI_HEADER_DIGEST_NONE_CRC32C);
-	/* Not iscsi_full_connect_sync: its TEST UNIT READY fails the login
-	 * through a standby port. */
-	if (iscsi_connect_sync(iscsi, url->portal) != 0 ||
-	    iscsi_login_sync(iscsi) != 0) {
-		fprintf(stderr, "rawcdb: login: %s\n", iscsi_get_error(iscsi));
-		rc = 1;
-		goto out;
-	}
+	rc = ic_connect(argv[1], &o, &iscsi, &lun);
+	if (rc)
+		return rc;
 	for (int i = 2; i < argc && rc == 0; i++) {
 		unsigned char cdb[16];
 		unsigned long alloc;
@@ -121,7 +110,7 @@ int main(int argc, char **argv)
 		for (int tries = 0; tries < 4; tries++) {
 			if (t)
 				scsi_free_scsi_task(t);
-			t = run(iscsi, url->lun, cdb, len, alloc);
+			t = run(iscsi, lun, cdb, len, alloc);
 			if (!t || t->status != SCSI_STATUS_CHECK_CONDITION ||
 			    t->sense.key != SCSI_SENSE_UNIT_ATTENTION)
 				break;
@@ -136,20 +125,12 @@ int main(int argc, char **argv)
 			for (int k = 0; k < t->datain.size; k++)
 				printf("%02x", t->datain.data[k]);
 			printf("%s\n", t->datain.size > 0 ? "" : "-");
-		} else if (t->status == SCSI_STATUS_CHECK_CONDITION) {
-			printf("CHECK CONDITION key=0x%x asc=0x%02x ascq=0x%02x\n",
-			       (unsigned)t->sense.key,
-			       (unsigned)(t->sense.ascq >> 8),
-			       (unsigned)(t->sense.ascq & 0xff));
 		} else {
-			printf("STATUS 0x%02x\n", (unsigned)t->status);
+			ic_print_status(t);
 		}
 		scsi_free_scsi_task(t);
 	}
 	fflush(stdout);
-	iscsi_logout_sync(iscsi);
-out:
-	iscsi_destroy_url(url);
-	iscsi_destroy_context(iscsi);
+	ic_close(iscsi);
 	return rc;
 }

@@ -23,8 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <iscsi/iscsi.h>
-#include <iscsi/scsi-lowlevel.h>
+
+#include "tests/integration/iscsiclient.h"
 
 #define BS 512
 #define MAXBLK 256
@@ -82,9 +82,7 @@ static void print_status(struct scsi_task *t)
 	if (t->status == SCSI_STATUS_GOOD) {
 		printf("GOOD\n");
 	} else if (t->status == SCSI_STATUS_CHECK_CONDITION) {
-		printf("CHECK CONDITION key=0x%x asc=0x%02x ascq=0x%02x",
-		       (unsigned)t->sense.key, (unsigned)(t->sense.ascq >> 8),
-		       (unsigned)(t->sense.ascq & 0xff));
+		ic_print_check(t);
 		info = sense_info(t);
 		if (info >= 0)
 			printf(" info=%lld", info);
@@ -205,32 +203,20 @@ again:
 
 int main(int argc, char **argv)
 {
-	const char *ini = getenv("INITIATOR");
+	static const struct ic_opts o = {
+		.prog = "rbdcmd",
+		.default_initiator = "iqn.2026-11.org.tcq:rbdcmd",
+	};
 	struct iscsi_context *is;
-	struct iscsi_url *url;
-	int rc = 0, i = 2;
+	int rc, lun, i = 2;
 
 	if (argc < 3)
 		return usage();
-	is = iscsi_create_context(ini && *ini ? ini :
-				  "iqn.2026-11.org.tcq:rbdcmd");
-	if (!is)
-		return 1;
-	url = iscsi_parse_full_url(is, argv[1]);
-	if (!url) {
-		fprintf(stderr, "rbdcmd: %s\n", iscsi_get_error(is));
-		iscsi_destroy_context(is);
-		return 2;
-	}
-	iscsi_set_targetname(is, url->target);
-	iscsi_set_session_type(is, ISCSI_SESSION_NORMAL);
-	if (iscsi_full_connect_sync(is, url->portal, url->lun) != 0) {
-		fprintf(stderr, "rbdcmd: login: %s\n", iscsi_get_error(is));
-		rc = 1;
-		goto out;
-	}
+	rc = ic_connect(argv[1], &o, &is, &lun);
+	if (rc)
+		return rc;
 	while (i < argc) {
-		int used, r = run(is, url->lun, argv + i, argc - i, &used);
+		int used, r = run(is, lun, argv + i, argc - i, &used);
 
 		if (r == -2) {
 			rc = usage();
@@ -243,9 +229,6 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		i += used;
 	}
-	iscsi_logout_sync(is);
-out:
-	iscsi_destroy_url(url);
-	iscsi_destroy_context(is);
+	ic_close(is);
 	return rc;
 }

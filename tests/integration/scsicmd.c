@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <iscsi/iscsi.h>
-#include <iscsi/scsi-lowlevel.h>
+
+#include "tests/integration/iscsiclient.h"
 
 #define BS 512
 
@@ -41,45 +41,22 @@ static int parse_u64(const char *s, unsigned long long *v, int base)
 	return (*s && !*end) ? 0 : -1;
 }
 
-static void print_status(struct scsi_task *t)
-{
-	if (t->status == SCSI_STATUS_GOOD)
-		printf("GOOD\n");
-	else if (t->status == SCSI_STATUS_CHECK_CONDITION)
-		printf("CHECK CONDITION key=0x%x asc=0x%02x ascq=0x%02x\n",
-		       (unsigned)t->sense.key, (unsigned)(t->sense.ascq >> 8),
-		       (unsigned)(t->sense.ascq & 0xff));
-	else
-		printf("STATUS 0x%02x\n", (unsigned)t->status);
-}
-
 int main(int argc, char **argv)
 {
-	const char *ini = getenv("INITIATOR");
+	static const struct ic_opts o = {
+		.prog = "scsicmd",
+		.default_initiator = "iqn.2026-11.org.tcq:scsicmd",
+		.set_header_digest = true,
+		.header_digest = ISCSI_HEADER_DIGEST_NONE_CRC32C,
+	};
 	struct iscsi_context *iscsi;
-	struct iscsi_url *url;
-	int rc = 0, i = 2;
+	int rc, lun, i = 2;
 
 	if (argc < 3)
 		return usage();
-	iscsi = iscsi_create_context(ini && *ini ? ini :
-				     "iqn.2026-11.org.tcq:scsicmd");
-	if (!iscsi)
-		return 1;
-	url = iscsi_parse_full_url(iscsi, argv[1]);
-	if (!url) {
-		fprintf(stderr, "scsicmd: %s\n", iscsi_get_error(iscsi));
-		iscsi_destroy_context(iscsi);
-		return 2;
-	}
-	iscsi_set_targetname(iscsi, url->target);
-	iscsi_set_session_type(iscsi, ISCSI_SESSION_NORMAL);
-	iscsi_set_header_digest(iscsi, ISCSI_HEADER_DIGEST_NONE_CRC32C);
-	if (iscsi_full_connect_sync(iscsi, url->portal, url->lun) != 0) {
-		fprintf(stderr, "scsicmd: login: %s\n", iscsi_get_error(iscsi));
-		rc = 1;
-		goto out;
-	}
+	rc = ic_connect(argv[1], &o, &iscsi, &lun);
+	if (rc)
+		return rc;
 	while (i < argc && rc == 0) {
 		unsigned long long lba, n, byte;
 		struct scsi_task *t = NULL;
@@ -95,7 +72,7 @@ int main(int argc, char **argv)
 				rc = usage();
 				break;
 			}
-			t = iscsi_read16_sync(iscsi, url->lun, lba,
+			t = iscsi_read16_sync(iscsi, lun, lba,
 					      (uint32_t)(n * BS), BS, 0, 0, 0, 0,
 					      0);
 			i += 4;
@@ -130,7 +107,7 @@ int main(int argc, char **argv)
 				break;
 			}
 			memset(buf, (int)byte, n * BS);
-			t = iscsi_write16_sync(iscsi, url->lun, lba, buf,
+			t = iscsi_write16_sync(iscsi, lun, lba, buf,
 					       (uint32_t)(n * BS), BS, 0, 0,
 					       !strcmp(argv[i + 4], "fua"), 0, 0);
 			free(buf);
@@ -138,7 +115,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "readcap")) {
 			struct scsi_readcapacity16 *rc16;
 
-			t = iscsi_readcapacity16_sync(iscsi, url->lun);
+			t = iscsi_readcapacity16_sync(iscsi, lun);
 			i += 1;
 			if (t && t->status == SCSI_STATUS_GOOD) {
 				rc16 = scsi_datain_unmarshall(t);
@@ -161,7 +138,7 @@ int main(int argc, char **argv)
 			i += 2;
 			continue;
 		} else if (!strcmp(argv[i], "sync")) {
-			t = iscsi_synchronizecache10_sync(iscsi, url->lun, 0, 0,
+			t = iscsi_synchronizecache10_sync(iscsi, lun, 0, 0,
 							  0, 0);
 			i += 1;
 		} else {
@@ -173,13 +150,10 @@ int main(int argc, char **argv)
 			rc = 1;
 			break;
 		}
-		print_status(t);
+		ic_print_status(t);
 		scsi_free_scsi_task(t);
 	}
 	fflush(stdout);
-	iscsi_logout_sync(iscsi);
-out:
-	iscsi_destroy_url(url);
-	iscsi_destroy_context(iscsi);
+	ic_close(iscsi);
 	return rc;
 }
