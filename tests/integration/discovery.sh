@@ -6,37 +6,51 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 need_tool iscsi-ls
+IQN1=iqn.2026-11.org.tcq:discovery
+IQN_A=iqn.2026-11.org.tcq:disc-a
+IQN_B=iqn.2026-11.org.tcq:disc-b
 
-# check_listed OUTPUT IQN: the target appears with LUN 0 as a disk.
-check_listed() {
-	local out=$1 iqn=$2 block
-	grep -qF "Target:$iqn Portal:127.0.0.1:$TCQD_PORT" <<<"$out" ||
+# discover: iscsi-ls of the running tcqd into $OUT.
+discover() {
+	run iscsi-ls -i "$INITIATOR" -s "iscsi://127.0.0.1:$TCQD_PORT" ||
+		fail "iscsi-ls failed"
+}
+
+# listed IQN: the target appears on our portal with LUN 0 as a disk.
+listed() {
+	local iqn=$1 block
+	discover
+	grep -qF "Target:$iqn Portal:127.0.0.1:$TCQD_PORT,1" <<<"$OUT" ||
 		fail "target $iqn not listed on port $TCQD_PORT"
 	# The Lun lines follow their Target line.
 	block=$(awk -v t="Target:$iqn " 'index($0, t) == 1 {on = 1; next}
-		/^Target:/ {on = 0} on' <<<"$out")
+		/^Target:/ {on = 0} on' <<<"$OUT")
 	grep -Eq '^Lun:0 +Type:DIRECT_ACCESS' <<<"$block" ||
 		fail "no 'Lun:0 Type:DIRECT_ACCESS' line under $iqn"
 	ok "$iqn listed with LUN 0"
 }
 
-# 1. One target from the command line.
-IQN1=iqn.2026-11.org.tcq:discovery
-start_tcqd --iqn "$IQN1"
-[ "$TCQD_IQN" = "$IQN1" ] || fail "URL names $TCQD_IQN, expected $IQN1"
-run iscsi-ls -i "$INITIATOR" -s "iscsi://127.0.0.1:$TCQD_PORT" ||
-	fail "iscsi-ls failed"
-check_listed "$OUT" "$IQN1"
-[ "$(grep -c '^Target:' <<<"$OUT")" -eq 1 ] ||
-	fail "expected exactly one target"
-stop_tcqd
+# targets N: SendTargets names exactly N targets.
+targets() {
+	discover
+	[ "$(grep -c '^Target:' <<<"$OUT")" -eq "$1" ] ||
+		fail "expected exactly $1 target(s)"
+	ok "exactly $1 target(s) listed"
+}
 
-# 2. Two targets from a configuration file.
-IQN_A=iqn.2026-11.org.tcq:disc-a
-IQN_B=iqn.2026-11.org.tcq:disc-b
-make_lun "$TEST_TMP/a.img" 32M
-make_lun "$TEST_TMP/b.img" 48M
-cat >"$TEST_TMP/tcqd.conf" <<CONF
+# ---- one target from the command line --------------------------------------
+fixture_one() {
+	start_tcqd --iqn "$IQN1"
+	[ "$TCQD_IQN" = "$IQN1" ] || fail "URL names $TCQD_IQN, expected $IQN1"
+}
+one_target_listed_with_lun0() { listed "$IQN1"; }
+one_target_nothing_else_listed() { targets 1; }
+
+# ---- two targets from a configuration file ---------------------------------
+fixture_two() {
+	make_lun "$TEST_TMP/a.img" 32M
+	make_lun "$TEST_TMP/b.img" 48M
+	cat >"$TEST_TMP/tcqd.conf" <<CONF
 [global]
 listen = 127.0.0.1:0
 
@@ -54,13 +68,19 @@ alias = disc-b
 path = $TEST_TMP/b.img
 size = 48M
 CONF
-start_tcqd -c "$TEST_TMP/tcqd.conf"
-run iscsi-ls -i "$INITIATOR" -s "iscsi://127.0.0.1:$TCQD_PORT" ||
-	fail "iscsi-ls failed (config file)"
-check_listed "$OUT" "$IQN_A"
-check_listed "$OUT" "$IQN_B"
-[ "$(grep -c '^Target:' <<<"$OUT")" -eq 2 ] ||
-	fail "expected exactly two targets"
-stop_tcqd
+	start_tcqd -c "$TEST_TMP/tcqd.conf"
+}
+config_first_target_listed_with_lun0() { listed "$IQN_A"; }
+config_second_target_listed_with_lun0() { listed "$IQN_B"; }
+config_nothing_else_listed() { targets 2; }
 
-pass "all checks passed"
+CHECKS=(
+	@one
+	one_target_listed_with_lun0
+	one_target_nothing_else_listed
+	@two
+	config_first_target_listed_with_lun0
+	config_second_target_listed_with_lun0
+	config_nothing_else_listed
+)
+run_checks "$@"

@@ -5,89 +5,134 @@
 # survives (WCE=0 makes every write FUA); --barrier flush makes the
 # writes before an ORDERED one durable (covered by unit tests of the
 # barrier path; here the LUN options are exercised end to end).
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/integration/lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 SCSICMD=${SCSICMD:-$top_builddir/tests/integration/scsicmd}
 TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
-[ -x "$SCSICMD" ] || fail "scsicmd not built at $SCSICMD"
-[ -x "$TCQCTL" ] || fail "tcqctl not built at $TCQCTL"
+BENCH=${BENCH:-$top_builddir/tcq-bench}
+need_built "$SCSICMD" "$TCQCTL" "$BENCH"
 SOCK=$TEST_TMP/ctl.sock
+G=GOOD
 
+# expect LINES CMD...: scsicmd's output must be LINES (one per command).
 expect() {
 	local want=$1
 	shift
 	run "$SCSICMD" "$TCQD_URL" "$@" || fail "scsicmd failed"
 	[ "$OUT" = "$want" ] || fail "$* gave '$OUT', expected '$want'"
 }
+goods() { printf "$G%.0s\n" $(seq "$1"); }
 crash() {
 	run "$TCQCTL" -s "$SOCK" crash 0 || fail "tcqctl crash failed"
 }
-G=GOOD
+# cache_lun BACKEND ARGS...: a fresh file through the given cache backend.
+cache_lun() {
+	local be=$1
+	shift
+	rm -f "$TEST_TMP/disk.img"
+	start_tcqd --ctl "$SOCK" --export "$TEST_TMP/disk.img" --size 16M \
+		--backend "$be" "$@"
+	[ -f "$TEST_TMP/disk.img" ] || fail "$be did not create the file"
+}
 
 # ---- write cache on: only what was made durable survives ----
-start_tcqd --ctl "$SOCK" --export "$TEST_TMP/disk.img" --size 16M \
-	--backend cache:writeback=0,base=aio --barrier flush --qam restricted
-[ -f "$TEST_TMP/disk.img" ] || fail "cache:base=aio did not create the file"
-expect "$G
-$G
-$G
-$G
-$G
-$G
-$G" write 0 8 a1 fua write 64 8 b2 nofua sync write 128 8 c3 nofua \
-	read 0 8 a1 read 64 8 b2 read 128 8 c3
-ok "writes acknowledged and readable before the crash"
-crash
-expect "$G
-$G
-$G" read 0 8 a1 read 64 8 b2 read 128 8 00
-ok "after the crash: FUA and flushed writes survived, the unflushed one is gone"
+fixture_wce() {
+	cache_lun cache:writeback=0,base=aio --barrier flush --qam restricted
+}
+
+wce_writes_readable_before_crash() {
+	expect "$(goods 6)" write 0 8 a1 fua write 64 8 b2 nofua \
+		write 128 8 c3 nofua read 0 8 a1 read 64 8 b2 read 128 8 c3
+	ok "writes acknowledged and readable before the crash"
+}
+
+wce_crash_keeps_fua_and_flushed_writes_only() {
+	expect "$(goods 5)" write 1000 8 a1 fua write 1064 8 b2 nofua sync \
+		write 1128 8 c3 nofua read 1128 8 c3
+	crash
+	expect "$(goods 3)" read 1000 8 a1 read 1064 8 b2 read 1128 8 00
+	ok "after the crash: FUA and flushed writes survived, the unflushed one is gone"
+}
+
 # The data is really in the file (the base), not only in memory.
-cmp -s <(dd if="$TEST_TMP/disk.img" bs=512 skip=64 count=8 2>/dev/null) \
-	<(head -c 4096 /dev/zero | tr '\0' '\262') ||
-	fail "flushed data not in the backing file"
-ok "flushed data is in the backing file"
-stop_tcqd
+wce_flushed_write_is_in_backing_file() {
+	expect "$(goods 2)" write 2064 8 b2 nofua sync
+	cmp -s <(dd if="$TEST_TMP/disk.img" bs=512 skip=2064 count=8 2>/dev/null) \
+		<(head -c 4096 /dev/zero | tr '\0' '\262') ||
+		fail "flushed data not in the backing file"
+	ok "flushed data is in the backing file"
+}
 
 # ---- write cache off: every write is FUA ----
-rm -f "$TEST_TMP/disk.img"
-start_tcqd --ctl "$SOCK" --export "$TEST_TMP/disk.img" --size 16M \
-	--backend cache:base=aio --write-cache off
-expect "$G
-$G" write 200 8 d4 nofua write 300 1 e5 nofua
-crash
-expect "$G
-$G" read 200 8 d4 read 300 1 e5
-ok "--write-cache off: plain writes survive a crash"
+fixture_wce_off() {
+	cache_lun cache:base=aio --write-cache off
+}
 
-stop_tcqd
+wce_off_plain_writes_survive_crash() {
+	expect "$(goods 2)" write 200 8 d4 nofua write 300 1 e5 nofua
+	crash
+	expect "$(goods 2)" read 200 8 d4 read 300 1 e5
+	ok "--write-cache off: plain writes survive a crash"
+}
 
 # ---- under load: two reactors, write-back racing out-of-order I/O ----
-BENCH=${BENCH:-$top_builddir/tcq-bench}
-[ -x "$BENCH" ] || fail "tcq-bench not built at $BENCH"
-rm -f "$TEST_TMP/disk.img"
-start_tcqd --ctl "$SOCK" --threads 2 --export "$TEST_TMP/disk.img" \
-	--size 16M --barrier flush \
-	--backend cache:writeback=2,base=delay:latency=200us,dist=exp,base=aio
-run "$TCQCTL" -s "$SOCK" --json luns || fail "tcqctl luns failed"
-grep -q '"barrier": *"flush"' <<<"$OUT" || fail "--barrier flush not applied"
-run "$BENCH" --quiet --engine native --sessions 2 --depth 8 --bs 4k,64k \
-	--rw randrw --ordered 10 --runtime 1 --span 4M --verify "$TCQD_URL" ||
-	fail "verified load through cache over delay failed"
-ok "verified random load (ORDERED with barrier=flush) through the cache"
-expect "$G" sync
-crash
-run "$BENCH" --quiet --engine native --depth 8 --bs 4k --rw read \
-	--runtime 1 --span 4M --verify "$TCQD_URL" ||
-	fail "data written and flushed before the crash is damaged"
-ok "after sync and crash every written block is intact"
-stop_tcqd
+fixture_load() {
+	cache_lun cache:writeback=2,base=delay:latency=200us,dist=exp,base=aio \
+		--threads 2 --barrier flush
+}
 
-# crash on a LUN that has no cache is refused.
-start_tcqd --ctl "$SOCK" --backend ram:size=1M --export ram0
-if run "$TCQCTL" -s "$SOCK" crash 0; then
-	fail "crash on a ram LUN succeeded"
-fi
-ok "crash is refused on a LUN without a cache backend"
-stop_tcqd
-pass
+load_barrier_flush_applied() {
+	run "$TCQCTL" -s "$SOCK" luns || fail "tcqctl luns failed"
+	grep -q ' barrier flush ' <<<"$OUT" || fail "--barrier flush not applied"
+	ok "the LUN runs with barrier flush"
+}
+
+load_verified_ordered_load_through_cache() {
+	run "$BENCH" --quiet --engine native --sessions 2 --depth 8 --bs 4k,64k \
+		--rw randrw --ordered 10 --runtime 1 --span 4M --verify "$TCQD_URL" ||
+		fail "verified load through cache over delay failed"
+	ok "verified random load (ORDERED with barrier=flush) through the cache"
+}
+
+load_sync_then_crash_keeps_every_block() {
+	run "$BENCH" --quiet --engine native --sessions 2 --depth 8 --bs 4k \
+		--rw randwrite --ordered 10 --runtime 1 --span 4M --verify "$TCQD_URL" ||
+		fail "write load failed"
+	expect "$G" sync
+	crash
+	run "$BENCH" --quiet --engine native --depth 8 --bs 4k --rw read \
+		--runtime 1 --span 4M --verify "$TCQD_URL" ||
+		fail "data written and flushed before the crash is damaged"
+	ok "after sync and crash every written block is intact"
+}
+
+# ---- crash on a LUN that has no cache is refused ----
+fixture_ram() {
+	start_tcqd --ctl "$SOCK" --backend ram:size=1M --export ram0
+}
+
+ram_crash_refused_without_cache() {
+	if run "$TCQCTL" -s "$SOCK" crash 0; then
+		fail "crash on a ram LUN succeeded"
+	fi
+	grep -qF "crash: the LUN's backend is not 'cache'" <<<"$OUT" ||
+		fail "no reason given"
+	ok "crash is refused on a LUN without a cache backend, with the reason"
+}
+
+CHECKS=(
+	@wce
+	wce_writes_readable_before_crash
+	wce_crash_keeps_fua_and_flushed_writes_only
+	wce_flushed_write_is_in_backing_file
+	@wce_off
+	wce_off_plain_writes_survive_crash
+	@load
+	load_barrier_flush_applied
+	load_verified_ordered_load_through_cache
+	load_sync_then_crash_keeps_every_block
+	@ram
+	ram_crash_refused_without_cache
+)
+run_checks "$@"

@@ -4,13 +4,16 @@
 # ERROR / WRITE ERROR, error=enospc gives DATA PROTECT / SPACE ALLOCATION
 # FAILED, while other LBAs and the other LUNs (plain ram, delay with
 # out-of-order completion, delay over a file created by tcqd) keep working.
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/integration/lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 SCSICMD=${SCSICMD:-$top_builddir/tests/integration/scsicmd}
-[ -x "$SCSICMD" ] || fail "scsicmd not built at $SCSICMD"
+BENCH=${BENCH:-$top_builddir/tcq-bench}
+need_built "$SCSICMD" "$BENCH"
 
 IQN=iqn.2026-11.org.tcq:faults
-cat >"$TEST_TMP/tcqd.conf" <<CONF
+fixture_faults() {
+	cat >"$TEST_TMP/tcqd.conf" <<CONF
 [global]
 listen = 127.0.0.1:0
 threads = 2
@@ -35,8 +38,9 @@ size = 16M
 create = yes
 backend = delay:latency=100us,base=aio
 CONF
-start_tcqd -c "$TEST_TMP/tcqd.conf"
-URL=${TCQD_URL%/*}
+	start_tcqd -c "$TEST_TMP/tcqd.conf"
+	URL=${TCQD_URL%/*}
+}
 
 # expect LUN "LINE..." CMD...: scsicmd's lines must equal the given ones.
 expect() {
@@ -51,7 +55,8 @@ MEDIUM_WRITE="CHECK CONDITION key=0x3 asc=0x0c ascq=0x00"
 NOSPACE="CHECK CONDITION key=0x7 asc=0x27 ascq=0x07"
 G=GOOD
 
-expect 0 "$G
+lun0_fault_range_answers_medium_error() {
+	expect 0 "$G
 $G
 $MEDIUM_READ
 $MEDIUM_READ
@@ -61,40 +66,55 @@ $MEDIUM_READ
 $G" \
 	write 0 8 aa nofua read 0 8 aa read 996 8 - read 1999 1 - \
 	write 1500 1 bb nofua read 2000 8 00 read 5000 1 - read 4999 1 00
-ok "LUN 0: reads and writes of blocks 1000-1999 and 5000 fail with MEDIUM ERROR, others work"
+	ok "LUN 0: reads and writes of blocks 1000-1999 and 5000 fail with MEDIUM ERROR, others work"
+}
 
-expect 1 "$NOSPACE
+lun1_enospc_answers_space_allocation_failed() {
+	expect 1 "$NOSPACE
 $G
 $G
 $G" \
 	write 100 1 cc nofua read 100 1 00 write 99 1 cc nofua read 99 1 cc
-ok "LUN 1: error=enospc, ops=write: SPACE ALLOCATION FAILED, reads unharmed, the failed write changed nothing"
+	ok "LUN 1: error=enospc, ops=write: SPACE ALLOCATION FAILED, reads unharmed, the failed write changed nothing"
+}
 
-expect 2 "$G
+lun2_plain_ram_unaffected() {
+	expect 2 "$G
 $G
 $G" write 1000 8 dd fua read 1000 8 dd sync
-ok "LUN 2 (plain ram) unaffected"
+	ok "LUN 2 (plain ram) unaffected"
+}
 
-expect 3 "$G
+lun3_delay_serves_data() {
+	expect 3 "$G
 $G
 $G
 $G" write 0 64 11 nofua write 64 64 22 nofua read 0 64 11 read 64 64 22
-ok "LUN 3 (delay) serves data"
+	ok "LUN 3 (delay) serves data"
+}
 
 # Out-of-order completions under load through the delay backend.
-BENCH=${BENCH:-$top_builddir/tcq-bench}
-if [ -x "$BENCH" ]; then
+lun3_delay_takes_depth16_load() {
 	run "$BENCH" --quiet --runtime 1 --engine libiscsi --rw randrw \
 		--bs 4k --depth 16 "$URL/3" ||
 		fail "tcq-bench load on the delay LUN failed"
 	ok "LUN 3 (delay) takes a queue-depth 16 random load"
-fi
+}
 
-expect 4 "$G
+lun4_delay_over_created_file_works() {
+	expect 4 "$G
 $G" write 7 3 5e fua read 7 3 5e
-[ -f "$TEST_TMP/delayed.img" ] || fail "delay:base=aio did not create its file"
-ok "LUN 4 (delay over a created file) works"
+	[ -f "$TEST_TMP/delayed.img" ] || fail "delay:base=aio did not create its file"
+	ok "LUN 4 (delay over a created file) works"
+}
 
-tcqd_alive
-stop_tcqd
-pass
+CHECKS=(
+	@faults
+	lun0_fault_range_answers_medium_error
+	lun1_enospc_answers_space_allocation_failed
+	lun2_plain_ram_unaffected
+	lun3_delay_serves_data
+	lun3_delay_takes_depth16_load
+	lun4_delay_over_created_file_works
+)
+run_checks "$@"

@@ -8,20 +8,30 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 MUTATE=${MUTATE:-$top_builddir/tests/integration/mutate}
-[ -x "$MUTATE" ] || fail "mutate not built at $MUTATE (make check builds it)"
-seed=${MUTATE_SEED:-$(( ($(date +%s) << 16) ^ $$ ))}
+need_built "$MUTATE"
+SEED=${MUTATE_SEED:-$(( ($(date +%s) << 16) ^ $$ ))}
 
-start_tcqd --iqn iqn.2026-11.org.tcq:mutate
-say "\$ mutate $TCQD_HOST $TCQD_PORT $TCQD_IQN ${MUTATE_PDUS:-5000} ${MUTATE_SECONDS:-20} $seed"
-rc=0
-tc "$MUTATE" "$TCQD_HOST" "$TCQD_PORT" "$TCQD_IQN" "${MUTATE_PDUS:-5000}" \
-	"${MUTATE_SECONDS:-20}" "$seed" || rc=$?
-[ "$rc" -eq 124 ] && fail "mutate timed out (seed $seed)"
-tcqd_alive
-ok "tcqd still running"
-[ "$rc" -eq 0 ] || fail "mutate reported failures (status $rc, seed $seed)"
-if grep -q 'Sanitizer\|runtime error' "$TCQD_LOG"; then
-	fail "sanitizer report in the tcqd log (seed $seed)"
-fi
-stop_tcqd
-pass "target survived the mutated PDUs (seed $seed)"
+fixture_mutate() { start_tcqd --iqn iqn.2026-11.org.tcq:mutate; }
+
+mutated_pdus_then_clean_session_works() {
+	local rc=0
+	run "$MUTATE" "$TCQD_HOST" "$TCQD_PORT" "$TCQD_IQN" \
+		"${MUTATE_PDUS:-5000}" "${MUTATE_SECONDS:-20}" "$SEED" || rc=$?
+	[ "$rc" -eq 124 ] && fail "mutate timed out (seed $SEED)"
+	tcqd_alive
+	ok "tcqd still running (seed $SEED)"
+	[ "$rc" -eq 0 ] || fail "mutate reported failures (status $rc, seed $SEED)"
+	grep -q '^mutate: ok: clean READ status 0' <<<"$OUT" &&
+		grep -q '^mutate: ok: data read back equals data written' <<<"$OUT" ||
+		fail "mutate did not report its clean session's data read back"
+	ok "a clean session writes and reads back its data afterwards"
+	log_grep -q 'Sanitizer\|runtime error' &&
+		fail "sanitizer report in the tcqd log (seed $SEED)"
+	ok "no sanitizer report in the tcqd log"
+}
+
+CHECKS=(
+	@mutate
+	mutated_pdus_then_clean_session_works
+)
+run_checks "$@"

@@ -4,32 +4,48 @@
 # tcq-bench order-check. With barrier=drain and barrier=flush SAM-5 holds
 # (exit 0); with barrier=ignore ORDERED runs as SIMPLE and the checker
 # must report violations (exit 1): the check can fail, and this proves it.
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/integration/lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 BENCH=${BENCH:-$top_builddir/tcq-bench}
-[ -x "$BENCH" ] || fail "tcq-bench not built at $BENCH"
+need_built "$BENCH"
 DELAY="delay:latency=1ms,dist=exp,parallel=32,seed=7"
 
-for pol in drain flush ignore; do
-	make_lun "$TEST_TMP/$pol.img" 16M
-	start_tcqd --export "$TEST_TMP/$pol.img" --size 16M \
-		--backend "$DELAY" --barrier "$pol"
-	rc=0
+# barrier POLICY: tcqd on the delay backend with that policy.
+barrier() {
+	make_lun "$TEST_TMP/$1.img" 16M
+	start_tcqd --export "$TEST_TMP/$1.img" --size 16M \
+		--backend "$DELAY" --barrier "$1"
+}
+fixture_drain() { barrier drain; }
+fixture_flush() { barrier flush; }
+fixture_ignore() { barrier ignore; }
+
+keeps_sam5_order() {
+	run "$BENCH" order-check --count 2000 "$TCQD_URL" ||
+		fail "order-check exit $?"
+	grep -q '^order-check: 0 violations' <<<"$OUT" ||
+		fail "violations reported"
+	ok "SAM-5 ordering kept"
+}
+barrier_drain_keeps_sam5_order() { keeps_sam5_order; }
+barrier_flush_keeps_sam5_order() { keeps_sam5_order; }
+
+barrier_ignore_violations_seen_by_order_check() {
+	local rc=0
 	run "$BENCH" order-check --count 2000 "$TCQD_URL" || rc=$?
-	case $pol in
-	drain | flush)
-		[ "$rc" -eq 0 ] || fail "barrier=$pol: order-check exit $rc"
-		grep -q '^order-check: 0 violations' <<<"$OUT" ||
-			fail "barrier=$pol: violations reported"
-		ok "barrier=$pol keeps SAM-5 ordering"
-		;;
-	ignore)
-		[ "$rc" -eq 1 ] || fail "barrier=ignore: expected exit 1, got $rc"
-		grep -Eq '^order-check: [1-9][0-9]* violations' <<<"$OUT" ||
-			fail "barrier=ignore: no violations reported"
-		ok "barrier=ignore lets ORDERED tasks be overtaken, and order-check sees it"
-		;;
-	esac
-	stop_tcqd
-done
-pass
+	[ "$rc" -eq 1 ] || fail "expected exit 1, got $rc"
+	grep -Eq '^order-check: [1-9][0-9]* violations' <<<"$OUT" ||
+		fail "no violations reported"
+	ok "barrier=ignore lets ORDERED tasks be overtaken, and order-check sees it"
+}
+
+CHECKS=(
+	@drain
+	barrier_drain_keeps_sam5_order
+	@flush
+	barrier_flush_keeps_sam5_order
+	@ignore
+	barrier_ignore_violations_seen_by_order_check
+)
+run_checks "$@"
