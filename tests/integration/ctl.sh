@@ -1,151 +1,325 @@
 #!/bin/bash
 # tcqctl against a live tcqd: statistics under a tcq-bench load, live
 # settings (queue_depth caps the next load's peak in flight; barrier
-# policies show in flush and drain counts), the session listing, and clear
-# errors with a non-zero exit for bad requests.
-. "$(dirname "$0")/lib.sh"
+# policies show in flush and drain counts), the session listing, clear
+# errors with a non-zero exit for bad requests, and every command's plain
+# text output (what a user reads, checked without jq).
+# shellcheck source=tests/integration/lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
 BENCH=${BENCH:-$top_builddir/tcq-bench}
-[ -x "$TCQCTL" ] || fail "tcqctl not built at $TCQCTL"
-[ -x "$BENCH" ] || fail "tcq-bench not built at $BENCH"
-need_tool jq
+RAWCDB=${RAWCDB:-$top_builddir/tests/integration/rawcdb}
+SCSICMD=${SCSICMD:-$top_builddir/tests/integration/scsicmd}
+need_built "$TCQCTL" "$BENCH" "$RAWCDB" "$SCSICMD"
 
 SOCK=$TEST_TMP/ctl.sock
+IQN=iqn.2026-11.org.tcq:export
+TUR=000000000000
+READ8=28000000000000000800:4096	# READ(10) of 8 blocks at LBA 0
 ctl() { run "$TCQCTL" -s "$SOCK" "$@"; }
 # jqv FILTER: evaluates FILTER on the last JSON answer ($OUT).
 jqv() { printf '%s\n' "$OUT" | jq -e "$1" >/dev/null; }
 bench() { run "$BENCH" --quiet --runtime 1 "$@" "$TCQD_URL"; }
+# line TEXT: $OUT holds the line TEXT, exactly.
+line() {
+	grep -qxF -- "$1" <<<"$OUT" || fail "no line '$1'"
+	ok "tcqctl prints '$1'"
+}
 
-start_tcqd --ctl "$SOCK" --threads 2
-[ -S "$SOCK" ] || fail "no control socket at $SOCK"
-[ "$(stat -c %a "$SOCK")" = 600 ] || fail "control socket mode is not 0600"
-ok "control socket $SOCK, mode 0600"
+# hold_session: a 2 s tcq-bench load (in BG_PIDS) that shows up in
+# 'sessions' within 3 s; its output in $OUT.
+hold_session() {
+	"$BENCH" --quiet --rw randread --bs 4k --depth 32 --runtime 2 \
+		--initiator-name "$INITIATOR" \
+		"$TCQD_URL" >"$TEST_TMP/bench.out" 2>&1 &
+	BG_PIDS+=($!)
+	wait_until 30 has_session || fail "no session listed while tcq-bench ran"
+}
+has_session() {
+	OUT=$(tc "$TCQCTL" -s "$SOCK" sessions) && [[ $OUT == TSIH* ]]
+}
+end_hold() {
+	wait "${BG_PIDS[-1]}" || { cat "$TEST_TMP/bench.out"; fail "the load failed"; }
+	unset 'BG_PIDS[-1]'
+}
 
-# ---- statistics under load ----
-bench --engine libiscsi --rw randread --bs 4k --depth 8 ||
-	fail "tcq-bench libiscsi load failed"
-ctl stats --json || fail "tcqctl stats --json failed"
-jqv '.ok == true and (.luns | length) == 1' || fail "stats: bad document"
-jqv '.luns[0].commands.total > 0 and .luns[0].commands.simple > 0' ||
-	fail "stats: no commands counted"
-jqv '.luns[0].latency_us.count > 0 and .luns[0].latency_us.p50 > 0 and
-     .luns[0].latency_us.p99 >= .luns[0].latency_us.p50 and
-     .luns[0].latency_us.p99_9 >= .luns[0].latency_us.p99' ||
-	fail "stats: latency percentiles missing or out of order"
-jqv '.luns[0].inflight.peak >= 1 and .luns[0].inflight.current == 0 and
-     (.luns[0].inflight.occupancy_at_submit | length) > 0' ||
-	fail "stats: in-flight figures missing"
-ok "stats count the load"
-ctl stats || fail "tcqctl stats (text) failed"
-[[ $OUT == *"latency"*"p99.9"* ]] || fail "text stats lack the latency line"
+fixture_ctl() {
+	start_tcqd --ctl "$SOCK" --threads 2
+}
 
-# ---- queue_depth applies live; sessions listed during the load ----
-ctl set 0 queue_depth=4 || fail "set queue_depth failed"
-ctl luns --json || fail "luns failed"
-jqv '.luns[0].queue_depth == 4' || fail "queue_depth not changed"
-ctl reset || fail "reset failed"
-ctl stats --json || fail "stats after reset failed"
-jqv '.luns[0].commands.total == 0 and .luns[0].inflight.peak == 0' ||
-	fail "reset left counts behind"
+control_socket_mode_0600() {
+	[ -S "$SOCK" ] || fail "no control socket at $SOCK"
+	[ "$(stat -c %a "$SOCK")" = 600 ] || fail "control socket mode is not 0600"
+	ok "control socket $SOCK, mode 0600"
+}
 
-say "\$ tcq-bench --rw randread --depth 32 --runtime 2 (background)"
-"$BENCH" --quiet --rw randread --bs 4k --depth 32 --runtime 2 "$TCQD_URL" \
-	>"$TEST_TMP/bench.out" 2>&1 &
-BENCH_PID=$!
-found=0
-for ((i = 0; i < 30; i++)); do
-	sleep 0.1
-	OUT=$(tc "$TCQCTL" -s "$SOCK" sessions --json) || fail "sessions failed"
-	if jqv '.count >= 1'; then
-		found=1
-		break
-	fi
-done
-printf '%s\n' "$OUT" | sed 's/^/    /'
-[ "$found" = 1 ] || fail "no session listed while tcq-bench ran"
-printf '%s\n' "$OUT" | jq -e --arg iqn "$TCQD_IQN" \
-	'.sessions[0] | .target == $iqn and .type == "normal" and
-	 (.initiator | length) > 0 and (.isid | length) == 12 and .tsih > 0 and
-	 (.peer | startswith("127.0.0.1:")) and
-	 .params.MaxRecvDataSegmentLength > 0' >/dev/null ||
-	fail "session listing lacks fields"
-ctl sessions || fail "tcqctl sessions (text) failed"
-[[ $OUT == *"TSIH"*"$TCQD_IQN"* ]] || fail "text sessions lack the session"
-wait "$BENCH_PID" || { cat "$TEST_TMP/bench.out"; fail "depth-32 load failed"; }
-ok "a live session is listed"
-ctl stats --json || fail "stats failed"
-jqv '.luns[0].commands.total > 0' || fail "no commands in the depth-32 load"
-jqv '.luns[0].inflight.peak >= 1 and .luns[0].inflight.peak <= 4' ||
-	fail "peak in flight exceeds the live queue_depth of 4"
-ok "live queue_depth=4 caps the peak in flight: $(printf '%s' "$OUT" | jq .luns[0].inflight.peak)"
-tcqd_alive
+# ---- JSON answers under load ------------------------------------------------
+stats_json_counts_the_load() {
+	need_tool jq
+	bench --engine libiscsi --rw randread --bs 4k --depth 8 ||
+		fail "tcq-bench libiscsi load failed"
+	ctl stats --json || fail "tcqctl stats --json failed"
+	jqv '.ok == true and (.luns | length) == 1' || fail "stats: bad document"
+	jqv '.luns[0].commands.total > 0 and .luns[0].commands.simple > 0' ||
+		fail "stats: no commands counted"
+	jqv '.luns[0].latency_us.count > 0 and .luns[0].latency_us.p50 > 0 and
+	     .luns[0].latency_us.p99 >= .luns[0].latency_us.p50 and
+	     .luns[0].latency_us.p99_9 >= .luns[0].latency_us.p99' ||
+		fail "stats: latency percentiles missing or out of order"
+	jqv '.luns[0].inflight.peak >= 1 and .luns[0].inflight.current == 0 and
+	     (.luns[0].inflight.occupancy_at_submit | length) > 0' ||
+		fail "stats: in-flight figures missing"
+	ok "stats count the load"
+}
 
-# ---- barrier policy applies live ----
-ctl set 0 queue_depth=32 barrier=flush || fail "set barrier=flush failed"
-ctl reset || fail "reset failed"
-bench --rw randwrite --bs 4k --depth 8 --ordered 50 ||
-	fail "ORDERED write load failed"
-ctl stats --json || fail "stats failed"
-jqv '.luns[0].commands.ordered > 0 and .luns[0].ordered_drain_us.count > 0' ||
-	fail "ORDERED tasks not counted"
-jqv '.luns[0].flushes.barrier > 0' || fail "barrier=flush issued no flushes"
-ok "barrier=flush: $(printf '%s' "$OUT" | jq .luns[0].flushes.barrier) barrier flushes"
-ctl --json set 0 barrier=ignore write_cache=off || fail "set barrier=ignore failed"
-jqv '.lun.barrier == "ignore" and .lun.write_cache == false' ||
-	fail "set did not report the new settings"
-ctl reset || fail "reset failed"
-bench --rw randwrite --bs 4k --depth 8 --ordered 50 ||
-	fail "ORDERED write load failed"
-ctl stats --json || fail "stats failed"
-jqv '.luns[0].commands.ordered > 0 and .luns[0].ordered_drain_us.count == 0 and
-     .luns[0].flushes.barrier == 0 and .luns[0].barrier == "ignore" and
-     .luns[0].write_cache == false' ||
-	fail "barrier=ignore still drains or flushes"
-ok "barrier=ignore: ORDERED runs as SIMPLE"
-ctl set 0 barrier=drain write_cache=on || fail "set back failed"
+set_queue_depth_live_then_reset_zeroes() {
+	need_tool jq
+	ctl set 0 queue_depth=4 || fail "set queue_depth failed"
+	ctl luns --json || fail "luns failed"
+	jqv '.luns[0].queue_depth == 4' || fail "queue_depth not changed"
+	ok "queue_depth=4 applied"
+	ctl reset || fail "reset failed"
+	ctl stats --json || fail "stats after reset failed"
+	jqv '.luns[0].commands.total == 0 and .luns[0].inflight.peak == 0' ||
+		fail "reset left counts behind"
+	ok "reset zeroes the counts"
+}
 
-# ---- bad requests ----
-expect_error() {	# expect_error WORDS-IN-MESSAGE ARGS...
+sessions_json_lists_live_session() {
+	need_tool jq
+	hold_session
+	ctl sessions --json || fail "sessions --json failed"
+	jqv '.count >= 1' || fail "no session counted"
+	printf '%s\n' "$OUT" | jq -e --arg iqn "$TCQD_IQN" \
+		'.sessions[0] | .target == $iqn and .type == "normal" and
+		 (.initiator | length) > 0 and (.isid | length) == 12 and .tsih > 0 and
+		 (.peer | startswith("127.0.0.1:")) and
+		 .params.MaxRecvDataSegmentLength > 0' >/dev/null ||
+		fail "session listing lacks fields"
+	ok "a live session is listed with its fields"
+	end_hold
+}
+
+live_queue_depth_caps_peak_in_flight() {
+	need_tool jq
+	ctl set 0 queue_depth=4 || fail "set queue_depth failed"
+	ctl reset || fail "reset failed"
+	bench --rw randread --bs 4k --depth 32 || fail "depth-32 load failed"
+	ctl stats --json || fail "stats failed"
+	jqv '.luns[0].commands.total > 0' || fail "no commands in the depth-32 load"
+	jqv '.luns[0].inflight.peak >= 1 and .luns[0].inflight.peak <= 4' ||
+		fail "peak in flight exceeds the live queue_depth of 4"
+	ok "live queue_depth=4 caps the peak in flight: $(printf '%s' "$OUT" | jq .luns[0].inflight.peak)"
+	ctl set 0 queue_depth=32 || fail "set back failed"
+	tcqd_alive
+}
+
+barrier_flush_live_issues_flushes() {
+	need_tool jq
+	ctl set 0 queue_depth=32 barrier=flush || fail "set barrier=flush failed"
+	ctl reset || fail "reset failed"
+	bench --rw randwrite --bs 4k --depth 8 --ordered 50 ||
+		fail "ORDERED write load failed"
+	ctl stats --json || fail "stats failed"
+	jqv '.luns[0].commands.ordered > 0 and .luns[0].ordered_drain_us.count > 0' ||
+		fail "ORDERED tasks not counted"
+	jqv '.luns[0].flushes.barrier > 0' || fail "barrier=flush issued no flushes"
+	ok "barrier=flush: $(printf '%s' "$OUT" | jq .luns[0].flushes.barrier) barrier flushes"
+	ctl set 0 barrier=drain || fail "set back failed"
+}
+
+barrier_ignore_live_runs_ordered_as_simple() {
+	need_tool jq
+	ctl --json set 0 barrier=ignore write_cache=off || fail "set barrier=ignore failed"
+	jqv '.lun.barrier == "ignore" and .lun.write_cache == false' ||
+		fail "set did not report the new settings"
+	ctl reset || fail "reset failed"
+	bench --rw randwrite --bs 4k --depth 8 --ordered 50 ||
+		fail "ORDERED write load failed"
+	ctl stats --json || fail "stats failed"
+	jqv '.luns[0].commands.ordered > 0 and .luns[0].ordered_drain_us.count == 0 and
+	     .luns[0].flushes.barrier == 0 and .luns[0].barrier == "ignore" and
+	     .luns[0].write_cache == false' ||
+		fail "barrier=ignore still drains or flushes"
+	ok "barrier=ignore: ORDERED runs as SIMPLE"
+	ctl set 0 barrier=drain write_cache=on || fail "set back failed"
+}
+
+# ---- plain text: what a user reads (no jq) ----------------------------------
+# After one session (rawcdb: login, no command of its own) sends N
+# commands. Its first ends in the new nexus' unit attention and is sent
+# again: N + 1 arrive, N complete.
+text_stats_counts_exactly() {
+	ctl reset || fail "reset failed"
+	line "ok"
+	run "$RAWCDB" "$TCQD_URL" $TUR $TUR "$READ8" "$READ8" "$READ8" ||
+		fail "rawcdb failed"
+	ctl stats || fail "tcqctl stats failed"
+	line "  commands   total 6: simple 6, ordered 0, head of queue 0, aca 0; completed 5"
+	grep -Eq '^  in flight  now 0, peak [1-9][0-9]* \(backend I/Os [1-9][0-9]*\)$' <<<"$OUT" ||
+		fail "no in-flight line with the READs' peak and backend I/Os"
+	ok "in flight: none now, the READs' peak and backend I/Os"
+	grep -Eq '^  latency    p50 [0-9.]+ us, p99 [0-9.]+ us, p99\.9 [0-9.]+ us \(5 commands, arrival to completion\)$' <<<"$OUT" ||
+		fail "no latency line over the 5 completed commands"
+	ok "latency percentiles over the 5 completed commands"
+	line "  ordered    0 drained: total 0.0 us, mean 0.0 us, p99 0.0 us, max 0.0 us"
+}
+
+text_reset_zeroes_what_stats_shows() {
+	run "$RAWCDB" "$TCQD_URL" $TUR || fail "rawcdb failed"
+	ctl reset || fail "reset failed"
+	line "ok"
+	ctl stats || fail "tcqctl stats failed"
+	line "  commands   total 0: simple 0, ordered 0, head of queue 0, aca 0; completed 0"
+	line "  flushes    0 (0 for barriers)"
+}
+
+# The defaults: queue_depth 128, barrier drain, write cache on.
+text_luns_shows_the_settings() {
+	ctl luns || fail "tcqctl luns failed"
+	line "LUN $IQN/0  aio  131072 x 512 B  queue_depth 128  barrier drain  write_cache on"
+}
+
+text_set_prints_the_new_settings() {
+	ctl set 0 queue_depth=8 barrier=flush write_cache=off || fail "set failed"
+	line "LUN $IQN/0  aio  131072 x 512 B  queue_depth 8  barrier flush  write_cache off"
+	ctl set 0 queue_depth=128 barrier=drain write_cache=on || fail "set back failed"
+	line "LUN $IQN/0  aio  131072 x 512 B  queue_depth 128  barrier drain  write_cache on"
+}
+
+text_sessions_none_when_idle() {
+	ctl sessions || fail "tcqctl sessions failed"
+	line "no sessions"
+}
+
+text_sessions_lists_live_session() {
+	local re
+	hold_session
+	ctl sessions || fail "tcqctl sessions failed"
+	re="^TSIH [1-9][0-9]*  normal  $INITIATOR  ISID [0-9a-f]{12}  target $IQN  peer 127\\.0\\.0\\.1:[0-9]+  reactor [01]\$"
+	grep -Eq "$re" <<<"$OUT" || fail "no session line with TSIH, initiator, ISID, target and peer"
+	ok "the session line names TSIH, initiator, ISID, target, peer and reactor"
+	grep -Eq '^    .* MaxRecvDataSegmentLength=[0-9]+( |$)' <<<"$OUT" ||
+		fail "no negotiated parameters under the session"
+	ok "its negotiated parameters follow"
+	end_hold
+}
+
+# ---- bad requests -----------------------------------------------------------
+# refused WORDS ARGS...: tcqctl ARGS must fail, its message naming WORDS.
+refused() {
 	local want=$1 rc=0
 	shift
 	run "$TCQCTL" -s "$SOCK" "$@" || rc=$?
-	[ "$rc" -ne 0 ] || fail "tcqctl $* succeeded"
+	[ "$rc" -eq 1 ] || fail "tcqctl $*: status $rc, expected 1"
 	[[ $OUT == *"$want"* ]] || fail "tcqctl $*: message lacks '$want'"
+	ok "tcqctl $* refused: '$want'"
 }
-expect_error "queue_depth" set 0 queue_depth=0
-expect_error "queue_depth" set 0 queue_depth=2000
-expect_error "barrier" set 0 barrier=sometimes
-expect_error "write_cache" set 0 write_cache=maybe
-expect_error "unknown setting" set 0 colour=blue
-expect_error "no LUN 7" set 7 queue_depth=1
-expect_error "no target" set iqn.2026-11.org.tcq:nope/0 barrier=drain
-expect_error "unknown command" frobnicate
-expect_error "crash" crash 0
-expect_error "cannot connect" -s "$TEST_TMP/nope.sock" stats
-rc=0
-run "$TCQCTL" -s "$SOCK" || rc=$?
-[ "$rc" -eq 2 ] || fail "tcqctl without a command: status $rc, expected 2"
-ctl luns --json || fail "luns failed"
-jqv '.luns[0].queue_depth == 32 and .luns[0].barrier == "drain"' ||
-	fail "a refused request changed settings"
-ok "bad requests are refused with a message"
+bad_queue_depth_0_refused() { refused "queue_depth" set 0 queue_depth=0; }
+bad_queue_depth_2000_refused() { refused "queue_depth" set 0 queue_depth=2000; }
+bad_barrier_value_refused() { refused "barrier" set 0 barrier=sometimes; }
+bad_write_cache_value_refused() { refused "write_cache" set 0 write_cache=maybe; }
+unknown_setting_refused() { refused "unknown setting" set 0 colour=blue; }
+missing_lun_refused() { refused "no LUN 7" set 7 queue_depth=1; }
+missing_target_refused() { refused "no target" set iqn.2026-11.org.tcq:nope/0 barrier=drain; }
+unknown_command_refused() { refused "unknown command" frobnicate; }
+crash_of_non_cache_lun_refused() { refused "crash" crash 0; }
+missing_socket_refused() { refused "cannot connect" -s "$TEST_TMP/nope.sock" stats; }
 
-tcqd_alive
-stop_tcqd
-[ -e "$SOCK" ] && fail "control socket left behind after exit"
+no_command_is_a_usage_error_2() {
+	local rc=0
+	run "$TCQCTL" -s "$SOCK" || rc=$?
+	[ "$rc" -eq 2 ] || fail "tcqctl without a command: status $rc, expected 2"
+	ok "tcqctl without a command exits 2"
+}
 
-# ---- crash on a cache backend (durability.sh checks what survives) ----
-make_lun "$TEST_TMP/cache.img" 16M
-start_tcqd --ctl "$SOCK" --export "$TEST_TMP/cache.img" --size 16M \
-	--backend cache:writeback=0,base=aio
-bench --engine libiscsi --rw randwrite --bs 4k --depth 4 ||
-	fail "write load on the cache backend failed"
-ctl --json crash 0 || fail "tcqctl crash failed"
-jqv '.ok == true and .dropped_blocks >= 0' || fail "crash: bad answer"
-ok "crash dropped $(printf '%s' "$OUT" | jq .dropped_blocks) unsaved blocks"
-bench --engine libiscsi --rw randread --bs 4k --depth 4 ||
-	fail "the LUN does not serve reads after a crash"
-tcqd_alive
-stop_tcqd
-pass
+refused_requests_change_nothing() {
+	local before
+	ctl luns || fail "luns failed"
+	before=$OUT
+	refused "queue_depth" set 0 barrier=flush queue_depth=0
+	refused "write_cache" set 0 queue_depth=9 write_cache=maybe
+	ctl luns || fail "luns failed"
+	[ "$OUT" = "$before" ] || fail "settings changed: '$before' -> '$OUT'"
+	ok "a refused request leaves every setting as it was"
+}
+
+# After the group: tcqd has exited.
+control_socket_removed_at_exit() {
+	[ -e "$SOCK" ] && fail "control socket left behind after exit"
+	ok "no control socket left behind"
+}
+
+# ---- crash on a cache backend (durability.sh checks what survives) ---------
+fixture_cache() {
+	make_lun "$TEST_TMP/cache.img" 16M
+	start_tcqd --ctl "$SOCK" --export "$TEST_TMP/cache.img" --size 16M \
+		--backend cache:writeback=0,base=aio
+}
+
+# The cache holds what no FUA or SYNCHRONIZE CACHE made durable: after a
+# flush, 8 + 3 blocks written without FUA are exactly what a crash drops.
+crash_drops_exactly_the_unsaved_blocks() {
+	need_tool jq
+	bench --engine libiscsi --rw randwrite --bs 4k --depth 4 ||
+		fail "write load on the cache backend failed"
+	run "$SCSICMD" "$TCQD_URL" sync write 100 8 a1 nofua write 300 3 b2 nofua ||
+		fail "scsicmd failed"
+	[ "$OUT" = $'GOOD\nGOOD\nGOOD' ] || fail "sync and writes: $OUT"
+	ctl --json crash 0 || fail "tcqctl crash failed"
+	jqv '.ok == true and .dropped_blocks == 11' ||
+		fail "crash: want 11 dropped blocks"
+	ok "crash dropped the 11 unsaved blocks"
+	ctl crash 0 || fail "second crash failed"
+	line "crashed: 0 unsaved blocks dropped"
+}
+
+text_crash_reports_the_count() {
+	run "$SCSICMD" "$TCQD_URL" sync write 500 1 c3 nofua || fail "scsicmd failed"
+	ctl crash 0 || fail "tcqctl crash failed"
+	line "crashed: 1 unsaved block dropped"
+}
+
+cache_lun_serves_reads_after_crash() {
+	bench --engine libiscsi --rw randread --bs 4k --depth 4 ||
+		fail "the LUN does not serve reads after a crash"
+	ok "the LUN serves reads after a crash"
+	tcqd_alive
+}
+
+CHECKS=(
+	@ctl
+	control_socket_mode_0600
+	text_sessions_none_when_idle
+	text_luns_shows_the_settings
+	text_stats_counts_exactly
+	text_reset_zeroes_what_stats_shows
+	text_set_prints_the_new_settings
+	text_sessions_lists_live_session
+	stats_json_counts_the_load
+	set_queue_depth_live_then_reset_zeroes
+	sessions_json_lists_live_session
+	live_queue_depth_caps_peak_in_flight
+	barrier_flush_live_issues_flushes
+	barrier_ignore_live_runs_ordered_as_simple
+	bad_queue_depth_0_refused
+	bad_queue_depth_2000_refused
+	bad_barrier_value_refused
+	bad_write_cache_value_refused
+	unknown_setting_refused
+	missing_lun_refused
+	missing_target_refused
+	unknown_command_refused
+	crash_of_non_cache_lun_refused
+	missing_socket_refused
+	no_command_is_a_usage_error_2
+	refused_requests_change_nothing
+	@
+	control_socket_removed_at_exit
+	@cache
+	crash_drops_exactly_the_unsaved_blocks
+	text_crash_reports_the_count
+	cache_lun_serves_reads_after_crash
+)
+run_checks "$@"
