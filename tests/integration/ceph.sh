@@ -7,6 +7,8 @@
 #                       CEPH_CONF (clients need it) and CEPH_DIR
 #   ceph_stop           kills the daemons this library started (by PID)
 #   ceph_available      0 when the Ceph daemons and rbd CLI are installed
+#   ceph_need           skips the script (lib.sh) unless tcqd has librbd
+#                       and Ceph is installed
 #
 # Facts this relies on (Debian's Ceph 16.2): loopback needs public addr,
 # cluster addr, public network 127.0.0.1/32 and an explicit monitor
@@ -25,6 +27,16 @@ ceph_available() {
 	for t in ceph-mon ceph-mgr ceph-osd ceph rbd monmaptool ceph-authtool; do
 		command -v "$t" >/dev/null 2>&1 || return 1
 	done
+}
+
+ceph_need() {
+	local probe
+	probe=$(CEPH_CONF=/nonexistent timeout 10 "$TCQD" --backend rbd:image=probe \
+		--listen 127.0.0.1:0 2>&1 </dev/null)
+	grep -q 'built without librbd' <<<"$probe" &&
+		skip "tcqd was built without librbd (install librbd-dev librados-dev, re-run configure)"
+	ceph_available ||
+		skip "Ceph is not installed (scripts/install-deps installs ceph-mon ceph-osd ceph-mgr ceph-common)"
 }
 
 # A TCP port nobody listens on (the monitor's); the OSD and manager bind

@@ -153,6 +153,8 @@ check_exit() {
 		kill -KILL "$TCQD_PID" 2>/dev/null
 		wait "$TCQD_PID" 2>/dev/null
 	fi
+	# What else the script starts (gateways.sh) goes the same way.
+	declare -F exit_hook >/dev/null && exit_hook
 	[ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && dump_logs
 	exit "$rc"
 }
@@ -210,6 +212,7 @@ group_exit() {
 		kill -KILL "$TCQD_PID" 2>/dev/null
 		wait "$TCQD_PID" 2>/dev/null
 	fi
+	declare -F exit_hook >/dev/null && exit_hook
 	exit "$TAP_FAILED"
 }
 

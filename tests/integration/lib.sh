@@ -114,6 +114,15 @@ login_refused() {
 	log_has "failed ($st)" "$what: refused with login status $st"
 }
 
+# order_check_clean URL: tcq-bench order-check finds SAM-5 order kept.
+order_check_clean() {
+	run "$top_builddir/tcq-bench" order-check --count 2000 "$1" ||
+		fail "order-check exit status $?"
+	grep -q '^order-check: 0 violations' <<<"$OUT" ||
+		fail "order-check did not report 0 violations"
+	ok "order-check: 0 violations"
+}
+
 # pdu_case PROG [OPTION...] CASE: runs one case of a raw-PDU driver
 # (ptcase.c) against the running tcqd; the check passes, fails or skips
 # as the case does.
@@ -234,31 +243,37 @@ parse_url() {
 	TCQD_PORTAL=$TCQD_HOST:$TCQD_PORT
 }
 
-# stop_tcqd: SIGTERM by PID, waits up to 10 s, asserts exit status 0.
-stop_tcqd() {
+# stop_tcqd_rc: SIGTERM by PID, waits up to 10 s; 0 when tcqd exited 0,
+# else 1 with the reason in STOP_WHY.
+stop_tcqd_rc() {
 	local i rc
-	[ -n "$TCQD_PID" ] || fail "stop_tcqd: no tcqd running"
-	kill -0 "$TCQD_PID" 2>/dev/null || {
-		wait "$TCQD_PID"
-		rc=$?
+	STOP_WHY=
+	[ -n "$TCQD_PID" ] || { STOP_WHY="no tcqd running"; return 1; }
+	if ! kill -0 "$TCQD_PID" 2>/dev/null; then
+		rc=0
+		wait "$TCQD_PID" || rc=$?
 		TCQD_PID=
-		fail "tcqd died on its own (status $rc)"
-	}
+		STOP_WHY="tcqd died on its own (status $rc)"
+		return 1
+	fi
 	kill -TERM "$TCQD_PID"
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$TCQD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_until 100 eval '! kill -0 "$TCQD_PID" 2>/dev/null'
 	if kill -0 "$TCQD_PID" 2>/dev/null; then
 		kill -KILL "$TCQD_PID" 2>/dev/null
 		wait "$TCQD_PID" 2>/dev/null
 		TCQD_PID=
-		fail "tcqd did not exit within 10 s of SIGTERM"
+		STOP_WHY="tcqd did not exit within 10 s of SIGTERM"
+		return 1
 	fi
 	rc=0
 	wait "$TCQD_PID" || rc=$?
 	TCQD_PID=
-	[ "$rc" -eq 0 ] || fail "tcqd exited with status $rc after SIGTERM"
+	[ "$rc" -eq 0 ] || { STOP_WHY="tcqd exited with status $rc after SIGTERM"; return 1; }
+}
+
+# stop_tcqd: the same, asserted.
+stop_tcqd() {
+	stop_tcqd_rc || fail "$STOP_WHY"
 	ok "tcqd exited cleanly on SIGTERM"
 }
 

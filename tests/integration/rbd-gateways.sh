@@ -8,22 +8,21 @@
 # registration and reservation made through gateway 1 survive its
 # restart and show through both gateways, and a PREEMPT through gateway 2
 # gives the preempted nexus on gateway 1 REGISTRATIONS PREEMPTED.
-# Skips (77) when tcqd was built without librbd or Ceph is not installed.
+# Skips when tcqd was built without librbd or Ceph is not installed (a
+# failure under scripts/check and CI).
 # shellcheck source=tests/integration/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 # shellcheck source=tests/integration/ceph.sh
 . "$top_srcdir/tests/integration/ceph.sh"
+# shellcheck source=tests/integration/cu.sh
+. "$top_srcdir/tests/integration/cu.sh"
+# shellcheck source=tests/integration/gateways.sh
+. "$top_srcdir/tests/integration/gateways.sh"
 
 PRGW=${PRGW:-$top_builddir/tests/integration/prgw}
-[ -x "$TCQD" ] || fail "tcqd not built at $TCQD"
-[ -x "$PRGW" ] || fail "prgw not built at $PRGW"
+need_built "$TCQD" "$PRGW"
 
-probe=$(CEPH_CONF=/nonexistent timeout 10 "$TCQD" --backend rbd:image=probe \
-	--listen 127.0.0.1:0 2>&1 </dev/null)
-grep -q 'built without librbd' <<<"$probe" &&
-	skip "tcqd was built without librbd (install librbd-dev librados-dev, re-run configure)"
-ceph_available ||
-	skip "Ceph is not installed (scripts/install-deps installs ceph-mon ceph-osd ceph-mgr ceph-common)"
+ceph_need
 need_tool iscsi-test-cu
 
 IQN=iqn.2026-11.org.tcq:rbdgw
@@ -31,8 +30,7 @@ SERIAL=rbdgw-0001
 GROUPS_ARGS=(--tpg 1:active-optimized:1 --tpg 2:active-non-optimized:2)
 PA=iqn.2026-11.org.tcq:gw-initiator-a
 PB=iqn.2026-11.org.tcq:gw-initiator-b
-# shellcheck source=tests/integration/gateways.sh
-. "$top_srcdir/tests/integration/gateways.sh"
+: "${CONFORMANCE_TIMEOUT:=120}"
 
 # start_gw N: gateway N in group N with relative port N, on the image,
 # with its reservations in RADOS.
@@ -44,15 +42,11 @@ start_gw() {
 		{ cat "${GW_LOG[$1]}"; fail "gateway $1: no shared reservation state"; }
 }
 
-# Gateways first (they talk to the cluster), then the cluster.
+# The cluster last (the gateways talk to it).
 # shellcheck disable=SC2317  # called through the EXIT trap
 gw_cleanup() {
-	local rc=$? pid
+	local rc=$?
 	gw_kill_all
-	for pid in ${BG_PID:-}; do
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
 	ceph_stop
 	(exit "$rc")
 	lib_cleanup
@@ -69,83 +63,109 @@ pr() {
 
 t0=$SECONDS
 ceph_start "$TEST_TMP/ceph" || fail "the Ceph cluster did not start"
-ok "Ceph cluster started in $((SECONDS - t0)) s"
+say "Ceph cluster started in $((SECONDS - t0)) s"
 run timeout 60 rbd create --size 64M --image-feature layering rbd/disk ||
 	fail "rbd create failed"
-for n in 1 2; do start_gw "$n"; done
-ok "gateways: ${GW_URL[1]} ${GW_URL[2]}"
+
+fixture_gateways() {
+	start_gw 1
+	start_gw 2
+	ok "gateways: ${GW_URL[1]} ${GW_URL[2]}"
+}
+teardown_gateways() { gw_stop 1 2; ok "both gateways exited 0"; }
 
 # ---- iscsi-test-cu with one URL per gateway --------------------------------
-# The Reserve6 reset tests each sleep 3 s and use one gateway only.
-RUNS=(MultipathIO
-	PrinReadKeys,PrinServiceactionRange,PrinReportCapabilities,ProutRegister,ProutClear
-	ProutReserve ProutPreempt
-	Reserve6.Simple,Reserve6.2Initiators,Reserve6.Logout,Reserve6.ITNexusLoss)
-# alua.sh's KNOWN_SPLIT: each must have run and passed here.
+# alua.sh's KNOWN_SPLIT: over a file they fail for want of shared state;
+# here each must have run and passed.
 MUST_PASS=(MultipathIO.Reset
 	ProutReserve.AccessEA ProutReserve.AccessWE ProutReserve.AccessEARO
 	ProutReserve.AccessWERO ProutReserve.AccessEAAR ProutReserve.AccessWEAR
 	ProutReserve.OwnershipEAAR ProutReserve.OwnershipWEAR
 	ProutPreempt.RemoveRegistration
 	Reserve6.2Initiators Reserve6.Logout Reserve6.ITNexusLoss)
-: "${CONFORMANCE_TIMEOUT:=120}"
-failed=() all_results=
-for spec in "${RUNS[@]}"; do
+
+# cu_on_gateways CHECK: every test of the run GW_CU_RUNS names ran and
+# passed.
+cu_on_gateways() {
+	local spec=${GW_CU_RUNS[$1]} log t verdict bad=() n=0 m
 	log=$TEST_TMP/cu-${spec%%[.,]*}.log
-	t1=$SECONDS
 	gw_cu "$spec" "$log"
-	results=$RESULTS
-	if grep -q ' FAILED$' <<<"$results"; then
-		cat "$log"
-		failed+=($(awk '$2 == "FAILED" { print $1 }' <<<"$results"))
-	fi
-	all_results+=$results$'\n'
-	say "$spec: $(grep -c ' passed$' <<<"$results") passed, $(grep -c ' FAILED$' <<<"$results") failed ($((SECONDS - t1)) s)"
-done
-[ "${#failed[@]}" -eq 0 ] || fail "failures with the paths on two gateways: ${failed[*]}"
-for t in "${MUST_PASS[@]}"; do
-	grep -qx "$t passed" <<<"$all_results" || fail "$t did not run and pass"
-done
-ok "reservation suites and MultipathIO across two gateways: 0 failures (alua.sh's ${#MUST_PASS[@]} split tests pass)"
+	while read -r t verdict; do
+		n=$((n + 1))
+		[ "$verdict" = passed ] || bad+=("$t:$verdict")
+	done <<<"$RESULTS"
+	[ "${#bad[@]}" -eq 0 ] || { cat "$log"; fail "with the paths on two gateways: ${bad[*]}"; }
+	for m in "${MUST_PASS[@]}"; do
+		grep -qx "${spec%%[.,]*}\..*" <<<"$m" || continue
+		grep -qx "$m passed" <<<"$RESULTS" || fail "$m did not run and pass"
+	done
+	ok "$spec: all $n tests passed across two gateways"
+}
 
 # ---- a gateway restart loses nothing ---------------------------------------
-pr 1 "$PA" register 0xa1 reserve 0xa1 1 resv
-[ "$OUT" = $'GOOD\nGOOD\nRESV a1 1' ] || fail "register and reserve through gateway 1: $OUT"
-gw_stop 1
-start_gw 1
-grep -q 'shared reservations: 1 registration, reserved' "${GW_LOG[1]}" ||
-	fail "restarted gateway 1 did not load the state: $(cat "${GW_LOG[1]}")"
-for n in 1 2; do
-	pr "$n" "$PB" keys resv write
-	[ "$OUT" = $'KEYS a1\nRESV a1 1\nCONFLICT' ] ||
-		fail "after gateway 1's restart, through gateway $n: $OUT"
-done
-ok "a registration and reservation made through gateway 1 survive its restart, seen and enforced by both"
+# (These start and stop their own gateways.)
+
+# a_reserves: gateways 1 and 2 up, and a registered (key a1) holding a
+# Write Exclusive reservation made through gateway 1 (it may be there).
+a_reserves() {
+	start_gw 1
+	start_gw 2
+	pr 1 "$PA" register 0xa1 reserve 0xa1 1 resv
+	[ "$OUT" = $'GOOD\nGOOD\nRESV a1 1' ] ||
+		fail "a registers and reserves through gateway 1: $OUT"
+	ok "a holds a Write Exclusive reservation, made through gateway 1"
+}
+
+gateways_reservation_survives_gateway_restart() {
+	local n
+	a_reserves
+	gw_stop 1
+	start_gw 1
+	grep -q 'shared reservations: 1 registration, reserved' "${GW_LOG[1]}" ||
+		fail "restarted gateway 1 did not load the state: $(cat "${GW_LOG[1]}")"
+	for n in 1 2; do
+		pr "$n" "$PB" keys resv write
+		[ "$OUT" = $'KEYS a1\nRESV a1 1\nCONFLICT' ] ||
+			fail "after gateway 1's restart, through gateway $n: $OUT"
+	done
+	ok "a registration and reservation made through gateway 1 survive its restart, seen and enforced by both"
+	gw_stop 1 2
+}
 
 # ---- PREEMPT through gateway 2, the preempted nexus on gateway 1 ----------
-: >"$TEST_TMP/bg.out"
-"$PRGW" "${GW_URL[1]}" "$PA" tur waitfile "$TEST_TMP/preempted" tur tur \
-	write >"$TEST_TMP/bg.out" 2>&1 &
-BG_PID=$!
-for ((i = 0; i < 100; i++)); do
-	[ -s "$TEST_TMP/bg.out" ] && break
-	sleep 0.1
-done
-[ "$(head -n1 "$TEST_TMP/bg.out")" = GOOD ] ||
-	fail "initiator a through gateway 1: $(cat "$TEST_TMP/bg.out")"
-pr 2 "$PB" register 0xb1 preempt 0xb1 0xa1 1 resv
-[ "$OUT" = $'GOOD\nGOOD\nRESV b1 1' ] || fail "preempt through gateway 2: $OUT"
-touch "$TEST_TMP/preempted"
-wait "$BG_PID" || fail "initiator a's session on gateway 1 failed: $(cat "$TEST_TMP/bg.out")"
-BG_PID=
-# REGISTRATIONS PREEMPTED (6/2A/05) once, then GOOD; a's write now
-# conflicts with b's Write Exclusive reservation.
-want=$'GOOD\nCHECK CONDITION key=0x6 asc=0x2a ascq=0x05\nGOOD\nCONFLICT'
-[ "$(cat "$TEST_TMP/bg.out")" = "$want" ] ||
-	fail "initiator a through gateway 1 after the preempt: $(cat "$TEST_TMP/bg.out")"
-ok "PREEMPT through gateway 2: the preempted nexus on gateway 1 gets REGISTRATIONS PREEMPTED"
-pr 1 "$PB" clear 0xb1 resv
-[ "$OUT" = $'GOOD\nRESV none' ] || fail "CLEAR through gateway 1: $OUT"
-gw_stop 1 2
-say "total $((SECONDS - t0)) s, cluster start included"
-pass "all checks passed"
+gateways_preempt_reaches_nexus_on_other_gateway() {
+	local want
+	a_reserves
+	: >"$TEST_TMP/bg.out"
+	"$PRGW" "${GW_URL[1]}" "$PA" tur waitfile "$TEST_TMP/preempted" tur tur \
+		write >"$TEST_TMP/bg.out" 2>&1 &
+	BG_PIDS+=($!)
+	wait_until 100 test -s "$TEST_TMP/bg.out"
+	[ "$(head -n1 "$TEST_TMP/bg.out")" = GOOD ] ||
+		fail "initiator a through gateway 1: $(cat "$TEST_TMP/bg.out")"
+	pr 2 "$PB" register 0xb1 preempt 0xb1 0xa1 1 resv
+	[ "$OUT" = $'GOOD\nGOOD\nRESV b1 1' ] || fail "preempt through gateway 2: $OUT"
+	touch "$TEST_TMP/preempted"
+	wait "${BG_PIDS[-1]}" ||
+		fail "initiator a's session on gateway 1 failed: $(cat "$TEST_TMP/bg.out")"
+	unset 'BG_PIDS[-1]'
+	# REGISTRATIONS PREEMPTED (6/2A/05) once, then GOOD; a's write now
+	# conflicts with b's Write Exclusive reservation.
+	want=$'GOOD\nCHECK CONDITION key=0x6 asc=0x2a ascq=0x05\nGOOD\nCONFLICT'
+	[ "$(cat "$TEST_TMP/bg.out")" = "$want" ] ||
+		fail "initiator a through gateway 1 after the preempt: $(cat "$TEST_TMP/bg.out")"
+	ok "PREEMPT through gateway 2: the preempted nexus on gateway 1 gets REGISTRATIONS PREEMPTED"
+	pr 1 "$PB" clear 0xb1 resv
+	[ "$OUT" = $'GOOD\nRESV none' ] || fail "CLEAR through gateway 1: $OUT"
+	ok "CLEAR through gateway 1 ends it"
+	gw_stop 1 2
+}
+
+CHECKS=(
+	@gateways
+	"${GW_CU_CHECKS[@]/#/cu_on_gateways:}"
+	@
+	gateways_reservation_survives_gateway_restart
+	gateways_preempt_reaches_nexus_on_other_gateway
+)
+run_checks "$@"
