@@ -77,7 +77,20 @@ static int addr_format(const struct sockaddr_storage *ss, uint16_t port,
 	return -1;
 }
 
-/* TargetAddress of a portal as this connection's initiator can reach it. */
+/* The family an address is reached by: an IPv4-mapped IPv6 one by IPv4. */
+static int addr_family(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6 &&
+	    IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)ss)->sin6_addr))
+		return AF_INET;
+	return ss->ss_family;
+}
+
+/* TargetAddress of a portal as this connection's initiator can reach it;
+ * -1 for none. A wildcard portal is the address this connection reached,
+ * if that is of the portal's family: an IPv4 wildcard does not listen on
+ * the IPv6 address a connection came to, nor [::] (IPV6_V6ONLY) on an
+ * IPv4 one. */
 static int portal_address(struct conn *c, const struct portal *p, char *out,
 			  size_t outsz)
 {
@@ -86,6 +99,8 @@ static int portal_address(struct conn *c, const struct portal *p, char *out,
 
 	if (addr_is_wildcard(&p->addr)) {
 		if (getsockname(c->fd, (struct sockaddr *)&local, &ll) < 0)
+			return -1;
+		if (addr_family(&local) != p->addr.ss_family)
 			return -1;
 		return addr_format(&local, addr_port(&p->addr), out, outsz);
 	}
