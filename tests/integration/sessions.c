@@ -28,6 +28,7 @@
 #include "tcq/scsi_proto.h"
 #include "tests/integration/pdutest.h"
 #include "tests/integration/ptcase.h"
+#include "tests/integration/pttext.h"
 
 /* The target's NOP settings this program expects (sessions.sh). */
 #define NOP_INTERVAL_MS 1000
@@ -165,43 +166,6 @@ static void nop_in_unanswered_ends_session(void)
 
 /* ---- Text and Login continuation ----------------------------------------- */
 
-static int send_text(struct pt_sess *s, uint32_t itt, uint32_t ttt,
-		     const char *text, uint32_t len)
-{
-	struct pdu_text_req q = { 0 };
-	uint8_t bhs[ISCSI_BHS_LEN];
-
-	q.final = true;
-	q.itt = itt;
-	q.ttt = ttt;
-	q.cmdsn = s->cmdsn++;
-	q.expstatsn = s->exp_statsn;
-	q.data_len = len;
-	pdu_encode_text_req(bhs, &q);
-	pdu_set_data_len(bhs, len);
-	return pt_send_pdu(s->fd, bhs, text, len);
-}
-
-/* Appends a segment to a growing buffer; -1 when out of memory. */
-static int buf_append(uint8_t **buf, size_t *len, size_t *cap,
-		      const uint8_t *data, uint32_t n)
-{
-	if (*len + n + 1 > *cap) {
-		size_t ncap = (*len + n + 1) * 2;
-		uint8_t *p = realloc(*buf, ncap);
-
-		if (!p)
-			return -1;
-		*buf = p;
-		*cap = ncap;
-	}
-	if (n)
-		memcpy(*buf + *len, data, n);
-	*len += n;
-	(*buf)[*len] = 0;
-	return 0;
-}
-
 /*
  * Checks the assembled SendTargets text: each TargetName once, each with
  * at least one TargetAddress, and every expected target present.
@@ -269,14 +233,9 @@ out:
 
 static void text_response_continuation_sendtargets_all(void)
 {
-	static const char req[] = "SendTargets=All";
 	struct pt_login_opts o = { 0 };
+	struct pt_text t;
 	struct pt_sess s;
-	uint8_t *text = NULL;
-	size_t tlen = 0, tcap = 0;
-	unsigned nrsp = 0, ncont = 0, bad_mid = 0, too_long = 0, bad_itt = 0;
-	bool done = false;
-	uint32_t itt;
 
 	pt_note("text continuation: SendTargets=All with MaxRecvDataSegmentLength=512");
 	o.discovery = true;
@@ -285,72 +244,16 @@ static void text_response_continuation_sendtargets_all(void)
 		PT_CHECK(0, "discovery login");
 		return;
 	}
-	itt = s.itt++;
-	if (send_text(&s, itt, ISCSI_RSVD_TAG, req, sizeof(req)) < 0) {
-		PT_CHECK(0, "send SendTargets");
-		pt_close(&s);
-		return;
-	}
-	while (nrsp < 4096) {
-		struct pdu_text_rsp tr;
-		struct pt_rx r;
-		int rc = pt_recv(&s, &r, 5000);
-
-		if (rc <= 0) {
-			PT_CHECK(0, "%s after %u Text Response(s)",
-				 rc ? "connection closed" : "no Text Response in 5 s",
-				 nrsp);
-			break;
-		}
-		if (pdu_opcode(r.bhs) != ISCSI_OP_TEXT_RSP) {
-			PT_CHECK(0, "opcode 0x%02x (reason 0x%02x) instead of a Text Response",
-				 pdu_opcode(r.bhs), r.bhs[BHS_B2]);
-			pt_rx_free(&r);
-			break;
-		}
-		pdu_decode_text_rsp(r.bhs, &tr);
-		nrsp++;
-		if (r.len > 512)
-			too_long++;
-		if (tr.itt != itt)
-			bad_itt++;
-		if (buf_append(&text, &tlen, &tcap, r.data, r.len) < 0) {
-			pt_rx_free(&r);
-			PT_CHECK(0, "out of memory");
-			break;
-		}
-		pt_rx_free(&r);
-		if (tr.final) {
-			if (tr.cont || tr.ttt != ISCSI_RSVD_TAG)
-				bad_mid++;
-			done = true;
-			break;
-		}
-		/* Not final: the target continues on an empty request that
-		 * echoes its TTT. */
-		if (tr.cont)
-			ncont++;
-		else
-			bad_mid++;
-		if (tr.ttt == ISCSI_RSVD_TAG) {
-			PT_CHECK(0, "a non-final Text Response without a TTT");
-			break;
-		}
-		if (send_text(&s, itt, tr.ttt, NULL, 0) < 0) {
-			PT_CHECK(0, "send a continuation request");
-			break;
-		}
-	}
-	if (done) {
-		PT_CHECK(nrsp >= 2 && ncont == nrsp - 1 && bad_mid == 0,
+	if (pt_text(&s, "SendTargets=All", 512, &t) == 0) {
+		PT_CHECK(t.nrsp >= 2 && t.ncont == t.nrsp - 1 && t.bad_mid == 0,
 			 "%u bytes over %u Text Responses: %u with C=1 and a TTT, the last with F=1 (%u malformed)",
-			 (unsigned)tlen, nrsp, ncont, bad_mid);
-		PT_CHECK(too_long == 0 && bad_itt == 0,
+			 (unsigned)t.len, t.nrsp, t.ncont, t.bad_mid);
+		PT_CHECK(t.too_long == 0 && t.bad_itt == 0,
 			 "every response within 512 bytes (%u over) and with our ITT (%u not)",
-			 too_long, bad_itt);
-		check_sendtargets(text, tlen);
+			 t.too_long, t.bad_itt);
+		check_sendtargets(t.data, t.len);
 	}
-	free(text);
+	free(t.data);
 	pt_logout(&s);
 }
 
