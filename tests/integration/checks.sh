@@ -33,7 +33,6 @@
 # and --list prints the names.
 
 CTX=script		# script | fixture | check
-CHECK_NAME=
 OK_COUNT=0
 BG_PIDS=()
 declare -A LOG_MARK=()
@@ -167,7 +166,7 @@ run_check() {
 	log_mark
 	rm -f "$TEST_TMP/.note"
 	(
-		CTX=check CHECK_NAME=$name OK_COUNT=0 BG_PIDS=()
+		CTX=check OK_COUNT=0 BG_PIDS=()
 		CHECK_FIXTURE_PID=$TCQD_PID
 		trap check_exit EXIT
 		say "----- $name"
@@ -263,7 +262,7 @@ selected() {
 }
 
 run_checks() {
-	local e name cmd fix= n=0 i list=0 rc
+	local e name cmd fix='' n=0 i list=0 rc
 	local -a names=() cmds=() fixes=() order=()
 	declare -gA USED=()
 	SELECT=()
@@ -289,6 +288,7 @@ run_checks() {
 		names+=("$name") cmds+=("$cmd") fixes+=("$fix")
 	done
 	[ "$list" = 1 ] && exit 0
+	# shellcheck disable=SC2034  # read by lib_cleanup
 	LOGS_DUMPED=1	# each failing check shows its own
 	for e in "${SELECT[@]}"; do
 		[ -n "${USED[$e]:-}" ] || fail "no check matches '$e' (--list shows them)"
@@ -307,6 +307,7 @@ run_checks() {
 	while [ "$i" -lt "${#names[@]}" ]; do
 		fix=${fixes[$i]}
 		if [ -z "$fix" ]; then
+			# shellcheck disable=SC2086  # CMD is a function and its words
 			run_check "${names[$i]}" ${cmds[$i]}
 			i=$((i + 1))
 			continue

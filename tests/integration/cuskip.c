@@ -3,7 +3,7 @@
  * every CU_PASS() of a test. In iscsi-test-cu a CU_PASS only ever marks
  * a test (or a part of it) that did not run: most say so with a
  * "[SKIPPED]" line, but some pass silently ("LUN is too big for ...").
- * conformance.sh builds this with the system compiler (no sanitizers:
+ * cu.sh builds this with the system compiler (no sanitizers:
  * it is loaded into an uninstrumented program) and reads the lines it
  * appends to $CUSKIP_LOG:
  *     SUITE.TEST <tab> FILE:LINE <tab> the CU_PASS argument as written
