@@ -230,6 +230,8 @@ static void abort_task_of_lost_command_fills_cmdsn_hole(void)
 		 hole, a.cmdsn, rc);
 	if (rc >= 0 && !t.done)
 		pc_wait(&a, one, 1, &t, pc_is_done, 3000, NULL);
+	pt_note("the target's ExpCmdSN is now %u (%u once CmdSN %u counts as received and %u has run)",
+		a.exp_cmdsn, hole + 2, hole, hole + 1);
 	PT_CHECK(t.done && t.status == SAM_STAT_GOOD,
 		 "CmdSN %u counts as received: the TEST UNIT READY after it ran (%s, status %d)",
 		 hole, t.done ? "done" : "STILL WAITING", t.status);
