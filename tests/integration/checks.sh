@@ -27,6 +27,9 @@
 # (a tcqd, background clients in BG_PIDS) is stopped when it ends; on a
 # failure the tcqd log lines written during the check are shown.
 #
+# listing "$@": the script was asked for --list only (it may then leave
+# out a costly set-up of its own, a Ceph cluster, say).
+#
 # One check, or a few, by name (shell patterns allowed):
 #   bash tests/integration/auth.sh chap_md5_wrong_secret_refused_0201
 #   TCQ_CHECK='chap_*' make check TESTS=tests/integration/auth.sh
@@ -39,6 +42,8 @@ declare -A LOG_MARK=()
 TAP_FD=1
 TAP_FAILED=0
 declare -A DEVIATION=()
+
+listing() { [ "${1:-}" = --list ]; }
 
 skips_fail() { [ "${TCQ_SKIPS_FAIL:-0}" = 1 ] || [ "${CI:-}" = true ]; }
 
