@@ -1,6 +1,8 @@
 /*
- * Session internals shared by session.c (the full feature phase) and
- * tmf.c (task management). Not for other modules.
+ * Session internals shared by the files of the full feature phase:
+ * session.c (registry), session_rx.c (CmdSN window, PDU dispatch), cmd.c
+ * (SCSI commands), data_out.c (write data), nop_logout.c and tmf.c (task
+ * management). Not for other modules.
  */
 #ifndef TCQ_SESSION_PRIV_H
 #define TCQ_SESSION_PRIV_H
@@ -101,9 +103,34 @@ struct session {
 };
 
 /* session.c */
+struct taskset *sess_taskset(struct session *s, struct lun *l);
+struct taskset *sess_taskset_of(struct session *s, struct lun *l);
+void sess_free_if_idle(struct session *s);
+
+/* session_rx.c */
+void sess_update_window(struct session *s);
+void sess_reject_cmd(struct conn *c, const uint8_t *bhs, uint8_t reason,
+		     bool *discard);
+
+/* cmd.c */
 struct cmd *cmd_lookup(struct session *s, uint32_t itt);
 void cmd_finish_check(struct cmd *cmd);
-struct taskset *sess_taskset_of(struct session *s, struct lun *l);
+uint8_t *sess_scsi_cmd_header(struct conn *c, const uint8_t *bhs,
+			      bool *discard, int *err);
+void sess_dispatch(struct session *s, struct cmd *cmd);
+
+/* data_out.c */
+void cmd_data_complete_check(struct cmd *cmd);
+void cmd_send_r2ts(struct cmd *cmd);
+uint8_t *sess_data_out_header(struct conn *c, const uint8_t *bhs,
+			      bool *discard, int *err);
+void sess_data_out_pdu(struct conn *c, const uint8_t *bhs, uint32_t len);
+
+/* nop_logout.c */
+void sess_nop_out(struct conn *c, const uint8_t *bhs, uint8_t *data,
+		  uint32_t len);
+void sess_logout(struct conn *c, const uint8_t *bhs);
+void logout_try(struct session *s);
 
 /* tmf.c: a Task Management Function Request in its CmdSN turn. */
 void tmf_rx(struct conn *c, const uint8_t *bhs);

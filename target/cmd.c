@@ -1,0 +1,463 @@
+/*
+ * SCSI commands (RFC 7143 11.2-11.4): a SCSI Command PDU becomes a struct
+ * cmd, which enters the device server in its CmdSN turn and answers with
+ * Data-In and a SCSI Response, residuals computed against the initiator's
+ * expected length.
+ *
+ * Commands are kept in a small ITT hash; each embeds its SCSI task, so a
+ * command costs no allocation beyond its pooled struct and its pooled data
+ * buffer. Write data may arrive before or after dispatch and is read
+ * straight into the command's buffer (data_out.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcq/bufpool.h"
+#include "tcq/compiler.h"
+#include "tcq/log.h"
+#include "tcq/pdu.h"
+#include "scsi/lun.h"
+#include "scsi/sdev.h"
+#include "target/conn.h"
+#include "target/session.h"
+#include "target/session_priv.h"
+
+static void cmd_fail_early(struct cmd *cmd, uint8_t key, uint16_t asc);
+
+/* ---- commands ---------------------------------------------------------- */
+
+struct cmd *cmd_lookup(struct session *s, uint32_t itt)
+{
+	struct cmd *c = s->itt[itt % ITT_HASH];
+
+	while (c && c->itt != itt)
+		c = c->hnext;
+	return c;
+}
+
+static void cmd_hash_del(struct cmd *cmd)
+{
+	struct cmd **pp = &cmd->sess->itt[cmd->itt % ITT_HASH];
+
+	if (!cmd->in_hash)
+		return;
+	while (*pp && *pp != cmd)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = cmd->hnext;
+	cmd->in_hash = false;
+}
+
+static struct cmd *cmd_alloc(struct session *s, struct conn *c)
+{
+	struct cmd *cmd;
+
+	if (s->pool_len)
+		cmd = s->pool[--s->pool_len];
+	else
+		cmd = malloc(sizeof(*cmd));
+	if (!cmd)
+		return NULL;
+	memset(cmd, 0, sizeof(*cmd));
+	list_init(&cmd->pend_node);
+	lun_task_init(&cmd->task);
+	cmd->sess = s;
+	cmd->conn = c;
+	c->refs++;
+	s->live_cmds++;
+	return cmd;
+}
+
+static void cmd_free(struct cmd *cmd)
+{
+	struct session *s = cmd->sess;
+	struct conn *c = cmd->conn;
+
+	cmd_hash_del(cmd);
+	list_del(&cmd->pend_node);
+	if (cmd->tmf)
+		tmf_cmd_gone(cmd);
+	if (cmd->dispatched)
+		lun_task_release(&cmd->task);
+	if (cmd->wbuf)
+		bufpool_free(cmd->wbuf, cmd->wbuf_len);
+	cmd->wbuf = NULL;
+	if (s->pool_len == s->pool_cap) {
+		unsigned cap = s->pool_cap ? s->pool_cap * 2 : 64;
+		struct cmd **p = realloc(s->pool, cap * sizeof(*p));
+
+		if (p) {
+			s->pool = p;
+			s->pool_cap = cap;
+		}
+	}
+	if (s->pool_len < s->pool_cap && s->pool_len < 1024)
+		s->pool[s->pool_len++] = cmd;
+	else
+		free(cmd);
+	s->live_cmds--;
+	if (s->active)
+		s->active--;
+	sess_update_window(s);
+	if (s->logout_waiting)
+		logout_try(s);
+	sess_free_if_idle(s);
+	conn_put(c);
+}
+
+/* A command is done with once its answer left, its task completed and
+ * any unsolicited data it announced has been read. */
+void cmd_finish_check(struct cmd *cmd)
+{
+	bool gone = cmd->sess->dead || cmd->conn->state == CONN_CLOSING;
+
+	if (cmd->dispatched && !cmd->task_done)
+		return;
+	if (!gone && (!cmd->rsp_sent || !cmd->unsol_done))
+		return;
+	cmd_free(cmd);
+}
+
+/* ---- responses --------------------------------------------------------- */
+
+static void cmd_residual(const struct cmd *cmd, uint32_t produced,
+			 uint8_t *flags, uint32_t *residual)
+{
+	*flags = 0;
+	*residual = 0;
+	if (produced > cmd->edtl) {
+		*flags = ISCSI_FLAG_OVERFLOW;
+		*residual = produced - cmd->edtl;
+	} else if (produced < cmd->edtl) {
+		*flags = ISCSI_FLAG_UNDERFLOW;
+		*residual = cmd->edtl - produced;
+	}
+}
+
+static void cmd_send_response(struct cmd *cmd, uint8_t flags,
+			      uint32_t residual)
+{
+	struct conn *c = cmd->conn;
+	struct tcq_task *t = &cmd->task;
+	struct txpdu *tx = conn_txpdu_alloc(c);
+	struct pdu_scsi_rsp rsp = {
+		.flags = flags,
+		.response = ISCSI_RSP_COMPLETED,
+		.status = t->status,
+		.itt = cmd->itt,
+		.residual = residual,
+		.expdatasn = cmd->datasn,
+	};
+
+	if (!tx) {
+		conn_close(c, "out of memory");
+		return;
+	}
+	rsp.statsn = conn_next_statsn(c);
+	rsp.expcmdsn = cmd->sess->exp_cmdsn;
+	rsp.maxcmdsn = cmd->sess->max_cmdsn;
+	pdu_encode_scsi_rsp(tx->bhs, &rsp);
+	if (t->status == SAM_STAT_CHECK_CONDITION && t->sense_len) {
+		/* Sense travels behind a 2-byte SenseLength, in the
+		 * transport's own copy so the task can go at once. */
+		uint8_t *d = malloc(2u + t->sense_len);
+
+		if (!d) {
+			conn_close(c, "out of memory");
+			return;
+		}
+		put_be16(d, t->sense_len);
+		memcpy(d + 2, t->sense, t->sense_len);
+		tx->data = d;
+		tx->own_data = true;
+		tx->data_len = 2u + t->sense_len;
+	}
+	tx->cmd = cmd;
+	tx->last_of_cmd = true;
+	cmd->rsp_queued = true;
+	conn_queue_txpdu(c, tx);
+}
+
+/* Data-In from the task's buffer, status collapsed into the last PDU when
+ * it is GOOD. */
+static void cmd_send_data_in(struct cmd *cmd, uint32_t len, bool with_status,
+			     uint8_t flags, uint32_t residual)
+{
+	struct conn *c = cmd->conn;
+	struct session *s = cmd->sess;
+	uint32_t seg = c->params.max_send_dsl ? c->params.max_send_dsl : 8192;
+	uint32_t burst = s->params.max_burst ? s->params.max_burst : 262144;
+	uint32_t off = 0, in_burst = 0;
+	const uint8_t *buf = cmd->task.buf;
+
+	while (off < len) {
+		uint32_t n = MIN(seg, len - off);
+		struct txpdu *tx;
+		bool last;
+		struct pdu_data_in di = {
+			.itt = cmd->itt,
+			.ttt = ISCSI_RSVD_TAG,
+			.lun = 0,
+			.offset = off,
+		};
+
+		n = MIN(n, burst - in_burst);
+		last = off + n == len;
+		tx = conn_txpdu_alloc(c);
+		if (!tx) {
+			conn_close(c, "out of memory");
+			return;
+		}
+		in_burst += n;
+		di.final = last || in_burst == burst;
+		if (in_burst == burst)
+			in_burst = 0;
+		di.datasn = cmd->datasn++;
+		di.expcmdsn = s->exp_cmdsn;
+		di.maxcmdsn = s->max_cmdsn;
+		di.data_len = n;
+		if (last && with_status) {
+			di.status_present = true;
+			di.status = cmd->task.status;
+			di.flags = flags;
+			di.residual = residual;
+			di.statsn = conn_next_statsn(c);
+		}
+		pdu_encode_data_in(tx->bhs, &di);
+		tx->data = buf + off;
+		tx->data_len = n;
+		if (last && with_status) {
+			tx->cmd = cmd;
+			tx->last_of_cmd = true;
+			cmd->rsp_queued = true;
+		}
+		conn_queue_txpdu(c, tx);
+		off += n;
+	}
+}
+
+static void cmd_task_done(struct tcq_task *t)
+{
+	struct cmd *cmd = container_of(t, struct cmd, task);
+	struct conn *c = cmd->conn;
+	uint32_t produced, send;
+	uint8_t flags;
+	uint32_t residual;
+
+	cmd->task_done = true;
+	if (cmd->data_error && !cmd->sess->dead && c->state != CONN_CLOSING) {
+		cmd_fail_early(cmd, SK_ABORTED_COMMAND, cmd->data_error);
+		return;
+	}
+	if (cmd->sess->dead || c->state == CONN_CLOSING ||
+	    (t->aborted && t->status != SAM_STAT_TASK_ABORTED)) {
+		/* Gone, or aborted by task management: no answer is owed. */
+		cmd->rsp_sent = true;
+		cmd_finish_check(cmd);
+		return;
+	}
+	/* Residuals compare what the CDB asked to move with the
+	 * initiator's expected length. */
+	produced = lun_task_spdtl(t);
+	cmd_residual(cmd, produced, &flags, &residual);
+	send = t->dir_in ? MIN(t->data_in_len, cmd->edtl) : 0;
+	if (send && t->buf && t->status == SAM_STAT_GOOD) {
+		cmd_send_data_in(cmd, send, true, flags, residual);
+	} else {
+		if (send && t->buf)
+			cmd_send_data_in(cmd, send, false, 0, 0);
+		if (c->state != CONN_CLOSING)
+			cmd_send_response(cmd, flags, residual);
+	}
+}
+
+/* A command answered by the transport without reaching the device server
+ * (its buffer could not be had, ...). */
+static void cmd_fail_early(struct cmd *cmd, uint8_t key, uint16_t asc)
+{
+	struct tcq_task *t = &cmd->task;
+
+	cmd->failed_early = true;
+	t->status = SAM_STAT_CHECK_CONDITION;
+	memset(t->sense, 0, 18);
+	t->sense[0] = SENSE_FIXED_CURRENT;
+	t->sense[2] = key;
+	t->sense[7] = 10;
+	t->sense[12] = (uint8_t)(asc >> 8);
+	t->sense[13] = (uint8_t)asc;
+	t->sense_len = 18;
+	cmd_send_response(cmd, cmd->edtl ? ISCSI_FLAG_UNDERFLOW : 0, cmd->edtl);
+}
+
+void sess_cmd_sent(struct cmd *cmd)
+{
+	cmd->rsp_sent = true;
+	cmd_finish_check(cmd);
+}
+/*
+ * Walks the AHS of a SCSI Command (RFC 7143 11.2.1.2): an Extended CDB AHS
+ * carries the CDB bytes past the first 16; a Bidirectional Read Expected
+ * Data Transfer Length AHS is accepted (no bidirectional command exists
+ * here). Anything malformed is a protocol error. Returns the extra CDB
+ * length in *ext_len.
+ */
+static int sess_ext_cdb(const struct conn *c, const uint8_t *bhs,
+			uint8_t *ext, uint32_t *ext_len)
+{
+	const uint8_t *p = c->rx_ahs;
+	uint32_t left = c->rx_ahs_len;
+
+	*ext_len = 0;
+	if (!pdu_ahs_len(bhs))
+		return 0;
+	while (left) {
+		uint32_t len, total;
+
+		if (left < 4)
+			return -1;
+		len = get_be16(p);
+		total = (3 + len + 3) & ~3u;
+		if (!len || total > left)
+			return -1;
+		if (p[2] == ISCSI_AHS_EXTENDED_CDB) {
+			/* AHSLength counts a reserved byte before the CDB. */
+			if (*ext_len || len - 1 > TASK_CDB_MAX - 16)
+				return -1;
+			memcpy(ext, p + 4, len - 1);
+			*ext_len = len - 1;
+		} else if (p[2] != ISCSI_AHS_BIDI_READ_LEN || len != 5) {
+			return -1;
+		}
+		p += total;
+		left -= total;
+	}
+	return 0;
+}
+
+uint8_t *sess_scsi_cmd_header(struct conn *c, const uint8_t *bhs,
+			      bool *discard, int *err)
+{
+	struct session *s = c->sess;
+	struct pdu_scsi_cmd pc;
+	struct cmd *cmd;
+	uint32_t dlen = pdu_data_len(bhs);
+	uint8_t ext_cdb[TASK_CDB_MAX - 16];
+	uint32_t ext_len = 0;
+
+	pdu_decode_scsi_cmd(bhs, &pc);
+	if (s->discovery) {
+		sess_reject_cmd(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
+		return NULL;
+	}
+	if (!pc.immediate &&
+	    (sn_lt(pc.cmdsn, s->exp_cmdsn) || sn_gt(pc.cmdsn, s->max_cmdsn))) {
+		/* RFC 7143 4.2.2.1: silently ignored. */
+		log_debug("%s: CmdSN %u outside [%u, %u]: ignored", c->peer_text,
+			  pc.cmdsn, s->exp_cmdsn, s->max_cmdsn);
+		*discard = true;
+		return NULL;
+	}
+	if (cmd_lookup(s, pc.itt)) {
+		sess_reject_cmd(c, bhs, ISCSI_REJECT_TASK_IN_PROGRESS, discard);
+		return NULL;
+	}
+	if (dlen && (!pc.write || !s->params.immediate_data ||
+		     dlen > s->params.first_burst || dlen > pc.edtl)) {
+		sess_reject_cmd(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
+		return NULL;
+	}
+	if (!pc.final && (!pc.write || s->params.initial_r2t)) {
+		/* Unsolicited Data-Out announced where it may not follow. */
+		sess_reject_cmd(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
+		return NULL;
+	}
+	if (sess_ext_cdb(c, bhs, ext_cdb, &ext_len) < 0) {
+		sess_reject_cmd(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
+		return NULL;
+	}
+	cmd = cmd_alloc(s, c);
+	if (!cmd) {
+		*err = -1;
+		conn_close(c, "out of memory");
+		return NULL;
+	}
+	memcpy(cmd->bhs, bhs, ISCSI_BHS_LEN);
+	memcpy(cmd->task.cdb, bhs + BHS_CDB, 16);
+	memcpy(cmd->task.cdb + 16, ext_cdb, ext_len);
+	cmd->task.cdb_len = (uint16_t)(16 + ext_len);
+	cmd->itt = pc.itt;
+	cmd->cmdsn = pc.cmdsn;
+	cmd->immediate = pc.immediate;
+	cmd->edtl = pc.edtl;
+	cmd->hnext = s->itt[pc.itt % ITT_HASH];
+	s->itt[pc.itt % ITT_HASH] = cmd;
+	cmd->in_hash = true;
+	s->active++;
+	if (pc.write) {
+		cmd->unsol_max = s->params.initial_r2t ? dlen :
+				 MIN(s->params.first_burst, pc.edtl);
+		if (pc.edtl > tcqd->set.max_xfer_len) {
+			cmd->failed_early = true;	/* answered at dispatch */
+		} else if (pc.edtl) {
+			cmd->wbuf_len = pc.edtl;
+			cmd->wbuf = bufpool_alloc(pc.edtl);
+			if (!cmd->wbuf)
+				cmd->failed_early = true;
+		}
+	}
+	c->rx_cmd = cmd;
+	if (dlen && !cmd->wbuf)
+		*discard = true;
+	return cmd->wbuf;
+}
+void sess_dispatch(struct session *s, struct cmd *cmd)
+{
+	struct tcq_task *t = &cmd->task;
+	const uint8_t *bhs = cmd->bhs;
+	uint64_t lun_nr = pdu_lun_decode(get_be64(bhs + BHS_LUN));
+
+	sess_update_window(s);
+	if (cmd->abort_pending) {
+		/* Aborted by task management before its turn: it never
+		 * runs and owes no answer. */
+		cmd->rsp_sent = true;
+		cmd->unsol_done = true;
+		cmd_finish_check(cmd);
+		return;
+	}
+	if (cmd->data_error) {
+		cmd_fail_early(cmd, SK_ABORTED_COMMAND, cmd->data_error);
+		return;
+	}
+	if (cmd->failed_early) {
+		/* Transfer too large for our buffers: the Block Limits page
+		 * tells initiators the maximum. */
+		cmd_fail_early(cmd, SK_ILLEGAL_REQUEST,
+			       ASC_INVALID_FIELD_IN_CDB);
+		return;
+	}
+	t->lun_nr = lun_nr;
+	t->dev = s->target ? &s->target->dev : NULL;
+	t->lun = sdev_lun(t->dev, lun_nr);
+	t->nexus = s;
+	/* t->cdb (with any extended CDB) was filled when the header came. */
+	t->attr = bhs[BHS_FLAGS] & ISCSI_CMD_ATTR_MASK;
+	if (t->attr == 0)
+		t->attr = TASK_ATTR_SIMPLE;	/* untagged runs as SIMPLE */
+	t->tag = cmd->itt;
+	t->sn = cmd->cmdsn;
+	t->exp_len = cmd->edtl;
+	t->dir_in = (bhs[BHS_FLAGS] & ISCSI_CMD_READ) != 0;
+	t->dir_out = (bhs[BHS_FLAGS] & ISCSI_CMD_WRITE) != 0;
+	t->buf = cmd->wbuf;
+	t->buf_len = cmd->wbuf_len;
+	t->done = cmd_task_done;
+	cmd->dispatched = true;
+	cmd->wants_data = lun_task_arrive(sess_taskset(s, t->lun), t);
+	if (cmd->task_done)
+		return;
+	if (cmd->wants_data) {
+		cmd_send_r2ts(cmd);
+		cmd_data_complete_check(cmd);
+	}
+}

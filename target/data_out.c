@@ -1,0 +1,210 @@
+/*
+ * Write data (RFC 7143 11.7, 11.8): immediate and unsolicited Data-Out up
+ * to FirstBurstLength, then R2Ts of at most MaxBurstLength each, at most
+ * MaxOutstandingR2T at a time. Data-Out that breaks the sequence rules
+ * fails its command with CHECK CONDITION; the connection goes on.
+ */
+#include <string.h>
+
+#include "tcq/compiler.h"
+#include "tcq/log.h"
+#include "tcq/pdu.h"
+#include "scsi/lun.h"
+#include "target/conn.h"
+#include "target/session.h"
+#include "target/session_priv.h"
+
+/* ---- write data: R2T ---------------------------------------------------- */
+
+void cmd_data_complete_check(struct cmd *cmd)
+{
+	if (cmd->got == cmd->edtl && cmd->dispatched && cmd->wants_data &&
+	    !cmd->task.data_ready && !cmd->task_done) {
+		cmd->task.data_ready = true;
+		lun_task_data_ready(&cmd->task);
+	}
+}
+
+void cmd_send_r2ts(struct cmd *cmd)
+{
+	struct conn *c = cmd->conn;
+	struct session *s = cmd->sess;
+	uint32_t max_out = s->params.max_outstanding_r2t ?
+			   s->params.max_outstanding_r2t : 1;
+	uint32_t burst = s->params.max_burst ? s->params.max_burst : 262144;
+
+	if (max_out > MAX_R2T)
+		max_out = MAX_R2T;
+	if (!cmd->unsol_done || !cmd->wants_data || cmd->task_done ||
+	    cmd->data_error)
+		return;
+	if (cmd->r2t_next < cmd->unsol_got)
+		cmd->r2t_next = cmd->unsol_got;
+	while (cmd->r2t_active < max_out && cmd->r2t_next < cmd->edtl) {
+		struct r2t *r = NULL;
+		uint8_t bhs[ISCSI_BHS_LEN];
+		struct pdu_r2t p;
+
+		for (unsigned i = 0; i < MAX_R2T; i++) {
+			if (!cmd->r2t[i].active) {
+				r = &cmd->r2t[i];
+				break;
+			}
+		}
+		if (!r)
+			return;
+		r->active = true;
+		r->offset = cmd->r2t_next;
+		r->len = MIN(burst, cmd->edtl - cmd->r2t_next);
+		r->got = 0;
+		r->datasn = 0;
+		r->ttt = s->next_ttt++;
+		if (s->next_ttt == ISCSI_RSVD_TAG)
+			s->next_ttt = 1;
+		cmd->r2t_next += r->len;
+		cmd->r2t_active++;
+		memset(&p, 0, sizeof(p));
+		p.lun = get_be64(cmd->bhs + BHS_LUN);
+		p.itt = cmd->itt;
+		p.ttt = r->ttt;
+		p.statsn = c->statsn;
+		p.expcmdsn = s->exp_cmdsn;
+		p.maxcmdsn = s->max_cmdsn;
+		p.r2tsn = cmd->r2tsn++;
+		p.offset = r->offset;
+		p.length = r->len;
+		pdu_encode_r2t(bhs, &p);
+		conn_send_pdu(c, bhs, NULL, 0);
+	}
+}
+static void sess_cmd_unsol_end(struct cmd *cmd)
+{
+	cmd->unsol_done = true;
+	if (cmd->dispatched) {
+		cmd_send_r2ts(cmd);
+		cmd_data_complete_check(cmd);
+	}
+	cmd_finish_check(cmd);
+}
+/* ---- Data-Out ---------------------------------------------------------- */
+
+/* Fails a command whose Data-Out broke the sequence rules. */
+static void cmd_data_fail(struct cmd *cmd, uint16_t asc)
+{
+	struct tcq_task *t = &cmd->task;
+
+	if (cmd->data_error)
+		return;
+	cmd->data_error = asc;
+	cmd->unsol_done = true;
+	if (!cmd->dispatched)
+		return;		/* answered when its CmdSN comes up */
+	if (cmd->task_done || !lun_task_abort(t))
+		cmd_finish_check(cmd);
+}
+
+uint8_t *sess_data_out_header(struct conn *c, const uint8_t *bhs,
+			      bool *discard, int *err)
+{
+	struct session *s = c->sess;
+	struct pdu_data_out d;
+	struct cmd *cmd;
+	bool bad_offset;
+
+	pdu_decode_data_out(bhs, &d);
+	cmd = cmd_lookup(s, d.itt);
+	if (!cmd || !cmd->wbuf_len) {
+		if (cmd && cmd->failed_early) {
+			/* Read into scratch and dropped, but counted (see
+			 * task_done below). */
+			c->rx_cmd = cmd;
+			return NULL;
+		}
+		/* Unknown task: typically Data-Out still in flight for a
+		 * command that was aborted or already answered. */
+		log_debug("%s: Data-Out for unknown ITT 0x%08x dropped",
+			  c->peer_text, d.itt);
+		*discard = true;
+		return NULL;
+	}
+	if (cmd->data_error) {
+		*discard = true;	/* already failed: drain */
+		return NULL;
+	}
+	if (d.ttt == ISCSI_RSVD_TAG) {
+		bad_offset = d.offset != cmd->unsol_got ||
+			     (uint64_t)d.offset + d.data_len > cmd->unsol_max;
+		if (cmd->unsol_done || bad_offset ||
+		    d.datasn != cmd->unsol_datasn)
+			goto protocol_error;
+	} else {
+		struct r2t *r = NULL;
+
+		for (unsigned i = 0; i < MAX_R2T; i++) {
+			if (cmd->r2t[i].active && cmd->r2t[i].ttt == d.ttt) {
+				r = &cmd->r2t[i];
+				break;
+			}
+		}
+		bad_offset = !r || d.offset != r->offset + r->got ||
+			     (uint64_t)d.data_len > r->len - r->got;
+		if (bad_offset || d.datasn != r->datasn)
+			goto protocol_error;
+	}
+	c->rx_cmd = cmd;
+	if (cmd->task_done) {
+		/* Answered early (a unit attention, ...): the data goes to
+		 * the scratch buffer and is dropped, but sess_data_out_pdu
+		 * still counts it, or the command would wait forever for
+		 * the end of its unsolicited data (found by fuzz_conn). */
+		return NULL;
+	}
+	return cmd->wbuf + d.offset;
+
+protocol_error:
+	/* The command must not run on damaged data: it ends with CHECK
+	 * CONDITION, the rest of its Data-Out is dropped, and the
+	 * connection goes on serving other commands. */
+	log_warn("%s: Data-Out for ITT 0x%08x out of sequence (offset %u, "
+		 "DataSN %u, TTT 0x%08x)", c->peer_text, d.itt, d.offset,
+		 d.datasn, d.ttt);
+	cmd_data_fail(cmd, bad_offset ? ASC_DATA_OFFSET_ERROR :
+					 ASC_DATA_PHASE_ERROR);
+	*discard = true;
+	return NULL;
+}
+
+void sess_data_out_pdu(struct conn *c, const uint8_t *bhs,
+		       uint32_t len)
+{
+	struct cmd *cmd = c->rx_cmd;
+	struct pdu_data_out d;
+
+	c->rx_cmd = NULL;
+	if (!cmd || cmd->data_error)
+		return;
+	pdu_decode_data_out(bhs, &d);
+	cmd->got += len;
+	if (d.ttt == ISCSI_RSVD_TAG) {
+		cmd->unsol_got += len;
+		cmd->unsol_datasn++;
+		if (d.final || cmd->unsol_got >= cmd->unsol_max)
+			sess_cmd_unsol_end(cmd);
+		return;
+	}
+	for (unsigned i = 0; i < MAX_R2T; i++) {
+		struct r2t *r = &cmd->r2t[i];
+
+		if (!r->active || r->ttt != d.ttt)
+			continue;
+		r->got += len;
+		r->datasn++;
+		if (r->got == r->len) {
+			r->active = false;
+			cmd->r2t_active--;
+			cmd_send_r2ts(cmd);
+		}
+		break;
+	}
+	cmd_data_complete_check(cmd);
+}

@@ -1,0 +1,95 @@
+/*
+ * NOP-Out (a ping from the initiator, or its answer to ours) and Logout
+ * (RFC 7143 11.14-11.19) in the full feature phase.
+ */
+#include <string.h>
+
+#include "tcq/log.h"
+#include "tcq/pdu.h"
+#include "scsi/lun.h"
+#include "target/conn.h"
+#include "target/session.h"
+#include "target/session_priv.h"
+
+/* ---- NOP, Logout, TMF -------------------------------------------------- */
+
+void sess_nop_out(struct conn *c, const uint8_t *bhs, uint8_t *data,
+		  uint32_t len)
+{
+	struct pdu_nop_out n;
+	struct pdu_nop_in r;
+	uint8_t out[ISCSI_BHS_LEN];
+
+	pdu_decode_nop_out(bhs, &n);
+	if (n.itt == ISCSI_RSVD_TAG) {
+		conn_nop_answered(c, n.ttt);	/* answer to our ping */
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.itt = n.itt;
+	r.ttt = ISCSI_RSVD_TAG;
+	r.lun = n.lun;
+	r.statsn = conn_next_statsn(c);
+	r.expcmdsn = c->sess->exp_cmdsn;
+	r.maxcmdsn = c->sess->max_cmdsn;
+	r.data_len = len;
+	pdu_encode_nop_in(out, &r);
+	conn_send_pdu(c, out, data, len);	/* ping data echoed */
+}
+
+void logout_try(struct session *s)
+{
+	struct conn *c = s->conn;
+	struct pdu_logout_req q;
+	struct pdu_logout_rsp r;
+	uint8_t out[ISCSI_BHS_LEN];
+
+	if (!c || c->state != CONN_FFP)
+		return;
+	/* Commands still in flight finish first; the Logout answer is the
+	 * last thing the initiator hears on this connection. */
+	if (s->live_cmds)
+		return;
+	s->logout_waiting = false;
+	pdu_decode_logout_req(s->logout_bhs, &q);
+	memset(&r, 0, sizeof(r));
+	r.itt = q.itt;
+	if (q.reason == ISCSI_LOGOUT_REMOVE_FOR_RECOVERY)
+		r.response = ISCSI_LOGOUT_RSP_RECOVERY_UNSUPPORTED;
+	else if (q.reason == ISCSI_LOGOUT_CLOSE_CONNECTION && q.cid != c->cid)
+		r.response = ISCSI_LOGOUT_RSP_CID_NOT_FOUND;
+	else
+		r.response = ISCSI_LOGOUT_RSP_SUCCESS;
+	if (r.response == ISCSI_LOGOUT_RSP_SUCCESS) {
+		/* The I_T nexus ends with this answer (one connection per
+		 * session): what it held on each LUN (an SPC-2 reservation,
+		 * PREVENT MEDIUM REMOVAL, its unit attentions) goes before the
+		 * initiator hears the answer, so its next command, on any
+		 * other session, already sees the LUN free. No command is
+		 * left, so the task sets are idle. */
+		for (unsigned i = 0; i < TCQ_MAX_LUNS; i++) {
+			if (s->ts[i]) {
+				lun_nexus_leave(s->ts[i]);
+				s->ts[i] = NULL;
+			}
+		}
+	}
+	r.statsn = conn_next_statsn(c);
+	r.expcmdsn = s->exp_cmdsn;
+	r.maxcmdsn = s->max_cmdsn;
+	pdu_encode_logout_rsp(out, &r);
+	conn_send_pdu(c, out, NULL, 0);
+	if (r.response == ISCSI_LOGOUT_RSP_SUCCESS) {
+		log_info("%s: logout (reason %u)", c->peer_text, q.reason);
+		c->state = CONN_LOGGED_OUT;	/* closed once sent */
+	}
+}
+
+void sess_logout(struct conn *c, const uint8_t *bhs)
+{
+	struct session *s = c->sess;
+
+	memcpy(s->logout_bhs, bhs, ISCSI_BHS_LEN);
+	s->logout_waiting = true;
+	logout_try(s);
+}

@@ -1,0 +1,228 @@
+/*
+ * The full feature phase receive path (session.h): each PDU by opcode,
+ * and the CmdSN window (RFC 7143 4.2.2.1). Commands and other PDUs enter
+ * strictly in CmdSN order: what arrives ahead of ExpCmdSN waits, sorted,
+ * until its turn; immediate PDUs run at once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcq/log.h"
+#include "tcq/pdu.h"
+#include "target/conn.h"
+#include "target/login.h"
+#include "target/session.h"
+#include "target/session_priv.h"
+
+static void sess_run_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
+			 uint32_t len);
+static void sess_run_pending(struct session *s, struct conn *c);
+static void sess_hold(struct session *s, struct cmd *cmd);
+
+/* MaxCmdSN grows as commands finish; it never shrinks (RFC 7143 4.2.2.1). */
+void sess_update_window(struct session *s)
+{
+	uint32_t room = s->window > s->active ? s->window - s->active : 0;
+	uint32_t cand = s->exp_cmdsn + room - 1;
+
+	if (sn_gt(cand, s->max_cmdsn))
+		s->max_cmdsn = cand;
+}
+/* ---- SCSI Command ------------------------------------------------------- */
+
+void sess_reject_cmd(struct conn *c, const uint8_t *bhs,
+		     uint8_t reason, bool *discard)
+{
+	/* RFC 7143 6.3: the CmdSN of a rejected command is not considered
+	 * received; the initiator sees a gap it must recover from. */
+	conn_send_reject(c, bhs, reason);
+	*discard = true;
+}
+static void sess_scsi_cmd_pdu(struct conn *c, const uint8_t *bhs,
+			      uint32_t len)
+{
+	struct session *s = c->sess;
+	struct cmd *cmd = c->rx_cmd;
+
+	c->rx_cmd = NULL;
+	if (!cmd || cmd->itt != pdu_itt(bhs))
+		return;
+	cmd->got = len;
+	cmd->unsol_got = len;
+	cmd->unsol_done = (bhs[BHS_FLAGS] & ISCSI_FLAG_FINAL) != 0;
+	if (cmd->immediate) {
+		sess_dispatch(s, cmd);
+		return;
+	}
+	if (cmd->cmdsn == s->exp_cmdsn) {
+		s->exp_cmdsn++;
+		sess_dispatch(s, cmd);
+		sess_run_pending(s, c);
+		return;
+	}
+	/* Ahead of ExpCmdSN (within the window): hold it in order. */
+	sess_hold(s, cmd);
+}
+
+/* Runs whatever was waiting for the CmdSN that just became current. */
+static void sess_run_pending(struct session *s, struct conn *c)
+{
+	for (;;) {
+		bool progressed = false;
+
+		if (!list_empty(&s->pending)) {
+			struct cmd *n = list_first_entry(&s->pending,
+					struct cmd, pend_node);
+			if (n->cmdsn == s->exp_cmdsn) {
+				list_del(&n->pend_node);
+				s->exp_cmdsn++;
+				sess_dispatch(s, n);
+				progressed = true;
+			}
+		}
+		if (!list_empty(&s->pending_pdus)) {
+			struct pend_pdu *p = list_first_entry(
+				&s->pending_pdus, struct pend_pdu, node);
+			if (p->cmdsn == s->exp_cmdsn) {
+				list_del(&p->node);
+				s->exp_cmdsn++;
+				sess_run_pdu(c, p->bhs, p->data, p->len);
+				free(p);
+				progressed = true;
+				if (c->state != CONN_FFP)
+					return;
+			}
+		}
+		if (!progressed)
+			break;
+	}
+}
+
+static void sess_hold(struct session *s, struct cmd *cmd)
+{
+	struct list_node *pos;
+	list_for_each(pos, &s->pending) {
+		struct cmd *o = list_entry(pos, struct cmd, pend_node);
+
+		if (o->cmdsn == cmd->cmdsn) {
+			/* Duplicate within the window: ignored. */
+			cmd->unsol_done = true;
+			cmd->rsp_sent = true;
+			cmd_finish_check(cmd);
+			return;
+		}
+		if (sn_gt(o->cmdsn, cmd->cmdsn))
+			break;
+	}
+	list_insert_between(&cmd->pend_node, pos->prev, pos);
+}
+/* Runs a non-SCSI PDU whose turn (CmdSN) has come, or an immediate one. */
+static void sess_run_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
+			 uint32_t len)
+{
+	switch (pdu_opcode(bhs)) {
+	case ISCSI_OP_NOP_OUT:
+		sess_nop_out(c, bhs, data, len);
+		break;
+	case ISCSI_OP_TEXT_REQ:
+		text_rx(c, bhs, data, len);
+		break;
+	case ISCSI_OP_LOGOUT_REQ:
+		sess_logout(c, bhs);
+		break;
+	case ISCSI_OP_TMF_REQ:
+		tmf_rx(c, bhs);
+		break;
+	default:
+		conn_send_reject(c, bhs, ISCSI_REJECT_CMD_NOT_SUPPORTED);
+		break;
+	}
+}
+
+/* ---- receive entry points ---------------------------------------------- */
+
+uint8_t *sess_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
+			int *err)
+{
+	const char *why = NULL;
+	int rc;
+
+	rc = pdu_check_initiator_bhs(bhs, &why);
+	if (rc) {
+		log_warn("%s: bad %s PDU: %s", c->peer_text,
+			 pdu_opcode_name(pdu_opcode(bhs)), why ? why : "?");
+		sess_reject_cmd(c, bhs, (uint8_t)rc, discard);
+		return NULL;
+	}
+	switch (pdu_opcode(bhs)) {
+	case ISCSI_OP_SCSI_CMD:
+		return sess_scsi_cmd_header(c, bhs, discard, err);
+	case ISCSI_OP_DATA_OUT:
+		return sess_data_out_header(c, bhs, discard, err);
+	case ISCSI_OP_LOGIN_REQ:
+		/* A Login Request in the full feature phase. */
+		conn_send_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR);
+		*discard = true;
+		return NULL;
+	case ISCSI_OP_SNACK_REQ:
+		/* ERL 0: no SNACK support. */
+		conn_send_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR);
+		*discard = true;
+		return NULL;
+	default:
+		return NULL;	/* scratch buffer */
+	}
+}
+
+void sess_rx_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
+		 uint32_t len)
+{
+	struct session *s = c->sess;
+	uint8_t op = pdu_opcode(bhs);
+	uint32_t cmdsn, expstatsn;
+
+	if (op == ISCSI_OP_SCSI_CMD) {
+		sess_scsi_cmd_pdu(c, bhs, len);
+		return;
+	}
+	if (op == ISCSI_OP_DATA_OUT) {
+		sess_data_out_pdu(c, bhs, len);
+		return;
+	}
+	cmdsn = get_be32(bhs + BHS_CMDSN);
+	expstatsn = get_be32(bhs + BHS_EXPSTATSN);
+	c->exp_statsn = expstatsn;
+	c->exp_statsn_valid = true;
+	/* A NOP-Out answering a ping carries no CmdSN to consume, and
+	 * immediate PDUs run at once. */
+	if (pdu_immediate(bhs) ||
+	    (op == ISCSI_OP_NOP_OUT && pdu_itt(bhs) == ISCSI_RSVD_TAG)) {
+		sess_run_pdu(c, bhs, data, len);
+		return;
+	}
+	if (sn_lt(cmdsn, s->exp_cmdsn) || sn_gt(cmdsn, s->max_cmdsn))
+		return;		/* outside the window: silently ignored */
+	if (cmdsn == s->exp_cmdsn) {
+		s->exp_cmdsn++;
+		sess_update_window(s);
+		sess_run_pdu(c, bhs, data, len);
+		return;
+	}
+	struct pend_pdu *p = malloc(sizeof(*p) + len);
+	struct list_node *pos;
+
+	if (!p) {
+		conn_close(c, "out of memory");
+		return;
+	}
+	p->cmdsn = cmdsn;
+	p->len = len;
+	memcpy(p->bhs, bhs, ISCSI_BHS_LEN);
+	if (len)
+		memcpy(p->data, data, len);
+	list_for_each(pos, &s->pending_pdus) {
+		if (sn_gt(list_entry(pos, struct pend_pdu, node)->cmdsn, cmdsn))
+			break;
+	}
+	list_insert_between(&p->node, pos->prev, pos);
+}
