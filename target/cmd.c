@@ -35,6 +35,13 @@ struct cmd *cmd_lookup(struct session *s, uint32_t itt)
 	return c;
 }
 
+static void cmd_hash_add(struct session *s, struct cmd *cmd)
+{
+	cmd->hnext = s->itt[cmd->itt % ITT_HASH];
+	s->itt[cmd->itt % ITT_HASH] = cmd;
+	cmd->in_hash = true;
+}
+
 static void cmd_hash_del(struct cmd *cmd)
 {
 	struct cmd **pp = &cmd->sess->itt[cmd->itt % ITT_HASH];
@@ -100,9 +107,16 @@ static void cmd_free(struct cmd *cmd)
 		s->active--;
 	sess_update_window(s);
 	if (s->logout_waiting)
-		logout_try(s);
+		logout_answer_if_idle(s);
 	sess_free_if_idle(s);
 	conn_put(c);
+}
+
+void cmd_pool_free(struct session *s)
+{
+	for (unsigned i = 0; i < s->pool_len; i++)
+		free(s->pool[i]);
+	free(s->pool);
 }
 
 /* A command is done with once its answer left, its task completed and
@@ -301,7 +315,7 @@ void sess_cmd_sent(struct cmd *cmd)
  * here). Anything malformed is a protocol error. Returns the extra CDB
  * length in *ext_len.
  */
-static int sess_ext_cdb(const struct conn *c, const uint8_t *bhs,
+static int cmd_ext_cdb(const struct conn *c, const uint8_t *bhs,
 			uint8_t *ext, uint32_t *ext_len)
 {
 	const uint8_t *p = c->rx_ahs;
@@ -334,8 +348,8 @@ static int sess_ext_cdb(const struct conn *c, const uint8_t *bhs,
 	return 0;
 }
 
-uint8_t *sess_scsi_cmd_header(struct conn *c, const uint8_t *bhs,
-			      bool *discard, int *err)
+uint8_t *cmd_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
+		       int *err)
 {
 	struct session *s = c->sess;
 	struct pdu_scsi_cmd pc;
@@ -346,11 +360,10 @@ uint8_t *sess_scsi_cmd_header(struct conn *c, const uint8_t *bhs,
 
 	pdu_decode_scsi_cmd(bhs, &pc);
 	if (s->discovery) {
-		sess_reject_cmd(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
+		sess_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
 		return NULL;
 	}
-	if (!pc.immediate &&
-	    (sn_lt(pc.cmdsn, s->exp_cmdsn) || sn_gt(pc.cmdsn, s->max_cmdsn))) {
+	if (!pc.immediate && !sess_cmdsn_in_window(s, pc.cmdsn)) {
 		/* RFC 7143 4.2.2.1: silently ignored. */
 		log_debug("%s: CmdSN %u outside [%u, %u]: ignored", c->peer_text,
 			  pc.cmdsn, s->exp_cmdsn, s->max_cmdsn);
@@ -358,21 +371,21 @@ uint8_t *sess_scsi_cmd_header(struct conn *c, const uint8_t *bhs,
 		return NULL;
 	}
 	if (cmd_lookup(s, pc.itt)) {
-		sess_reject_cmd(c, bhs, ISCSI_REJECT_TASK_IN_PROGRESS, discard);
+		sess_reject(c, bhs, ISCSI_REJECT_TASK_IN_PROGRESS, discard);
 		return NULL;
 	}
 	if (dlen && (!pc.write || !s->params.immediate_data ||
 		     dlen > s->params.first_burst || dlen > pc.edtl)) {
-		sess_reject_cmd(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
+		sess_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
 		return NULL;
 	}
 	if (!pc.final && (!pc.write || s->params.initial_r2t)) {
 		/* Unsolicited Data-Out announced where it may not follow. */
-		sess_reject_cmd(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
+		sess_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
 		return NULL;
 	}
-	if (sess_ext_cdb(c, bhs, ext_cdb, &ext_len) < 0) {
-		sess_reject_cmd(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
+	if (cmd_ext_cdb(c, bhs, ext_cdb, &ext_len) < 0) {
+		sess_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
 		return NULL;
 	}
 	cmd = cmd_alloc(s, c);
@@ -389,9 +402,7 @@ uint8_t *sess_scsi_cmd_header(struct conn *c, const uint8_t *bhs,
 	cmd->cmdsn = pc.cmdsn;
 	cmd->immediate = pc.immediate;
 	cmd->edtl = pc.edtl;
-	cmd->hnext = s->itt[pc.itt % ITT_HASH];
-	s->itt[pc.itt % ITT_HASH] = cmd;
-	cmd->in_hash = true;
+	cmd_hash_add(s, cmd);
 	s->active++;
 	if (pc.write) {
 		cmd->unsol_max = s->params.initial_r2t ? dlen :
@@ -410,7 +421,7 @@ uint8_t *sess_scsi_cmd_header(struct conn *c, const uint8_t *bhs,
 		*discard = true;
 	return cmd->wbuf;
 }
-void sess_dispatch(struct session *s, struct cmd *cmd)
+void cmd_dispatch(struct session *s, struct cmd *cmd)
 {
 	struct tcq_task *t = &cmd->task;
 	const uint8_t *bhs = cmd->bhs;
@@ -456,8 +467,6 @@ void sess_dispatch(struct session *s, struct cmd *cmd)
 	cmd->wants_data = lun_task_arrive(sess_taskset(s, t->lun), t);
 	if (cmd->task_done)
 		return;
-	if (cmd->wants_data) {
-		cmd_send_r2ts(cmd);
-		cmd_data_complete_check(cmd);
-	}
+	if (cmd->wants_data)
+		data_out_advance(cmd);
 }

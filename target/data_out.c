@@ -14,9 +14,10 @@
 #include "target/session.h"
 #include "target/session_priv.h"
 
-/* ---- write data: R2T ---------------------------------------------------- */
+/* ---- R2T ---------------------------------------------------------------- */
 
-void cmd_data_complete_check(struct cmd *cmd)
+/* All the data is in: the device server, waiting for it, may go on. */
+static void data_out_complete_check(struct cmd *cmd)
 {
 	if (cmd->got == cmd->edtl && cmd->dispatched && cmd->wants_data &&
 	    !cmd->task.data_ready && !cmd->task_done) {
@@ -25,7 +26,9 @@ void cmd_data_complete_check(struct cmd *cmd)
 	}
 }
 
-void cmd_send_r2ts(struct cmd *cmd)
+/* Solicits what is still missing once the unsolicited data is in, at
+ * most MaxOutstandingR2T bursts at a time. */
+static void data_out_send_r2ts(struct cmd *cmd)
 {
 	struct conn *c = cmd->conn;
 	struct session *s = cmd->sess;
@@ -77,19 +80,35 @@ void cmd_send_r2ts(struct cmd *cmd)
 		conn_send_pdu(c, bhs, NULL, 0);
 	}
 }
-static void sess_cmd_unsol_end(struct cmd *cmd)
+
+void data_out_advance(struct cmd *cmd)
 {
-	cmd->unsol_done = true;
-	if (cmd->dispatched) {
-		cmd_send_r2ts(cmd);
-		cmd_data_complete_check(cmd);
-	}
-	cmd_finish_check(cmd);
+	data_out_send_r2ts(cmd);
+	data_out_complete_check(cmd);
 }
+
+static struct r2t *r2t_find(struct cmd *cmd, uint32_t ttt)
+{
+	for (unsigned i = 0; i < MAX_R2T; i++) {
+		if (cmd->r2t[i].active && cmd->r2t[i].ttt == ttt)
+			return &cmd->r2t[i];
+	}
+	return NULL;
+}
+
 /* ---- Data-Out ---------------------------------------------------------- */
 
+/* The immediate and unsolicited data of cmd are all in. */
+static void data_out_unsol_end(struct cmd *cmd)
+{
+	cmd->unsol_done = true;
+	if (cmd->dispatched)
+		data_out_advance(cmd);
+	cmd_finish_check(cmd);
+}
+
 /* Fails a command whose Data-Out broke the sequence rules. */
-static void cmd_data_fail(struct cmd *cmd, uint16_t asc)
+static void data_out_fail(struct cmd *cmd, uint16_t asc)
 {
 	struct tcq_task *t = &cmd->task;
 
@@ -103,8 +122,8 @@ static void cmd_data_fail(struct cmd *cmd, uint16_t asc)
 		cmd_finish_check(cmd);
 }
 
-uint8_t *sess_data_out_header(struct conn *c, const uint8_t *bhs,
-			      bool *discard, int *err)
+uint8_t *data_out_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
+			    int *err)
 {
 	struct session *s = c->sess;
 	struct pdu_data_out d;
@@ -138,14 +157,8 @@ uint8_t *sess_data_out_header(struct conn *c, const uint8_t *bhs,
 		    d.datasn != cmd->unsol_datasn)
 			goto protocol_error;
 	} else {
-		struct r2t *r = NULL;
+		struct r2t *r = r2t_find(cmd, d.ttt);
 
-		for (unsigned i = 0; i < MAX_R2T; i++) {
-			if (cmd->r2t[i].active && cmd->r2t[i].ttt == d.ttt) {
-				r = &cmd->r2t[i];
-				break;
-			}
-		}
 		bad_offset = !r || d.offset != r->offset + r->got ||
 			     (uint64_t)d.data_len > r->len - r->got;
 		if (bad_offset || d.datasn != r->datasn)
@@ -154,7 +167,7 @@ uint8_t *sess_data_out_header(struct conn *c, const uint8_t *bhs,
 	c->rx_cmd = cmd;
 	if (cmd->task_done) {
 		/* Answered early (a unit attention, ...): the data goes to
-		 * the scratch buffer and is dropped, but sess_data_out_pdu
+		 * the scratch buffer and is dropped, but data_out_rx_pdu
 		 * still counts it, or the command would wait forever for
 		 * the end of its unsolicited data (found by fuzz_conn). */
 		return NULL;
@@ -168,17 +181,17 @@ protocol_error:
 	log_warn("%s: Data-Out for ITT 0x%08x out of sequence (offset %u, "
 		 "DataSN %u, TTT 0x%08x)", c->peer_text, d.itt, d.offset,
 		 d.datasn, d.ttt);
-	cmd_data_fail(cmd, bad_offset ? ASC_DATA_OFFSET_ERROR :
-					 ASC_DATA_PHASE_ERROR);
+	data_out_fail(cmd, bad_offset ? ASC_DATA_OFFSET_ERROR :
+					ASC_DATA_PHASE_ERROR);
 	*discard = true;
 	return NULL;
 }
 
-void sess_data_out_pdu(struct conn *c, const uint8_t *bhs,
-		       uint32_t len)
+void data_out_rx_pdu(struct conn *c, const uint8_t *bhs, uint32_t len)
 {
 	struct cmd *cmd = c->rx_cmd;
 	struct pdu_data_out d;
+	struct r2t *r;
 
 	c->rx_cmd = NULL;
 	if (!cmd || cmd->data_error)
@@ -189,22 +202,18 @@ void sess_data_out_pdu(struct conn *c, const uint8_t *bhs,
 		cmd->unsol_got += len;
 		cmd->unsol_datasn++;
 		if (d.final || cmd->unsol_got >= cmd->unsol_max)
-			sess_cmd_unsol_end(cmd);
+			data_out_unsol_end(cmd);
 		return;
 	}
-	for (unsigned i = 0; i < MAX_R2T; i++) {
-		struct r2t *r = &cmd->r2t[i];
-
-		if (!r->active || r->ttt != d.ttt)
-			continue;
+	r = r2t_find(cmd, d.ttt);
+	if (r) {
 		r->got += len;
 		r->datasn++;
 		if (r->got == r->len) {
 			r->active = false;
 			cmd->r2t_active--;
-			cmd_send_r2ts(cmd);
+			data_out_send_r2ts(cmd);
 		}
-		break;
 	}
-	cmd_data_complete_check(cmd);
+	data_out_complete_check(cmd);
 }

@@ -6,15 +6,12 @@
 
 #include "tcq/log.h"
 #include "tcq/pdu.h"
-#include "scsi/lun.h"
 #include "target/conn.h"
 #include "target/session.h"
 #include "target/session_priv.h"
 
-/* ---- NOP, Logout, TMF -------------------------------------------------- */
-
-void sess_nop_out(struct conn *c, const uint8_t *bhs, uint8_t *data,
-		  uint32_t len)
+void nop_out_rx(struct conn *c, const uint8_t *bhs, uint8_t *data,
+		uint32_t len)
 {
 	struct pdu_nop_out n;
 	struct pdu_nop_in r;
@@ -37,7 +34,7 @@ void sess_nop_out(struct conn *c, const uint8_t *bhs, uint8_t *data,
 	conn_send_pdu(c, out, data, len);	/* ping data echoed */
 }
 
-void logout_try(struct session *s)
+void logout_answer_if_idle(struct session *s)
 {
 	struct conn *c = s->conn;
 	struct pdu_logout_req q;
@@ -67,12 +64,7 @@ void logout_try(struct session *s)
 		 * initiator hears the answer, so its next command, on any
 		 * other session, already sees the LUN free. No command is
 		 * left, so the task sets are idle. */
-		for (unsigned i = 0; i < TCQ_MAX_LUNS; i++) {
-			if (s->ts[i]) {
-				lun_nexus_leave(s->ts[i]);
-				s->ts[i] = NULL;
-			}
-		}
+		sess_leave_tasksets(s);
 	}
 	r.statsn = conn_next_statsn(c);
 	r.expcmdsn = s->exp_cmdsn;
@@ -85,11 +77,11 @@ void logout_try(struct session *s)
 	}
 }
 
-void sess_logout(struct conn *c, const uint8_t *bhs)
+void logout_rx(struct conn *c, const uint8_t *bhs)
 {
 	struct session *s = c->sess;
 
 	memcpy(s->logout_bhs, bhs, ISCSI_BHS_LEN);
 	s->logout_waiting = true;
-	logout_try(s);
+	logout_answer_if_idle(s);
 }

@@ -121,12 +121,8 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 		 "%s,i,0x%02x%02x%02x%02x%02x%02x", s->iname, s->isid[0],
 		 s->isid[1], s->isid[2], s->isid[3], s->isid[4], s->isid[5]);
 	s->params = sl->params;
-	s->exp_cmdsn = sl->cmdsn;
-	s->window = tcqd->set.cmd_window ? tcqd->set.cmd_window : 128;
-	s->max_cmdsn = s->exp_cmdsn + s->window - 1;
+	sess_window_init(s, sl->cmdsn);
 	s->next_ttt = 1;
-	list_init(&s->pending);
-	list_init(&s->pending_pdus);
 	list_init(&s->reg_node);
 	list_init(&s->all_node);
 	reactor_defer_init(&s->free_defer, sess_free_deferred, s);
@@ -298,15 +294,8 @@ const struct iscsi_params *sess_params(const struct session *s)
 	return &s->params;
 }
 
-uint32_t sess_exp_cmdsn(const struct conn *c)
-{
-	return c->sess ? c->sess->exp_cmdsn : 0;
-}
+/* ---- task sets: one per LUN the session has used ------------------------ */
 
-uint32_t sess_max_cmdsn(const struct conn *c)
-{
-	return c->sess ? c->sess->max_cmdsn : 0;
-}
 struct taskset *sess_taskset(struct session *s, struct lun *l)
 {
 	if (!l || l->id >= TCQ_MAX_LUNS)
@@ -320,6 +309,17 @@ struct taskset *sess_taskset_of(struct session *s, struct lun *l)
 {
 	return (l && l->id < TCQ_MAX_LUNS) ? s->ts[l->id] : NULL;
 }
+
+void sess_leave_tasksets(struct session *s)
+{
+	for (unsigned i = 0; i < TCQ_MAX_LUNS; i++) {
+		if (s->ts[i]) {
+			lun_nexus_leave(s->ts[i]);
+			s->ts[i] = NULL;
+		}
+	}
+}
+
 /* ---- teardown ---------------------------------------------------------- */
 
 /* Freed at the end of the pass: the last command may finish inside a
@@ -333,13 +333,8 @@ static void sess_free_deferred(struct reactor_defer *d)
 	pthread_mutex_lock(&reg_lock);
 	list_del(&s->all_node);
 	pthread_mutex_unlock(&reg_lock);
-	for (unsigned i = 0; i < TCQ_MAX_LUNS; i++) {
-		if (s->ts[i])
-			lun_nexus_leave(s->ts[i]);
-	}
-	for (unsigned i = 0; i < s->pool_len; i++)
-		free(s->pool[i]);
-	free(s->pool);
+	sess_leave_tasksets(s);
+	cmd_pool_free(s);
 	free(s);
 }
 

@@ -103,34 +103,49 @@ struct session {
 };
 
 /* session.c */
+/* The task set of s on l, made when first used. */
 struct taskset *sess_taskset(struct session *s, struct lun *l);
+/* The task set of s on l if it has one. */
 struct taskset *sess_taskset_of(struct session *s, struct lun *l);
+/* The nexus leaves every LUN (what it held there goes with it). */
+void sess_leave_tasksets(struct session *s);
+/* A dead session goes once its last command has. */
 void sess_free_if_idle(struct session *s);
 
-/* session_rx.c */
+/* session_rx.c: the CmdSN window */
+void sess_window_init(struct session *s, uint32_t cmdsn);
+bool sess_cmdsn_in_window(const struct session *s, uint32_t cmdsn);
+/* A command finished or entered: MaxCmdSN may move on. */
 void sess_update_window(struct session *s);
-void sess_reject_cmd(struct conn *c, const uint8_t *bhs, uint8_t reason,
-		     bool *discard);
+/* Rejects a PDU; its data segment is read and dropped. */
+void sess_reject(struct conn *c, const uint8_t *bhs, uint8_t reason,
+		 bool *discard);
 
-/* cmd.c */
+/* cmd.c: SCSI commands */
 struct cmd *cmd_lookup(struct session *s, uint32_t itt);
+/* Frees cmd once nothing more is owed on it or by it. */
 void cmd_finish_check(struct cmd *cmd);
-uint8_t *sess_scsi_cmd_header(struct conn *c, const uint8_t *bhs,
-			      bool *discard, int *err);
-void sess_dispatch(struct session *s, struct cmd *cmd);
+void cmd_pool_free(struct session *s);
+/* A SCSI Command's header is in: checks it, makes the command, and says
+ * where its immediate data goes (sess_rx_header's contract). */
+uint8_t *cmd_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
+		       int *err);
+/* cmd's CmdSN turn has come: into the device server. */
+void cmd_dispatch(struct session *s, struct cmd *cmd);
 
-/* data_out.c */
-void cmd_data_complete_check(struct cmd *cmd);
-void cmd_send_r2ts(struct cmd *cmd);
-uint8_t *sess_data_out_header(struct conn *c, const uint8_t *bhs,
-			      bool *discard, int *err);
-void sess_data_out_pdu(struct conn *c, const uint8_t *bhs, uint32_t len);
+/* data_out.c: write data */
+/* Solicits missing data (R2T); tells the device server once all is in. */
+void data_out_advance(struct cmd *cmd);
+uint8_t *data_out_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
+			    int *err);
+void data_out_rx_pdu(struct conn *c, const uint8_t *bhs, uint32_t len);
 
 /* nop_logout.c */
-void sess_nop_out(struct conn *c, const uint8_t *bhs, uint8_t *data,
-		  uint32_t len);
-void sess_logout(struct conn *c, const uint8_t *bhs);
-void logout_try(struct session *s);
+void nop_out_rx(struct conn *c, const uint8_t *bhs, uint8_t *data,
+		uint32_t len);
+void logout_rx(struct conn *c, const uint8_t *bhs);
+/* Answers a waiting Logout once no command is left. */
+void logout_answer_if_idle(struct session *s);
 
 /* tmf.c: a Task Management Function Request in its CmdSN turn. */
 void tmf_rx(struct conn *c, const uint8_t *bhs);

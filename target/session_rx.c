@@ -16,8 +16,32 @@
 
 static void sess_run_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
 			 uint32_t len);
-static void sess_run_pending(struct session *s, struct conn *c);
-static void sess_hold(struct session *s, struct cmd *cmd);
+
+/* ---- the window -------------------------------------------------------- */
+
+void sess_window_init(struct session *s, uint32_t cmdsn)
+{
+	s->exp_cmdsn = cmdsn;
+	s->window = tcqd->set.cmd_window ? tcqd->set.cmd_window : 128;
+	s->max_cmdsn = s->exp_cmdsn + s->window - 1;
+	list_init(&s->pending);
+	list_init(&s->pending_pdus);
+}
+
+uint32_t sess_exp_cmdsn(const struct conn *c)
+{
+	return c->sess ? c->sess->exp_cmdsn : 0;
+}
+
+uint32_t sess_max_cmdsn(const struct conn *c)
+{
+	return c->sess ? c->sess->max_cmdsn : 0;
+}
+
+bool sess_cmdsn_in_window(const struct session *s, uint32_t cmdsn)
+{
+	return !sn_lt(cmdsn, s->exp_cmdsn) && !sn_gt(cmdsn, s->max_cmdsn);
+}
 
 /* MaxCmdSN grows as commands finish; it never shrinks (RFC 7143 4.2.2.1). */
 void sess_update_window(struct session *s)
@@ -28,44 +52,11 @@ void sess_update_window(struct session *s)
 	if (sn_gt(cand, s->max_cmdsn))
 		s->max_cmdsn = cand;
 }
-/* ---- SCSI Command ------------------------------------------------------- */
 
-void sess_reject_cmd(struct conn *c, const uint8_t *bhs,
-		     uint8_t reason, bool *discard)
-{
-	/* RFC 7143 6.3: the CmdSN of a rejected command is not considered
-	 * received; the initiator sees a gap it must recover from. */
-	conn_send_reject(c, bhs, reason);
-	*discard = true;
-}
-static void sess_scsi_cmd_pdu(struct conn *c, const uint8_t *bhs,
-			      uint32_t len)
-{
-	struct session *s = c->sess;
-	struct cmd *cmd = c->rx_cmd;
-
-	c->rx_cmd = NULL;
-	if (!cmd || cmd->itt != pdu_itt(bhs))
-		return;
-	cmd->got = len;
-	cmd->unsol_got = len;
-	cmd->unsol_done = (bhs[BHS_FLAGS] & ISCSI_FLAG_FINAL) != 0;
-	if (cmd->immediate) {
-		sess_dispatch(s, cmd);
-		return;
-	}
-	if (cmd->cmdsn == s->exp_cmdsn) {
-		s->exp_cmdsn++;
-		sess_dispatch(s, cmd);
-		sess_run_pending(s, c);
-		return;
-	}
-	/* Ahead of ExpCmdSN (within the window): hold it in order. */
-	sess_hold(s, cmd);
-}
+/* ---- what waits for its turn ------------------------------------------- */
 
 /* Runs whatever was waiting for the CmdSN that just became current. */
-static void sess_run_pending(struct session *s, struct conn *c)
+static void sess_run_held(struct session *s, struct conn *c)
 {
 	for (;;) {
 		bool progressed = false;
@@ -76,7 +67,7 @@ static void sess_run_pending(struct session *s, struct conn *c)
 			if (n->cmdsn == s->exp_cmdsn) {
 				list_del(&n->pend_node);
 				s->exp_cmdsn++;
-				sess_dispatch(s, n);
+				cmd_dispatch(s, n);
 				progressed = true;
 			}
 		}
@@ -98,7 +89,7 @@ static void sess_run_pending(struct session *s, struct conn *c)
 	}
 }
 
-static void sess_hold(struct session *s, struct cmd *cmd)
+static void sess_hold_cmd(struct session *s, struct cmd *cmd)
 {
 	struct list_node *pos;
 	list_for_each(pos, &s->pending) {
@@ -116,19 +107,82 @@ static void sess_hold(struct session *s, struct cmd *cmd)
 	}
 	list_insert_between(&cmd->pend_node, pos->prev, pos);
 }
+
+/* A copy of a non-SCSI PDU ahead of ExpCmdSN, kept in CmdSN order. */
+static void sess_hold_pdu(struct conn *c, uint32_t cmdsn, const uint8_t *bhs,
+			  const uint8_t *data, uint32_t len)
+{
+	struct session *s = c->sess;
+	struct pend_pdu *p = malloc(sizeof(*p) + len);
+	struct list_node *pos;
+
+	if (!p) {
+		conn_close(c, "out of memory");
+		return;
+	}
+	p->cmdsn = cmdsn;
+	p->len = len;
+	memcpy(p->bhs, bhs, ISCSI_BHS_LEN);
+	if (len)
+		memcpy(p->data, data, len);
+	list_for_each(pos, &s->pending_pdus) {
+		if (sn_gt(list_entry(pos, struct pend_pdu, node)->cmdsn, cmdsn))
+			break;
+	}
+	list_insert_between(&p->node, pos->prev, pos);
+}
+
+/* ---- PDUs in their turn ------------------------------------------------ */
+
+void sess_reject(struct conn *c, const uint8_t *bhs, uint8_t reason,
+		 bool *discard)
+{
+	/* RFC 7143 6.3: the CmdSN of a rejected command is not considered
+	 * received; the initiator sees a gap it must recover from. */
+	conn_send_reject(c, bhs, reason);
+	*discard = true;
+}
+
+/* A whole SCSI Command PDU is in (its header was checked by
+ * cmd_rx_header): it runs now, or waits for its CmdSN. */
+static void sess_order_cmd(struct conn *c, const uint8_t *bhs, uint32_t len)
+{
+	struct session *s = c->sess;
+	struct cmd *cmd = c->rx_cmd;
+
+	c->rx_cmd = NULL;
+	if (!cmd || cmd->itt != pdu_itt(bhs))
+		return;
+	cmd->got = len;
+	cmd->unsol_got = len;
+	cmd->unsol_done = (bhs[BHS_FLAGS] & ISCSI_FLAG_FINAL) != 0;
+	if (cmd->immediate) {
+		cmd_dispatch(s, cmd);
+		return;
+	}
+	if (cmd->cmdsn == s->exp_cmdsn) {
+		s->exp_cmdsn++;
+		cmd_dispatch(s, cmd);
+		sess_run_held(s, c);
+		return;
+	}
+	/* Ahead of ExpCmdSN (within the window): hold it in order. */
+	sess_hold_cmd(s, cmd);
+}
+
 /* Runs a non-SCSI PDU whose turn (CmdSN) has come, or an immediate one. */
 static void sess_run_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
 			 uint32_t len)
 {
 	switch (pdu_opcode(bhs)) {
 	case ISCSI_OP_NOP_OUT:
-		sess_nop_out(c, bhs, data, len);
+		nop_out_rx(c, bhs, data, len);
 		break;
 	case ISCSI_OP_TEXT_REQ:
 		text_rx(c, bhs, data, len);
 		break;
 	case ISCSI_OP_LOGOUT_REQ:
-		sess_logout(c, bhs);
+		logout_rx(c, bhs);
 		break;
 	case ISCSI_OP_TMF_REQ:
 		tmf_rx(c, bhs);
@@ -151,23 +205,17 @@ uint8_t *sess_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 	if (rc) {
 		log_warn("%s: bad %s PDU: %s", c->peer_text,
 			 pdu_opcode_name(pdu_opcode(bhs)), why ? why : "?");
-		sess_reject_cmd(c, bhs, (uint8_t)rc, discard);
+		sess_reject(c, bhs, (uint8_t)rc, discard);
 		return NULL;
 	}
 	switch (pdu_opcode(bhs)) {
 	case ISCSI_OP_SCSI_CMD:
-		return sess_scsi_cmd_header(c, bhs, discard, err);
+		return cmd_rx_header(c, bhs, discard, err);
 	case ISCSI_OP_DATA_OUT:
-		return sess_data_out_header(c, bhs, discard, err);
-	case ISCSI_OP_LOGIN_REQ:
-		/* A Login Request in the full feature phase. */
-		conn_send_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR);
-		*discard = true;
-		return NULL;
-	case ISCSI_OP_SNACK_REQ:
-		/* ERL 0: no SNACK support. */
-		conn_send_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR);
-		*discard = true;
+		return data_out_rx_header(c, bhs, discard, err);
+	case ISCSI_OP_LOGIN_REQ:	/* in the full feature phase */
+	case ISCSI_OP_SNACK_REQ:	/* ERL 0: no SNACK support */
+		sess_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
 		return NULL;
 	default:
 		return NULL;	/* scratch buffer */
@@ -179,19 +227,18 @@ void sess_rx_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
 {
 	struct session *s = c->sess;
 	uint8_t op = pdu_opcode(bhs);
-	uint32_t cmdsn, expstatsn;
+	uint32_t cmdsn;
 
 	if (op == ISCSI_OP_SCSI_CMD) {
-		sess_scsi_cmd_pdu(c, bhs, len);
+		sess_order_cmd(c, bhs, len);
 		return;
 	}
 	if (op == ISCSI_OP_DATA_OUT) {
-		sess_data_out_pdu(c, bhs, len);
+		data_out_rx_pdu(c, bhs, len);
 		return;
 	}
 	cmdsn = get_be32(bhs + BHS_CMDSN);
-	expstatsn = get_be32(bhs + BHS_EXPSTATSN);
-	c->exp_statsn = expstatsn;
+	c->exp_statsn = get_be32(bhs + BHS_EXPSTATSN);
 	c->exp_statsn_valid = true;
 	/* A NOP-Out answering a ping carries no CmdSN to consume, and
 	 * immediate PDUs run at once. */
@@ -200,7 +247,7 @@ void sess_rx_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
 		sess_run_pdu(c, bhs, data, len);
 		return;
 	}
-	if (sn_lt(cmdsn, s->exp_cmdsn) || sn_gt(cmdsn, s->max_cmdsn))
+	if (!sess_cmdsn_in_window(s, cmdsn))
 		return;		/* outside the window: silently ignored */
 	if (cmdsn == s->exp_cmdsn) {
 		s->exp_cmdsn++;
@@ -208,21 +255,5 @@ void sess_rx_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
 		sess_run_pdu(c, bhs, data, len);
 		return;
 	}
-	struct pend_pdu *p = malloc(sizeof(*p) + len);
-	struct list_node *pos;
-
-	if (!p) {
-		conn_close(c, "out of memory");
-		return;
-	}
-	p->cmdsn = cmdsn;
-	p->len = len;
-	memcpy(p->bhs, bhs, ISCSI_BHS_LEN);
-	if (len)
-		memcpy(p->data, data, len);
-	list_for_each(pos, &s->pending_pdus) {
-		if (sn_gt(list_entry(pos, struct pend_pdu, node)->cmdsn, cmdsn))
-			break;
-	}
-	list_insert_between(&p->node, pos->prev, pos);
+	sess_hold_pdu(c, cmdsn, bhs, data, len);
 }
