@@ -103,8 +103,6 @@ static void cmd_free(struct cmd *cmd)
 	else
 		free(cmd);
 	s->live_cmds--;
-	if (s->active)
-		s->active--;
 	sess_update_window(s);
 	if (s->logout_waiting)
 		logout_answer_if_idle(s);
@@ -403,7 +401,6 @@ uint8_t *cmd_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 	cmd->immediate = pc.immediate;
 	cmd->edtl = pc.edtl;
 	cmd_hash_add(s, cmd);
-	s->active++;
 	if (pc.write) {
 		cmd->unsol_max = s->params.initial_r2t ? dlen :
 				 MIN(s->params.first_burst, pc.edtl);

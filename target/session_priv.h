@@ -87,7 +87,6 @@ struct session {
 	struct iscsi_params params;
 	uint32_t exp_cmdsn, max_cmdsn;
 	uint32_t window;
-	uint32_t active;		/* commands not yet finished */
 	struct list_node pending;	/* struct cmd, CmdSN order */
 	struct list_node pending_pdus;	/* struct pend_pdu, CmdSN order */
 	struct cmd *itt[ITT_HASH];

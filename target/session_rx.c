@@ -46,7 +46,7 @@ bool sess_cmdsn_in_window(const struct session *s, uint32_t cmdsn)
 /* MaxCmdSN grows as commands finish; it never shrinks (RFC 7143 4.2.2.1). */
 void sess_update_window(struct session *s)
 {
-	uint32_t room = s->window > s->active ? s->window - s->active : 0;
+	uint32_t room = s->window > s->live_cmds ? s->window - s->live_cmds : 0;
 	uint32_t cand = s->exp_cmdsn + room - 1;
 
 	if (sn_gt(cand, s->max_cmdsn))
