@@ -28,7 +28,7 @@ static void cmd_fail_early(struct cmd *cmd, uint8_t key, uint16_t asc);
 
 struct cmd *cmd_lookup(struct session *s, uint32_t itt)
 {
-	struct cmd *c = s->itt[itt % ITT_HASH];
+	struct cmd *c = s->cmds.itt[itt % ITT_HASH];
 
 	while (c && c->itt != itt)
 		c = c->hnext;
@@ -37,14 +37,14 @@ struct cmd *cmd_lookup(struct session *s, uint32_t itt)
 
 static void cmd_hash_add(struct session *s, struct cmd *cmd)
 {
-	cmd->hnext = s->itt[cmd->itt % ITT_HASH];
-	s->itt[cmd->itt % ITT_HASH] = cmd;
+	cmd->hnext = s->cmds.itt[cmd->itt % ITT_HASH];
+	s->cmds.itt[cmd->itt % ITT_HASH] = cmd;
 	cmd->in_hash = true;
 }
 
 static void cmd_hash_del(struct cmd *cmd)
 {
-	struct cmd **pp = &cmd->sess->itt[cmd->itt % ITT_HASH];
+	struct cmd **pp = &cmd->sess->cmds.itt[cmd->itt % ITT_HASH];
 
 	if (!cmd->in_hash)
 		return;
@@ -57,22 +57,48 @@ static void cmd_hash_del(struct cmd *cmd)
 
 static struct cmd *cmd_alloc(struct session *s, struct conn *c)
 {
+	struct sess_cmds *cs = &s->cmds;
 	struct cmd *cmd;
 
-	if (s->pool_len)
-		cmd = s->pool[--s->pool_len];
+	if (cs->pool_len)
+		cmd = cs->pool[--cs->pool_len];
 	else
 		cmd = malloc(sizeof(*cmd));
 	if (!cmd)
 		return NULL;
 	memset(cmd, 0, sizeof(*cmd));
-	list_init(&cmd->pend_node);
+	list_init(&cmd->held_node);
 	lun_task_init(&cmd->task);
 	cmd->sess = s;
 	cmd->conn = c;
 	c->refs++;
-	s->live_cmds++;
+	cs->live++;
 	return cmd;
+}
+
+/* Keeps up to 1024 freed commands for reuse. */
+static void cmd_pool_put(struct sess_cmds *cs, struct cmd *cmd)
+{
+	if (cs->pool_len == cs->pool_cap) {
+		unsigned cap = cs->pool_cap ? cs->pool_cap * 2 : 64;
+		struct cmd **p = realloc(cs->pool, cap * sizeof(*p));
+
+		if (p) {
+			cs->pool = p;
+			cs->pool_cap = cap;
+		}
+	}
+	if (cs->pool_len < cs->pool_cap && cs->pool_len < 1024)
+		cs->pool[cs->pool_len++] = cmd;
+	else
+		free(cmd);
+}
+
+void cmd_pool_free(struct session *s)
+{
+	for (unsigned i = 0; i < s->cmds.pool_len; i++)
+		free(s->cmds.pool[i]);
+	free(s->cmds.pool);
 }
 
 static void cmd_free(struct cmd *cmd)
@@ -81,40 +107,21 @@ static void cmd_free(struct cmd *cmd)
 	struct conn *c = cmd->conn;
 
 	cmd_hash_del(cmd);
-	list_del(&cmd->pend_node);
+	list_del(&cmd->held_node);
 	if (cmd->tmf)
 		tmf_cmd_gone(cmd);
 	if (cmd->dispatched)
 		lun_task_release(&cmd->task);
-	if (cmd->wbuf)
-		bufpool_free(cmd->wbuf, cmd->wbuf_len);
-	cmd->wbuf = NULL;
-	if (s->pool_len == s->pool_cap) {
-		unsigned cap = s->pool_cap ? s->pool_cap * 2 : 64;
-		struct cmd **p = realloc(s->pool, cap * sizeof(*p));
-
-		if (p) {
-			s->pool = p;
-			s->pool_cap = cap;
-		}
-	}
-	if (s->pool_len < s->pool_cap && s->pool_len < 1024)
-		s->pool[s->pool_len++] = cmd;
-	else
-		free(cmd);
-	s->live_cmds--;
+	if (cmd->data_out.buf)
+		bufpool_free(cmd->data_out.buf, cmd->data_out.buf_len);
+	cmd->data_out.buf = NULL;
+	cmd_pool_put(&s->cmds, cmd);
+	s->cmds.live--;
 	sess_update_window(s);
-	if (s->logout_waiting)
+	if (s->logout.waiting)
 		logout_answer_if_idle(s);
 	sess_free_if_idle(s);
 	conn_put(c);
-}
-
-void cmd_pool_free(struct session *s)
-{
-	for (unsigned i = 0; i < s->pool_len; i++)
-		free(s->pool[i]);
-	free(s->pool);
 }
 
 /* A command is done with once its answer left, its task completed and
@@ -125,7 +132,7 @@ void cmd_finish_check(struct cmd *cmd)
 
 	if (cmd->dispatched && !cmd->task_done)
 		return;
-	if (!gone && (!cmd->rsp_sent || !cmd->unsol_done))
+	if (!gone && (!cmd->rsp_sent || !cmd->data_out.unsol_done))
 		return;
 	cmd_free(cmd);
 }
@@ -166,8 +173,8 @@ static void cmd_send_response(struct cmd *cmd, uint8_t flags,
 		return;
 	}
 	rsp.statsn = conn_next_statsn(c);
-	rsp.expcmdsn = cmd->sess->exp_cmdsn;
-	rsp.maxcmdsn = cmd->sess->max_cmdsn;
+	rsp.expcmdsn = cmd->sess->win.exp_cmdsn;
+	rsp.maxcmdsn = cmd->sess->win.max_cmdsn;
 	pdu_encode_scsi_rsp(tx->bhs, &rsp);
 	if (t->status == SAM_STAT_CHECK_CONDITION && t->sense_len) {
 		/* Sense travels behind a 2-byte SenseLength, in the
@@ -225,8 +232,8 @@ static void cmd_send_data_in(struct cmd *cmd, uint32_t len, bool with_status,
 		if (in_burst == burst)
 			in_burst = 0;
 		di.datasn = cmd->datasn++;
-		di.expcmdsn = s->exp_cmdsn;
-		di.maxcmdsn = s->max_cmdsn;
+		di.expcmdsn = s->win.exp_cmdsn;
+		di.maxcmdsn = s->win.max_cmdsn;
 		di.data_len = n;
 		if (last && with_status) {
 			di.status_present = true;
@@ -257,8 +264,9 @@ static void cmd_task_done(struct tcq_task *t)
 	uint32_t residual;
 
 	cmd->task_done = true;
-	if (cmd->data_error && !cmd->sess->dead && c->state != CONN_CLOSING) {
-		cmd_fail_early(cmd, SK_ABORTED_COMMAND, cmd->data_error);
+	if (cmd->data_out.error && !cmd->sess->dead &&
+	    c->state != CONN_CLOSING) {
+		cmd_fail_early(cmd, SK_ABORTED_COMMAND, cmd->data_out.error);
 		return;
 	}
 	if (cmd->sess->dead || c->state == CONN_CLOSING ||
@@ -363,8 +371,9 @@ uint8_t *cmd_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 	}
 	if (!pc.immediate && !sess_cmdsn_in_window(s, pc.cmdsn)) {
 		/* RFC 7143 4.2.2.1: silently ignored. */
-		log_debug("%s: CmdSN %u outside [%u, %u]: ignored", c->peer_text,
-			  pc.cmdsn, s->exp_cmdsn, s->max_cmdsn);
+		log_debug("%s: CmdSN %u outside [%u, %u]: ignored",
+			  c->peer_text, pc.cmdsn, s->win.exp_cmdsn,
+			  s->win.max_cmdsn);
 		*discard = true;
 		return NULL;
 	}
@@ -402,21 +411,24 @@ uint8_t *cmd_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 	cmd->edtl = pc.edtl;
 	cmd_hash_add(s, cmd);
 	if (pc.write) {
-		cmd->unsol_max = s->params.initial_r2t ? dlen :
-				 MIN(s->params.first_burst, pc.edtl);
+		struct cmd_data_out *w = &cmd->data_out;
+
+		w->unsol_max = s->params.initial_r2t ? dlen :
+			       MIN(s->params.first_burst, pc.edtl);
 		if (pc.edtl > tcqd->set.max_xfer_len) {
-			cmd->failed_early = true;	/* answered at dispatch */
+			/* answered at dispatch */
+			cmd->failed_early = true;
 		} else if (pc.edtl) {
-			cmd->wbuf_len = pc.edtl;
-			cmd->wbuf = bufpool_alloc(pc.edtl);
-			if (!cmd->wbuf)
+			w->buf_len = pc.edtl;
+			w->buf = bufpool_alloc(pc.edtl);
+			if (!w->buf)
 				cmd->failed_early = true;
 		}
 	}
 	c->rx_cmd = cmd;
-	if (dlen && !cmd->wbuf)
+	if (dlen && !cmd->data_out.buf)
 		*discard = true;
-	return cmd->wbuf;
+	return cmd->data_out.buf;
 }
 void cmd_dispatch(struct session *s, struct cmd *cmd)
 {
@@ -429,12 +441,12 @@ void cmd_dispatch(struct session *s, struct cmd *cmd)
 		/* Aborted by task management before its turn: it never
 		 * runs and owes no answer. */
 		cmd->rsp_sent = true;
-		cmd->unsol_done = true;
+		cmd->data_out.unsol_done = true;
 		cmd_finish_check(cmd);
 		return;
 	}
-	if (cmd->data_error) {
-		cmd_fail_early(cmd, SK_ABORTED_COMMAND, cmd->data_error);
+	if (cmd->data_out.error) {
+		cmd_fail_early(cmd, SK_ABORTED_COMMAND, cmd->data_out.error);
 		return;
 	}
 	if (cmd->failed_early) {
@@ -457,13 +469,13 @@ void cmd_dispatch(struct session *s, struct cmd *cmd)
 	t->exp_len = cmd->edtl;
 	t->dir_in = (bhs[BHS_FLAGS] & ISCSI_CMD_READ) != 0;
 	t->dir_out = (bhs[BHS_FLAGS] & ISCSI_CMD_WRITE) != 0;
-	t->buf = cmd->wbuf;
-	t->buf_len = cmd->wbuf_len;
+	t->buf = cmd->data_out.buf;
+	t->buf_len = cmd->data_out.buf_len;
 	t->done = cmd_task_done;
 	cmd->dispatched = true;
-	cmd->wants_data = lun_task_arrive(sess_taskset(s, t->lun), t);
+	cmd->data_out.wanted = lun_task_arrive(sess_taskset(s, t->lun), t);
 	if (cmd->task_done)
 		return;
-	if (cmd->wants_data)
+	if (cmd->data_out.wanted)
 		data_out_advance(cmd);
 }

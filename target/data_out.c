@@ -19,8 +19,8 @@
 /* All the data is in: the device server, waiting for it, may go on. */
 static void data_out_complete_check(struct cmd *cmd)
 {
-	if (cmd->got == cmd->edtl && cmd->dispatched && cmd->wants_data &&
-	    !cmd->task.data_ready && !cmd->task_done) {
+	if (cmd->data_out.got == cmd->edtl && cmd->dispatched &&
+	    cmd->data_out.wanted && !cmd->task.data_ready && !cmd->task_done) {
 		cmd->task.data_ready = true;
 		lun_task_data_ready(&cmd->task);
 	}
@@ -32,48 +32,48 @@ static void data_out_send_r2ts(struct cmd *cmd)
 {
 	struct conn *c = cmd->conn;
 	struct session *s = cmd->sess;
+	struct cmd_data_out *w = &cmd->data_out;
 	uint32_t max_out = s->params.max_outstanding_r2t ?
 			   s->params.max_outstanding_r2t : 1;
 	uint32_t burst = s->params.max_burst ? s->params.max_burst : 262144;
 
 	if (max_out > MAX_R2T)
 		max_out = MAX_R2T;
-	if (!cmd->unsol_done || !cmd->wants_data || cmd->task_done ||
-	    cmd->data_error)
+	if (!w->unsol_done || !w->wanted || cmd->task_done || w->error)
 		return;
-	if (cmd->r2t_next < cmd->unsol_got)
-		cmd->r2t_next = cmd->unsol_got;
-	while (cmd->r2t_active < max_out && cmd->r2t_next < cmd->edtl) {
+	if (w->r2t_next < w->unsol_got)
+		w->r2t_next = w->unsol_got;
+	while (w->r2t_active < max_out && w->r2t_next < cmd->edtl) {
 		struct r2t *r = NULL;
 		uint8_t bhs[ISCSI_BHS_LEN];
 		struct pdu_r2t p;
 
 		for (unsigned i = 0; i < MAX_R2T; i++) {
-			if (!cmd->r2t[i].active) {
-				r = &cmd->r2t[i];
+			if (!w->r2t[i].active) {
+				r = &w->r2t[i];
 				break;
 			}
 		}
 		if (!r)
 			return;
 		r->active = true;
-		r->offset = cmd->r2t_next;
-		r->len = MIN(burst, cmd->edtl - cmd->r2t_next);
+		r->offset = w->r2t_next;
+		r->len = MIN(burst, cmd->edtl - w->r2t_next);
 		r->got = 0;
 		r->datasn = 0;
-		r->ttt = s->next_ttt++;
-		if (s->next_ttt == ISCSI_RSVD_TAG)
-			s->next_ttt = 1;
-		cmd->r2t_next += r->len;
-		cmd->r2t_active++;
+		r->ttt = s->next_r2t_ttt++;
+		if (s->next_r2t_ttt == ISCSI_RSVD_TAG)
+			s->next_r2t_ttt = 1;
+		w->r2t_next += r->len;
+		w->r2t_active++;
 		memset(&p, 0, sizeof(p));
 		p.lun = get_be64(cmd->bhs + BHS_LUN);
 		p.itt = cmd->itt;
 		p.ttt = r->ttt;
 		p.statsn = c->statsn;
-		p.expcmdsn = s->exp_cmdsn;
-		p.maxcmdsn = s->max_cmdsn;
-		p.r2tsn = cmd->r2tsn++;
+		p.expcmdsn = s->win.exp_cmdsn;
+		p.maxcmdsn = s->win.max_cmdsn;
+		p.r2tsn = w->r2tsn++;
 		p.offset = r->offset;
 		p.length = r->len;
 		pdu_encode_r2t(bhs, &p);
@@ -87,11 +87,11 @@ void data_out_advance(struct cmd *cmd)
 	data_out_complete_check(cmd);
 }
 
-static struct r2t *r2t_find(struct cmd *cmd, uint32_t ttt)
+static struct r2t *r2t_find(struct cmd_data_out *w, uint32_t ttt)
 {
 	for (unsigned i = 0; i < MAX_R2T; i++) {
-		if (cmd->r2t[i].active && cmd->r2t[i].ttt == ttt)
-			return &cmd->r2t[i];
+		if (w->r2t[i].active && w->r2t[i].ttt == ttt)
+			return &w->r2t[i];
 	}
 	return NULL;
 }
@@ -101,7 +101,7 @@ static struct r2t *r2t_find(struct cmd *cmd, uint32_t ttt)
 /* The immediate and unsolicited data of cmd are all in. */
 static void data_out_unsol_end(struct cmd *cmd)
 {
-	cmd->unsol_done = true;
+	cmd->data_out.unsol_done = true;
 	if (cmd->dispatched)
 		data_out_advance(cmd);
 	cmd_finish_check(cmd);
@@ -112,10 +112,10 @@ static void data_out_fail(struct cmd *cmd, uint16_t asc)
 {
 	struct tcq_task *t = &cmd->task;
 
-	if (cmd->data_error)
+	if (cmd->data_out.error)
 		return;
-	cmd->data_error = asc;
-	cmd->unsol_done = true;
+	cmd->data_out.error = asc;
+	cmd->data_out.unsol_done = true;
 	if (!cmd->dispatched)
 		return;		/* answered when its CmdSN comes up */
 	if (cmd->task_done || !lun_task_abort(t))
@@ -127,12 +127,13 @@ uint8_t *data_out_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 {
 	struct session *s = c->sess;
 	struct pdu_data_out d;
+	struct cmd_data_out *w;
 	struct cmd *cmd;
 	bool bad_offset;
 
 	pdu_decode_data_out(bhs, &d);
 	cmd = cmd_lookup(s, d.itt);
-	if (!cmd || !cmd->wbuf_len) {
+	if (!cmd || !cmd->data_out.buf_len) {
 		if (cmd && cmd->failed_early) {
 			/* Read into scratch and dropped, but counted (see
 			 * task_done below). */
@@ -146,18 +147,18 @@ uint8_t *data_out_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 		*discard = true;
 		return NULL;
 	}
-	if (cmd->data_error) {
+	w = &cmd->data_out;
+	if (w->error) {
 		*discard = true;	/* already failed: drain */
 		return NULL;
 	}
 	if (d.ttt == ISCSI_RSVD_TAG) {
-		bad_offset = d.offset != cmd->unsol_got ||
-			     (uint64_t)d.offset + d.data_len > cmd->unsol_max;
-		if (cmd->unsol_done || bad_offset ||
-		    d.datasn != cmd->unsol_datasn)
+		bad_offset = d.offset != w->unsol_got ||
+			     (uint64_t)d.offset + d.data_len > w->unsol_max;
+		if (w->unsol_done || bad_offset || d.datasn != w->unsol_datasn)
 			goto protocol_error;
 	} else {
-		struct r2t *r = r2t_find(cmd, d.ttt);
+		struct r2t *r = r2t_find(w, d.ttt);
 
 		bad_offset = !r || d.offset != r->offset + r->got ||
 			     (uint64_t)d.data_len > r->len - r->got;
@@ -172,7 +173,7 @@ uint8_t *data_out_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 		 * the end of its unsolicited data (found by fuzz_conn). */
 		return NULL;
 	}
-	return cmd->wbuf + d.offset;
+	return w->buf + d.offset;
 
 protocol_error:
 	/* The command must not run on damaged data: it ends with CHECK
@@ -191,27 +192,29 @@ void data_out_rx_pdu(struct conn *c, const uint8_t *bhs, uint32_t len)
 {
 	struct cmd *cmd = c->rx_cmd;
 	struct pdu_data_out d;
+	struct cmd_data_out *w;
 	struct r2t *r;
 
 	c->rx_cmd = NULL;
-	if (!cmd || cmd->data_error)
+	if (!cmd || cmd->data_out.error)
 		return;
+	w = &cmd->data_out;
 	pdu_decode_data_out(bhs, &d);
-	cmd->got += len;
+	w->got += len;
 	if (d.ttt == ISCSI_RSVD_TAG) {
-		cmd->unsol_got += len;
-		cmd->unsol_datasn++;
-		if (d.final || cmd->unsol_got >= cmd->unsol_max)
+		w->unsol_got += len;
+		w->unsol_datasn++;
+		if (d.final || w->unsol_got >= w->unsol_max)
 			data_out_unsol_end(cmd);
 		return;
 	}
-	r = r2t_find(cmd, d.ttt);
+	r = r2t_find(w, d.ttt);
 	if (r) {
 		r->got += len;
 		r->datasn++;
 		if (r->got == r->len) {
 			r->active = false;
-			cmd->r2t_active--;
+			w->r2t_active--;
 			data_out_send_r2ts(cmd);
 		}
 	}

@@ -27,8 +27,8 @@ void nop_out_rx(struct conn *c, const uint8_t *bhs, uint8_t *data,
 	r.ttt = ISCSI_RSVD_TAG;
 	r.lun = n.lun;
 	r.statsn = conn_next_statsn(c);
-	r.expcmdsn = c->sess->exp_cmdsn;
-	r.maxcmdsn = c->sess->max_cmdsn;
+	r.expcmdsn = c->sess->win.exp_cmdsn;
+	r.maxcmdsn = c->sess->win.max_cmdsn;
 	r.data_len = len;
 	pdu_encode_nop_in(out, &r);
 	conn_send_pdu(c, out, data, len);	/* ping data echoed */
@@ -45,10 +45,10 @@ void logout_answer_if_idle(struct session *s)
 		return;
 	/* Commands still in flight finish first; the Logout answer is the
 	 * last thing the initiator hears on this connection. */
-	if (s->live_cmds)
+	if (s->cmds.live)
 		return;
-	s->logout_waiting = false;
-	pdu_decode_logout_req(s->logout_bhs, &q);
+	s->logout.waiting = false;
+	pdu_decode_logout_req(s->logout.bhs, &q);
 	memset(&r, 0, sizeof(r));
 	r.itt = q.itt;
 	if (q.reason == ISCSI_LOGOUT_REMOVE_FOR_RECOVERY)
@@ -67,8 +67,8 @@ void logout_answer_if_idle(struct session *s)
 		sess_leave_tasksets(s);
 	}
 	r.statsn = conn_next_statsn(c);
-	r.expcmdsn = s->exp_cmdsn;
-	r.maxcmdsn = s->max_cmdsn;
+	r.expcmdsn = s->win.exp_cmdsn;
+	r.maxcmdsn = s->win.max_cmdsn;
 	pdu_encode_logout_rsp(out, &r);
 	conn_send_pdu(c, out, NULL, 0);
 	if (r.response == ISCSI_LOGOUT_RSP_SUCCESS) {
@@ -81,7 +81,7 @@ void logout_rx(struct conn *c, const uint8_t *bhs)
 {
 	struct session *s = c->sess;
 
-	memcpy(s->logout_bhs, bhs, ISCSI_BHS_LEN);
-	s->logout_waiting = true;
+	memcpy(s->logout.bhs, bhs, ISCSI_BHS_LEN);
+	s->logout.waiting = true;
 	logout_answer_if_idle(s);
 }

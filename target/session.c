@@ -122,7 +122,7 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 		 s->isid[1], s->isid[2], s->isid[3], s->isid[4], s->isid[5]);
 	s->params = sl->params;
 	sess_window_init(s, sl->cmdsn);
-	s->next_ttt = 1;
+	s->next_r2t_ttt = 1;
 	list_init(&s->reg_node);
 	list_init(&s->all_node);
 	reactor_defer_init(&s->free_defer, sess_free_deferred, s);
@@ -328,7 +328,7 @@ static void sess_free_deferred(struct reactor_defer *d)
 {
 	struct session *s = d->arg;
 
-	if (s->live_cmds)
+	if (s->cmds.live)
 		return;
 	pthread_mutex_lock(&reg_lock);
 	list_del(&s->all_node);
@@ -340,7 +340,7 @@ static void sess_free_deferred(struct reactor_defer *d)
 
 void sess_free_if_idle(struct session *s)
 {
-	if (!s->dead || s->live_cmds)
+	if (!s->dead || s->cmds.live)
 		return;
 	reactor_defer(s->r, &s->free_defer);
 }
@@ -360,18 +360,18 @@ void sess_conn_lost(struct conn *c)
 	}
 	pthread_mutex_unlock(&reg_lock);
 	log_info("%s: session TSIH %u ended", c->peer_text, s->tsih);
-	s->live_cmds++;		/* keeps s through the aborts below */
+	s->cmds.live++;		/* keeps s through the aborts below */
 
-	list_for_each_safe(pos, tmp, &s->pending_pdus) {
+	list_for_each_safe(pos, tmp, &s->win.held_pdus) {
 		list_del(pos);
-		free(list_entry(pos, struct pend_pdu, node));
+		free(list_entry(pos, struct held_pdu, node));
 	}
 	/* Commands still waiting for their CmdSN never reached the device
 	 * server: drop them now. The device server aborts the tasks it
 	 * holds; running I/O completes first (never into freed memory). */
-	list_for_each_safe(pos, tmp, &s->pending) {
-		struct cmd *cmd = list_entry(pos, struct cmd, pend_node);
-		list_del(&cmd->pend_node);
+	list_for_each_safe(pos, tmp, &s->win.held_cmds) {
+		struct cmd *cmd = list_entry(pos, struct cmd, held_node);
+		list_del(&cmd->held_node);
 		cmd_finish_check(cmd);
 	}
 	for (unsigned i = 0; i < TCQ_MAX_LUNS; i++) {
@@ -382,7 +382,7 @@ void sess_conn_lost(struct conn *c)
 	 * or that are finished but waited for their answer go now. The
 	 * extra count keeps the session alive through the walk. */
 	for (unsigned h = 0; h < ITT_HASH; h++) {
-		struct cmd *cmd = s->itt[h];
+		struct cmd *cmd = s->cmds.itt[h];
 
 		while (cmd) {
 			struct cmd *next = cmd->hnext;
@@ -390,7 +390,7 @@ void sess_conn_lost(struct conn *c)
 			cmd = next;
 		}
 	}
-	s->live_cmds--;
+	s->cmds.live--;
 	c->sess = NULL;
 	s->conn = NULL;
 	sess_free_if_idle(s);

@@ -21,49 +21,60 @@ struct tmf;
 #define ITT_HASH 256
 #define MAX_R2T 16
 
+/* One R2T of a command: a burst of write data asked for. */
 struct r2t {
 	uint32_t ttt, offset, len, got, datasn;
 	bool active;
 };
 
-struct cmd {
-	struct tcq_task task;	/* first: the device server's view */
-	struct session *sess;
-	struct conn *conn;
-	struct cmd *hnext;	/* ITT hash chain */
-	struct list_node pend_node;	/* waiting for its CmdSN */
-	uint32_t itt, cmdsn;
-	uint32_t edtl;
-	uint8_t bhs[ISCSI_BHS_LEN];
-	bool immediate;
-	bool in_hash;
-	bool dispatched;	/* handed to the device server */
-	bool wants_data;	/* the device server waits for Data-Out */
-	bool task_done;		/* done() called */
-	bool rsp_queued;	/* final PDU queued */
-	bool rsp_sent;		/* final PDU left (or connection gone) */
-	bool failed_early;	/* answered without executing */
-	uint16_t data_error;	/* ASC/ASCQ of a Data-Out sequence error */
-	struct tmf *tmf;	/* a TMF waits for this command to go */
-	bool abort_pending;	/* aborted before its CmdSN turn */
-	/* write data */
-	uint8_t *wbuf;		/* transport-owned Data-Out buffer */
-	uint32_t wbuf_len;
-	uint32_t got;		/* bytes of data received */
-	uint32_t unsol_got;	/* immediate + unsolicited Data-Out bytes */
+/* A command's write data (data_out.c; the buffer is made by cmd.c). */
+struct cmd_data_out {
+	uint8_t *buf;		/* transport-owned Data-Out buffer */
+	uint32_t buf_len;
+	uint32_t got;		/* bytes received */
+	bool wanted;		/* the device server waits for the data */
+	uint16_t error;		/* ASC/ASCQ of a Data-Out sequence error */
+	/* immediate and unsolicited data */
+	uint32_t unsol_got;
 	uint32_t unsol_max;	/* what may come without R2T */
 	uint32_t unsol_datasn;
-	bool unsol_done;
+	bool unsol_done;	/* all of it is in (or none is awaited) */
+	/* solicited data */
 	uint32_t r2t_next;	/* next offset to solicit */
 	uint32_t r2tsn;
 	uint32_t r2t_active;
 	struct r2t r2t[MAX_R2T];
-	/* data in */
-	uint32_t datasn;
+};
+
+/* A SCSI command from its PDU to its last answer (cmd.c). */
+struct cmd {
+	struct tcq_task task;	/* first: the device server's view */
+	struct session *sess;
+	struct conn *conn;
+	/* from the SCSI Command PDU */
+	uint8_t bhs[ISCSI_BHS_LEN];
+	uint32_t itt, cmdsn;
+	uint32_t edtl;		/* Expected Data Transfer Length */
+	bool immediate;
+	/* where the session finds it */
+	struct cmd *hnext;	/* ITT hash chain */
+	bool in_hash;
+	struct list_node held_node;	/* waiting for its CmdSN turn */
+	/* how far it got */
+	bool dispatched;	/* handed to the device server */
+	bool task_done;		/* done() called */
+	bool failed_early;	/* answered without executing */
+	bool rsp_queued;	/* final PDU queued */
+	bool rsp_sent;		/* final PDU left (or connection gone) */
+	uint32_t datasn;	/* of the next Data-In */
+	/* task management (tmf.c) */
+	struct tmf *tmf;	/* a TMF waits for this command to go */
+	bool abort_pending;	/* aborted before its CmdSN turn */
+	struct cmd_data_out data_out;
 };
 
 /* A non-SCSI PDU that arrived ahead of its CmdSN. */
-struct pend_pdu {
+struct held_pdu {
 	struct list_node node;
 	uint32_t cmdsn;
 	uint32_t len;
@@ -71,34 +82,48 @@ struct pend_pdu {
 	uint8_t data[];
 };
 
+/* The CmdSN window and what waits for its turn (session_rx.c). */
+struct sess_window {
+	uint32_t exp_cmdsn, max_cmdsn;
+	uint32_t size;			/* MaxCmdSN - ExpCmdSN + 1, when idle */
+	struct list_node held_cmds;	/* struct cmd, CmdSN order */
+	struct list_node held_pdus;	/* struct held_pdu, CmdSN order */
+};
+
+/* The session's commands (cmd.c). */
+struct sess_cmds {
+	struct cmd *itt[ITT_HASH];	/* by Initiator Task Tag */
+	unsigned live;			/* made and not yet freed */
+	struct cmd **pool;		/* freed ones, for reuse */
+	unsigned pool_len, pool_cap;
+};
+
 struct session {
-	struct list_node reg_node;	/* registry */
+	/* the registry (session.c): the lists are under its lock */
+	struct list_node reg_node;	/* live sessions */
 	struct list_node all_node;	/* every session until freed */
+	uint64_t gen;			/* registry identity for posts */
+	uint16_t tsih;
+	bool dead;			/* its connection is gone */
+	struct reactor_defer free_defer;	/* frees a dead, idle session */
+	/* the I_T nexus, fixed once registered */
 	struct reactor *r;
 	struct conn *conn;
-	struct target *target;
+	struct target *target;		/* NULL for discovery */
 	bool discovery;
-	bool dead;
 	char iname[TCQ_NAME_MAX];
 	char iport[TCQ_NAME_MAX + 24];	/* "iname,i,0xISID" */
 	uint8_t isid[6];
-	uint16_t tsih;
-	uint64_t gen;			/* registry identity for posts */
-	struct iscsi_params params;
-	uint32_t exp_cmdsn, max_cmdsn;
-	uint32_t window;
-	struct list_node pending;	/* struct cmd, CmdSN order */
-	struct list_node pending_pdus;	/* struct pend_pdu, CmdSN order */
-	struct cmd *itt[ITT_HASH];
-	struct taskset *ts[TCQ_MAX_LUNS];
-	struct cmd **pool;
-	unsigned pool_len, pool_cap;
-	unsigned live_cmds;
-	uint32_t next_ttt;
-	struct reactor_defer free_defer;	/* frees a dead, idle session */
-	/* a Logout waiting for active commands to finish */
-	bool logout_waiting;
-	uint8_t logout_bhs[ISCSI_BHS_LEN];
+	struct iscsi_params params;	/* as negotiated */
+	struct taskset *ts[TCQ_MAX_LUNS];	/* per LUN, made on first use */
+	struct sess_window win;
+	struct sess_cmds cmds;
+	uint32_t next_r2t_ttt;		/* Target Transfer Tag (data_out.c) */
+	/* a Logout waiting for the commands to finish (nop_logout.c) */
+	struct {
+		bool waiting;
+		uint8_t bhs[ISCSI_BHS_LEN];
+	} logout;
 };
 
 /* session.c */

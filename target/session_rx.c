@@ -21,36 +21,38 @@ static void sess_run_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
 
 void sess_window_init(struct session *s, uint32_t cmdsn)
 {
-	s->exp_cmdsn = cmdsn;
-	s->window = tcqd->set.cmd_window ? tcqd->set.cmd_window : 128;
-	s->max_cmdsn = s->exp_cmdsn + s->window - 1;
-	list_init(&s->pending);
-	list_init(&s->pending_pdus);
+	s->win.exp_cmdsn = cmdsn;
+	s->win.size = tcqd->set.cmd_window ? tcqd->set.cmd_window : 128;
+	s->win.max_cmdsn = s->win.exp_cmdsn + s->win.size - 1;
+	list_init(&s->win.held_cmds);
+	list_init(&s->win.held_pdus);
 }
 
 uint32_t sess_exp_cmdsn(const struct conn *c)
 {
-	return c->sess ? c->sess->exp_cmdsn : 0;
+	return c->sess ? c->sess->win.exp_cmdsn : 0;
 }
 
 uint32_t sess_max_cmdsn(const struct conn *c)
 {
-	return c->sess ? c->sess->max_cmdsn : 0;
+	return c->sess ? c->sess->win.max_cmdsn : 0;
 }
 
 bool sess_cmdsn_in_window(const struct session *s, uint32_t cmdsn)
 {
-	return !sn_lt(cmdsn, s->exp_cmdsn) && !sn_gt(cmdsn, s->max_cmdsn);
+	return !sn_lt(cmdsn, s->win.exp_cmdsn) &&
+	       !sn_gt(cmdsn, s->win.max_cmdsn);
 }
 
 /* MaxCmdSN grows as commands finish; it never shrinks (RFC 7143 4.2.2.1). */
 void sess_update_window(struct session *s)
 {
-	uint32_t room = s->window > s->live_cmds ? s->window - s->live_cmds : 0;
-	uint32_t cand = s->exp_cmdsn + room - 1;
+	const struct sess_window *w = &s->win;
+	uint32_t room = w->size > s->cmds.live ? w->size - s->cmds.live : 0;
+	uint32_t cand = w->exp_cmdsn + room - 1;
 
-	if (sn_gt(cand, s->max_cmdsn))
-		s->max_cmdsn = cand;
+	if (sn_gt(cand, s->win.max_cmdsn))
+		s->win.max_cmdsn = cand;
 }
 
 /* ---- what waits for its turn ------------------------------------------- */
@@ -61,22 +63,22 @@ static void sess_run_held(struct session *s, struct conn *c)
 	for (;;) {
 		bool progressed = false;
 
-		if (!list_empty(&s->pending)) {
-			struct cmd *n = list_first_entry(&s->pending,
-					struct cmd, pend_node);
-			if (n->cmdsn == s->exp_cmdsn) {
-				list_del(&n->pend_node);
-				s->exp_cmdsn++;
+		if (!list_empty(&s->win.held_cmds)) {
+			struct cmd *n = list_first_entry(&s->win.held_cmds,
+					struct cmd, held_node);
+			if (n->cmdsn == s->win.exp_cmdsn) {
+				list_del(&n->held_node);
+				s->win.exp_cmdsn++;
 				cmd_dispatch(s, n);
 				progressed = true;
 			}
 		}
-		if (!list_empty(&s->pending_pdus)) {
-			struct pend_pdu *p = list_first_entry(
-				&s->pending_pdus, struct pend_pdu, node);
-			if (p->cmdsn == s->exp_cmdsn) {
+		if (!list_empty(&s->win.held_pdus)) {
+			struct held_pdu *p = list_first_entry(
+				&s->win.held_pdus, struct held_pdu, node);
+			if (p->cmdsn == s->win.exp_cmdsn) {
 				list_del(&p->node);
-				s->exp_cmdsn++;
+				s->win.exp_cmdsn++;
 				sess_run_pdu(c, p->bhs, p->data, p->len);
 				free(p);
 				progressed = true;
@@ -92,12 +94,12 @@ static void sess_run_held(struct session *s, struct conn *c)
 static void sess_hold_cmd(struct session *s, struct cmd *cmd)
 {
 	struct list_node *pos;
-	list_for_each(pos, &s->pending) {
-		struct cmd *o = list_entry(pos, struct cmd, pend_node);
+	list_for_each(pos, &s->win.held_cmds) {
+		struct cmd *o = list_entry(pos, struct cmd, held_node);
 
 		if (o->cmdsn == cmd->cmdsn) {
 			/* Duplicate within the window: ignored. */
-			cmd->unsol_done = true;
+			cmd->data_out.unsol_done = true;
 			cmd->rsp_sent = true;
 			cmd_finish_check(cmd);
 			return;
@@ -105,7 +107,7 @@ static void sess_hold_cmd(struct session *s, struct cmd *cmd)
 		if (sn_gt(o->cmdsn, cmd->cmdsn))
 			break;
 	}
-	list_insert_between(&cmd->pend_node, pos->prev, pos);
+	list_insert_between(&cmd->held_node, pos->prev, pos);
 }
 
 /* A copy of a non-SCSI PDU ahead of ExpCmdSN, kept in CmdSN order. */
@@ -113,7 +115,7 @@ static void sess_hold_pdu(struct conn *c, uint32_t cmdsn, const uint8_t *bhs,
 			  const uint8_t *data, uint32_t len)
 {
 	struct session *s = c->sess;
-	struct pend_pdu *p = malloc(sizeof(*p) + len);
+	struct held_pdu *p = malloc(sizeof(*p) + len);
 	struct list_node *pos;
 
 	if (!p) {
@@ -125,8 +127,8 @@ static void sess_hold_pdu(struct conn *c, uint32_t cmdsn, const uint8_t *bhs,
 	memcpy(p->bhs, bhs, ISCSI_BHS_LEN);
 	if (len)
 		memcpy(p->data, data, len);
-	list_for_each(pos, &s->pending_pdus) {
-		if (sn_gt(list_entry(pos, struct pend_pdu, node)->cmdsn, cmdsn))
+	list_for_each(pos, &s->win.held_pdus) {
+		if (sn_gt(list_entry(pos, struct held_pdu, node)->cmdsn, cmdsn))
 			break;
 	}
 	list_insert_between(&p->node, pos->prev, pos);
@@ -153,15 +155,15 @@ static void sess_order_cmd(struct conn *c, const uint8_t *bhs, uint32_t len)
 	c->rx_cmd = NULL;
 	if (!cmd || cmd->itt != pdu_itt(bhs))
 		return;
-	cmd->got = len;
-	cmd->unsol_got = len;
-	cmd->unsol_done = (bhs[BHS_FLAGS] & ISCSI_FLAG_FINAL) != 0;
+	cmd->data_out.got = len;
+	cmd->data_out.unsol_got = len;
+	cmd->data_out.unsol_done = (bhs[BHS_FLAGS] & ISCSI_FLAG_FINAL) != 0;
 	if (cmd->immediate) {
 		cmd_dispatch(s, cmd);
 		return;
 	}
-	if (cmd->cmdsn == s->exp_cmdsn) {
-		s->exp_cmdsn++;
+	if (cmd->cmdsn == s->win.exp_cmdsn) {
+		s->win.exp_cmdsn++;
 		cmd_dispatch(s, cmd);
 		sess_run_held(s, c);
 		return;
@@ -249,8 +251,8 @@ void sess_rx_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
 	}
 	if (!sess_cmdsn_in_window(s, cmdsn))
 		return;		/* outside the window: silently ignored */
-	if (cmdsn == s->exp_cmdsn) {
-		s->exp_cmdsn++;
+	if (cmdsn == s->win.exp_cmdsn) {
+		s->win.exp_cmdsn++;
 		sess_update_window(s);
 		sess_run_pdu(c, bhs, data, len);
 		return;

@@ -94,7 +94,7 @@ static bool tmf_mark(struct tmf *m, struct cmd *cmd)
 		cmd->abort_pending = true;	/* dropped at its turn */
 		return false;
 	}
-	cmd->unsol_done = true;	/* no more Data-Out is awaited */
+	cmd->data_out.unsol_done = true;	/* no Data-Out is awaited */
 	if (m) {
 		cmd->tmf = m;
 		m->waiting++;
@@ -109,7 +109,7 @@ static void tmf_abort_lun_as(struct tmf *m, struct session *s, struct lun *l,
 			     bool report)
 {
 	for (unsigned h = 0; h < ITT_HASH; h++) {
-		for (struct cmd *cmd = s->itt[h]; cmd; cmd = cmd->hnext) {
+		for (struct cmd *cmd = s->cmds.itt[h]; cmd; cmd = cmd->hnext) {
 			if (!l || cmd_lun(cmd) == l)
 				tmf_mark(m, cmd);
 		}
@@ -183,8 +183,8 @@ static void tmf_abort_task(struct tmf *m, struct session *s,
 		 * answers "function complete" only for a command that is yet
 		 * to come (RefCmdSN in the CmdSN window), "task does not
 		 * exist" for a RefCmdSN outside it, on either side. */
-		m->response = sn_lt(q->refcmdsn, s->exp_cmdsn) ||
-			      sn_gt(q->refcmdsn, s->max_cmdsn) ?
+		m->response = sn_lt(q->refcmdsn, s->win.exp_cmdsn) ||
+			      sn_gt(q->refcmdsn, s->win.max_cmdsn) ?
 			      ISCSI_TMF_RSP_NO_TASK : ISCSI_TMF_RSP_COMPLETE;
 		return;
 	}
