@@ -324,8 +324,8 @@ void sess_cmd_sent(struct cmd *cmd)
 static int cmd_ext_cdb(const struct conn *c, const uint8_t *bhs,
 			uint8_t *ext, uint32_t *ext_len)
 {
-	const uint8_t *p = c->rx_ahs;
-	uint32_t left = c->rx_ahs_len;
+	const uint8_t *p = c->rx.ahs;
+	uint32_t left = c->rx.ahs_len;
 
 	*ext_len = 0;
 	if (!pdu_ahs_len(bhs))
@@ -425,7 +425,7 @@ uint8_t *cmd_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 				cmd->failed_early = true;
 		}
 	}
-	c->rx_cmd = cmd;
+	c->rx.cmd = cmd;
 	if (dlen && !cmd->data_out.buf)
 		*discard = true;
 	return cmd->data_out.buf;

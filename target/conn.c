@@ -1,15 +1,15 @@
 /*
  * iSCSI connection: framing and the send queue (see conn.h).
  *
- * Receive: bytes land in a 64 KiB ring (rxbuf) with one read() per wakeup;
+ * Receive: bytes land in a 64 KiB ring (rx.buf) with one read() per wakeup;
  * headers are parsed in place. A data segment goes where the session layer
  * says (a command's buffer at its offset, or the scratch buffer for
  * control PDUs); what the ring already holds is copied, and the rest of a
  * large segment is read with readv() straight into its destination, the
- * ring taking the bytes that follow. Transmit: PDUs queue on txq and leave
- * in one sendmsg() per reactor pass (the tx_defer), payload referenced, not
- * copied, for Data-In; while the disks are short of work a long queue goes
- * out in slices, one per pass (TX_SLICE).
+ * ring taking the bytes that follow. Transmit: PDUs queue on tx.queue and
+ * leave in one sendmsg() per reactor pass (tx.flush), payload referenced,
+ * not copied, for Data-In; while the disks are short of work a long queue
+ * goes out in slices, one per pass (TX_SLICE).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -96,8 +96,8 @@ int conn_accept(struct reactor *r, int fd, struct portal *p,
 
 	if (!c)
 		goto fail;
-	c->rxbuf = malloc(CONN_RXBUF);
-	if (!c->rxbuf)
+	c->rx.buf = malloc(CONN_RXBUF);
+	if (!c->rx.buf)
 		goto fail;
 	c->r = r;
 	c->fd = fd;
@@ -110,13 +110,13 @@ int conn_accept(struct reactor *r, int fd, struct portal *p,
 	c->state = CONN_LOGIN;
 	param_defaults(&c->params);
 	c->params.max_recv_dsl = LOGIN_MAX_DSL;
-	c->nop_ttt = ISCSI_RSVD_TAG;
-	c->next_ttt = 1;
-	list_init(&c->txq);
-	list_init(&c->txfree);
+	c->ping.ttt = ISCSI_RSVD_TAG;
+	c->ping.next_ttt = 1;
+	list_init(&c->tx.queue);
+	list_init(&c->tx.spare);
 	list_init(&c->live_node);
-	reactor_defer_init(&c->tx_defer, conn_tx_flush, c);
-	reactor_timer_init(&c->nop_timer, conn_nop_fire, c);
+	reactor_defer_init(&c->tx.flush, conn_tx_flush, c);
+	reactor_timer_init(&c->ping.timer, conn_nop_fire, c);
 	reactor_timer_init(&c->login_timer, NULL, c);
 	c->last_rx_ns = reactor_now_ns();
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -135,7 +135,7 @@ int conn_accept(struct reactor *r, int fd, struct portal *p,
 fail:
 	log_err("cannot accept connection: out of memory");
 	if (c)
-		free(c->rxbuf);
+		free(c->rx.buf);
 	free(c);
 	close(fd);
 	return -1;
@@ -147,8 +147,8 @@ static struct txpdu *txpdu_get(struct conn *c)
 {
 	struct txpdu *t;
 
-	if (!list_empty(&c->txfree)) {
-		t = list_first_entry(&c->txfree, struct txpdu, node);
+	if (!list_empty(&c->tx.spare)) {
+		t = list_first_entry(&c->tx.spare, struct txpdu, node);
 		list_del(&t->node);
 	} else {
 		t = malloc(sizeof(*t));
@@ -170,7 +170,18 @@ static void txpdu_put(struct conn *c, struct txpdu *t)
 	if (t->own_data)
 		free((void *)t->data);
 	t->own_data = false;
-	list_add_head(&t->node, &c->txfree);
+	list_add_head(&t->node, &c->tx.spare);
+}
+
+/* Drops what was not sent (queued PDUs may point into command buffers). */
+static void conn_tx_drop_queue(struct conn *c)
+{
+	while (!list_empty(&c->tx.queue)) {
+		struct txpdu *t = list_first_entry(&c->tx.queue, struct txpdu,
+						   node);
+		list_del(&t->node);
+		txpdu_put(c, t);
+	}
 }
 
 /* Completes a PDU's framing (digests, padding) and queues it. */
@@ -198,9 +209,9 @@ void conn_queue_txpdu(struct conn *c, struct txpdu *t)
 		memcpy(t->trailer + pad, &d, 4);
 		t->trailer_len += 4;
 	}
-	list_add_tail(&t->node, &c->txq);
-	if (!c->tx_blocked)
-		reactor_defer(c->r, &c->tx_defer);
+	list_add_tail(&t->node, &c->tx.queue);
+	if (!c->tx.blocked)
+		reactor_defer(c->r, &c->tx.flush);
 }
 
 struct txpdu *conn_txpdu_alloc(struct conn *c)
@@ -271,12 +282,12 @@ static int conn_tx_once(struct conn *c, size_t limit, size_t *sent_out)
 	struct msghdr msg = { .msg_iov = iov };
 	struct list_node *pos;
 	int n = 0;
-	uint32_t skip = c->tx_off;
+	uint32_t skip = c->tx.head_sent;
 	size_t total = 0;
 	ssize_t sent;
 
 	*sent_out = 0;
-	list_for_each(pos, &c->txq) {
+	list_for_each(pos, &c->tx.queue) {
 		struct txpdu *t = list_entry(pos, struct txpdu, node);
 		struct iovec parts[3] = {
 			{ t->bhs, ISCSI_BHS_LEN + t->hdigest_len },
@@ -313,9 +324,10 @@ static int conn_tx_once(struct conn *c, size_t limit, size_t *sent_out)
 	}
 	*sent_out = (size_t)sent;
 	/* Retire whole PDUs covered by the bytes sent. */
-	uint64_t left = (uint64_t)sent + c->tx_off;
-	while (!list_empty(&c->txq)) {
-		struct txpdu *t = list_first_entry(&c->txq, struct txpdu, node);
+	uint64_t left = (uint64_t)sent + c->tx.head_sent;
+	while (!list_empty(&c->tx.queue)) {
+		struct txpdu *t = list_first_entry(&c->tx.queue, struct txpdu,
+						   node);
 		uint64_t size = ISCSI_BHS_LEN + t->hdigest_len +
 				t->data_len + t->trailer_len;
 
@@ -327,8 +339,8 @@ static int conn_tx_once(struct conn *c, size_t limit, size_t *sent_out)
 			sess_cmd_sent(t->cmd);
 		txpdu_put(c, t);
 	}
-	c->tx_off = (uint32_t)left;
-	return list_empty(&c->txq) ? 0 : 2;
+	c->tx.head_sent = (uint32_t)left;
+	return list_empty(&c->tx.queue) ? 0 : 2;
 }
 
 static void conn_tx_flush(struct reactor_defer *d)
@@ -352,18 +364,18 @@ static void conn_tx_flush(struct reactor_defer *d)
 	}
 	if (rc == 2) {
 		/* Slice used up: the rest goes after the next epoll round. */
-		reactor_defer_next(c->r, &c->tx_defer);
-		if (c->tx_blocked) {
-			c->tx_blocked = false;
+		reactor_defer_next(c->r, &c->tx.flush);
+		if (c->tx.blocked) {
+			c->tx.blocked = false;
 			reactor_mod_fd(c->r, &c->rfd, EPOLLIN);
 		}
 		return;
 	}
-	if (rc == 1 && !c->tx_blocked) {
-		c->tx_blocked = true;
+	if (rc == 1 && !c->tx.blocked) {
+		c->tx.blocked = true;
 		reactor_mod_fd(c->r, &c->rfd, EPOLLIN | EPOLLOUT);
-	} else if (rc == 0 && c->tx_blocked) {
-		c->tx_blocked = false;
+	} else if (rc == 0 && c->tx.blocked) {
+		c->tx.blocked = false;
 		reactor_mod_fd(c->r, &c->rfd, EPOLLIN);
 	}
 	if (rc == 0 && c->state == CONN_LOGGED_OUT)
@@ -380,24 +392,24 @@ static uint32_t hdr_len(const struct conn *c, const uint8_t *bhs)
 
 static bool scratch_reserve(struct conn *c, uint32_t len)
 {
-	if (len <= c->rx_scratch_cap)
+	if (len <= c->rx.scratch_cap)
 		return true;
-	uint8_t *p = realloc(c->rx_scratch, len);
+	uint8_t *p = realloc(c->rx.scratch, len);
 	if (!p)
 		return false;
-	c->rx_scratch = p;
-	c->rx_scratch_cap = len;
+	c->rx.scratch = p;
+	c->rx.scratch_cap = len;
 	return true;
 }
 
 /* A full header is at rxbuf[head]; decides where its data segment goes. */
 static int conn_rx_header(struct conn *c)
 {
-	uint8_t *h = c->rxbuf + c->rx_head;
+	uint8_t *h = c->rx.buf + c->rx.head;
 	uint32_t ahs = pdu_ahs_len(h);
 	uint32_t dlen = pdu_data_len(h);
 
-	memcpy(c->rx_bhs, h, ISCSI_BHS_LEN);
+	memcpy(c->rx.bhs, h, ISCSI_BHS_LEN);
 	if (c->params.header_digest) {
 		uint32_t want = crc32c(h, ISCSI_BHS_LEN + ahs);
 		uint32_t got;
@@ -410,15 +422,15 @@ static int conn_rx_header(struct conn *c)
 			return -1;
 		}
 	}
-	c->rx_ahs = ahs ? h + ISCSI_BHS_LEN : NULL;
-	c->rx_ahs_len = ahs;
-	c->rx_data_len = dlen;
-	c->rx_data_got = 0;
-	c->rx_discard = false;
-	c->rx_dst = NULL;
-	c->rx_trailer_len = pdu_pad(dlen) +
+	c->rx.ahs = ahs ? h + ISCSI_BHS_LEN : NULL;
+	c->rx.ahs_len = ahs;
+	c->rx.data_len = dlen;
+	c->rx.data_got = 0;
+	c->rx.discard = false;
+	c->rx.dst = NULL;
+	c->rx.trailer_len = pdu_pad(dlen) +
 			    (dlen && c->params.data_digest ? 4 : 0);
-	c->rx_trailer_got = 0;
+	c->rx.trailer_got = 0;
 
 	if (dlen > c->params.max_recv_dsl) {
 		log_warn("%s: %s data segment of %u bytes exceeds "
@@ -432,19 +444,19 @@ static int conn_rx_header(struct conn *c)
 	if (c->state == CONN_FFP) {
 		int err = 0;
 		bool discard = false;
-		uint8_t *dst = sess_rx_header(c, c->rx_bhs, &discard, &err);
+		uint8_t *dst = sess_rx_header(c, c->rx.bhs, &discard, &err);
 
 		if (err < 0 || c->state == CONN_CLOSING)
 			return -1;
-		c->rx_discard = discard;
-		c->rx_dst = dst;
+		c->rx.discard = discard;
+		c->rx.dst = dst;
 	}
-	if (!c->rx_dst && dlen) {
+	if (!c->rx.dst && dlen) {
 		if (!scratch_reserve(c, dlen)) {
 			conn_close(c, "out of memory");
 			return -1;
 		}
-		c->rx_dst = c->rx_scratch;
+		c->rx.dst = c->rx.scratch;
 	}
 	return 0;
 }
@@ -452,16 +464,16 @@ static int conn_rx_header(struct conn *c)
 /* The whole PDU is in: hand it on. */
 static void conn_rx_complete(struct conn *c)
 {
-	uint8_t *data = c->rx_dst;
-	uint32_t len = c->rx_data_len;
+	uint8_t *data = c->rx.dst;
+	uint32_t len = c->rx.data_len;
 
 	if (len && c->params.data_digest) {
 		uint32_t pad = pdu_pad(len);
 		uint32_t crc = crc32c_update(0xffffffffu, data, len);
 		uint32_t got;
 
-		crc = crc32c_update(crc, c->rx_trailer, pad);
-		memcpy(&got, c->rx_trailer + pad, 4);
+		crc = crc32c_update(crc, c->rx.trailer, pad);
+		memcpy(&got, c->rx.trailer + pad, 4);
 		if (~crc != got) {
 			/* ERL 0: the command is not executed; drop. */
 			conn_close(c, "data digest error");
@@ -469,68 +481,68 @@ static void conn_rx_complete(struct conn *c)
 		}
 	}
 	c->last_rx_ns = c->r->now_ns ? c->r->now_ns : reactor_now_ns();
-	if (c->rx_discard)
+	if (c->rx.discard)
 		return;
 	if (c->state == CONN_LOGIN)
-		login_rx(c, c->rx_bhs, data, len);
+		login_rx(c, c->rx.bhs, data, len);
 	else if (c->state == CONN_FFP)
-		sess_rx_pdu(c, c->rx_bhs, data, len);
+		sess_rx_pdu(c, c->rx.bhs, data, len);
 }
 
 /* Parses what rxbuf holds; returns -1 when the connection went away. */
 static int conn_rx_parse(struct conn *c)
 {
 	for (;;) {
-		uint32_t avail = c->rx_tail - c->rx_head;
+		uint32_t avail = c->rx.tail - c->rx.head;
 
 		if (c->state == CONN_CLOSING)
 			return -1;
 		if (c->state == CONN_LOGGED_OUT) {
-			c->rx_head = c->rx_tail;	/* ignore after logout */
+			c->rx.head = c->rx.tail;	/* ignore after logout */
 			return 0;
 		}
-		switch (c->rx_state) {
+		switch (c->rx.state) {
 		case RX_HDR: {
 			uint32_t need;
 
 			if (avail < ISCSI_BHS_LEN)
 				return 0;
-			need = hdr_len(c, c->rxbuf + c->rx_head);
+			need = hdr_len(c, c->rx.buf + c->rx.head);
 			if (avail < need)
 				return 0;
 			if (conn_rx_header(c) < 0)
 				return -1;
-			c->rx_head += need;
-			c->rx_state = RX_DATA;
+			c->rx.head += need;
+			c->rx.state = RX_DATA;
 			break;
 		}
 		case RX_DATA: {
-			uint32_t want = c->rx_data_len - c->rx_data_got;
+			uint32_t want = c->rx.data_len - c->rx.data_got;
 			uint32_t n = MIN(want, avail);
 
 			if (n) {
-				if (c->rx_dst)
-					memcpy(c->rx_dst + c->rx_data_got,
-					       c->rxbuf + c->rx_head, n);
-				c->rx_head += n;
-				c->rx_data_got += n;
+				if (c->rx.dst)
+					memcpy(c->rx.dst + c->rx.data_got,
+					       c->rx.buf + c->rx.head, n);
+				c->rx.head += n;
+				c->rx.data_got += n;
 			}
-			if (c->rx_data_got < c->rx_data_len)
+			if (c->rx.data_got < c->rx.data_len)
 				return 0;
-			c->rx_state = RX_TRAILER;
+			c->rx.state = RX_TRAILER;
 			break;
 		}
 		case RX_TRAILER: {
-			uint32_t want = c->rx_trailer_len - c->rx_trailer_got;
+			uint32_t want = c->rx.trailer_len - c->rx.trailer_got;
 			uint32_t n = MIN(want, avail);
 
-			memcpy(c->rx_trailer + c->rx_trailer_got,
-			       c->rxbuf + c->rx_head, n);
-			c->rx_head += n;
-			c->rx_trailer_got += n;
-			if (c->rx_trailer_got < c->rx_trailer_len)
+			memcpy(c->rx.trailer + c->rx.trailer_got,
+			       c->rx.buf + c->rx.head, n);
+			c->rx.head += n;
+			c->rx.trailer_got += n;
+			if (c->rx.trailer_got < c->rx.trailer_len)
 				return 0;
-			c->rx_state = RX_HDR;
+			c->rx.state = RX_HDR;
 			conn_rx_complete(c);
 			break;
 		}
@@ -540,14 +552,14 @@ static int conn_rx_parse(struct conn *c)
 
 static void conn_rx_compact(struct conn *c)
 {
-	uint32_t avail = c->rx_tail - c->rx_head;
+	uint32_t avail = c->rx.tail - c->rx.head;
 
-	if (c->rx_head == 0)
+	if (c->rx.head == 0)
 		return;
 	if (avail)
-		memmove(c->rxbuf, c->rxbuf + c->rx_head, avail);
-	c->rx_head = 0;
-	c->rx_tail = avail;
+		memmove(c->rx.buf, c->rx.buf + c->rx.head, avail);
+	c->rx.head = 0;
+	c->rx.tail = avail;
 }
 
 static void conn_rx_ready(struct reactor *r, uint32_t events, void *arg)
@@ -556,7 +568,7 @@ static void conn_rx_ready(struct reactor *r, uint32_t events, void *arg)
 	uint32_t budget = RX_BUDGET;
 
 	if (events & EPOLLOUT) {
-		conn_tx_flush(&c->tx_defer);
+		conn_tx_flush(&c->tx.flush);
 		if (c->state == CONN_CLOSING)
 			return;
 	}
@@ -568,34 +580,34 @@ static void conn_rx_ready(struct reactor *r, uint32_t events, void *arg)
 		size_t want;
 
 		conn_rx_compact(c);
-		if (c->rx_state == RX_DATA && c->rx_head == c->rx_tail &&
-		    c->rx_dst && c->rx_data_len - c->rx_data_got > 4096) {
+		if (c->rx.state == RX_DATA && c->rx.head == c->rx.tail &&
+		    c->rx.dst && c->rx.data_len - c->rx.data_got > 4096) {
 			/* Large remainder: read it straight into place. */
 			struct iovec iov[2] = {
-				{ c->rx_dst + c->rx_data_got,
-				  c->rx_data_len - c->rx_data_got },
-				{ c->rxbuf, CONN_RXBUF },
+				{ c->rx.dst + c->rx.data_got,
+				  c->rx.data_len - c->rx.data_got },
+				{ c->rx.buf, CONN_RXBUF },
 			};
 			want = iov[0].iov_len + iov[1].iov_len;
 			n = readv(c->fd, iov, 2);
 			if (n > 0) {
 				uint32_t direct = (uint32_t)MIN((size_t)n,
 							iov[0].iov_len);
-				c->rx_data_got += direct;
-				c->rx_head = 0;
-				c->rx_tail = (uint32_t)n - direct;
+				c->rx.data_got += direct;
+				c->rx.head = 0;
+				c->rx.tail = (uint32_t)n - direct;
 			}
 		} else {
-			if (c->rx_tail == CONN_RXBUF) {
+			if (c->rx.tail == CONN_RXBUF) {
 				/* Cannot happen: a header never exceeds the
 				 * ring, and data is consumed as it comes. */
 				conn_close(c, "receive buffer overrun");
 				return;
 			}
-			want = CONN_RXBUF - c->rx_tail;
-			n = read(c->fd, c->rxbuf + c->rx_tail, want);
+			want = CONN_RXBUF - c->rx.tail;
+			n = read(c->fd, c->rx.buf + c->rx.tail, want);
 			if (n > 0)
-				c->rx_tail += (uint32_t)n;
+				c->rx.tail += (uint32_t)n;
 		}
 		if (n == 0) {
 			conn_close(c, "peer closed the connection");
@@ -625,7 +637,7 @@ static void conn_rx_ready(struct reactor *r, uint32_t events, void *arg)
 static void conn_nop_arm(struct conn *c, uint64_t ms)
 {
 	if (c->state == CONN_FFP && ms)
-		reactor_timer_arm(c->r, &c->nop_timer, ms);
+		reactor_timer_arm(c->r, &c->ping.timer, ms);
 }
 
 static void conn_nop_fire(struct reactor_timer *t)
@@ -637,26 +649,26 @@ static void conn_nop_fire(struct reactor_timer *t)
 
 	if (c->state != CONN_FFP)
 		return;
-	if (c->nop_ttt != ISCSI_RSVD_TAG) {
+	if (c->ping.ttt != ISCSI_RSVD_TAG) {
 		if (idle_ms >= (uint64_t)s->nop_timeout_s * 1000) {
 			conn_close(c, "NOP-In ping not answered");
 			return;
 		}
 		if (c->last_rx_ns > now - (uint64_t)s->nop_timeout_s * 1000000000ull)
-			c->nop_ttt = ISCSI_RSVD_TAG;	/* traffic is proof */
+			c->ping.ttt = ISCSI_RSVD_TAG;	/* traffic is proof */
 	}
 	if (idle_ms >= (uint64_t)s->nop_interval_s * 1000 &&
-	    c->nop_ttt == ISCSI_RSVD_TAG) {
+	    c->ping.ttt == ISCSI_RSVD_TAG) {
 		uint8_t bhs[ISCSI_BHS_LEN];
 		struct pdu_nop_in nop = {
 			.itt = ISCSI_RSVD_TAG,
 			.lun = 0,
 		};
 
-		c->nop_ttt = c->next_ttt++;
-		if (c->next_ttt == ISCSI_RSVD_TAG)
-			c->next_ttt = 1;
-		nop.ttt = c->nop_ttt;
+		c->ping.ttt = c->ping.next_ttt++;
+		if (c->ping.next_ttt == ISCSI_RSVD_TAG)
+			c->ping.next_ttt = 1;
+		nop.ttt = c->ping.ttt;
 		nop.statsn = c->statsn;	/* not advanced by a ping */
 		nop.expcmdsn = sess_exp_cmdsn(c);
 		nop.maxcmdsn = sess_max_cmdsn(c);
@@ -665,7 +677,7 @@ static void conn_nop_fire(struct reactor_timer *t)
 		conn_nop_arm(c, (uint64_t)s->nop_timeout_s * 1000);
 		return;
 	}
-	if (c->nop_ttt != ISCSI_RSVD_TAG)
+	if (c->ping.ttt != ISCSI_RSVD_TAG)
 		conn_nop_arm(c, (uint64_t)s->nop_timeout_s * 1000 / 2 + 1);
 	else
 		conn_nop_arm(c, (uint64_t)s->nop_interval_s * 1000 -
@@ -674,8 +686,8 @@ static void conn_nop_fire(struct reactor_timer *t)
 
 void conn_nop_answered(struct conn *c, uint32_t ttt)
 {
-	if (ttt == c->nop_ttt)
-		c->nop_ttt = ISCSI_RSVD_TAG;
+	if (ttt == c->ping.ttt)
+		c->ping.ttt = ISCSI_RSVD_TAG;
 }
 
 void conn_enter_ffp(struct conn *c)
@@ -696,18 +708,15 @@ static void conn_free_deferred(struct reactor_defer *d)
 {
 	struct conn *c = d->arg;
 
-	while (!list_empty(&c->txq)) {
-		struct txpdu *t = list_first_entry(&c->txq, struct txpdu, node);
-		list_del(&t->node);
-		txpdu_put(c, t);
-	}
-	while (!list_empty(&c->txfree)) {
-		struct txpdu *t = list_first_entry(&c->txfree, struct txpdu, node);
+	conn_tx_drop_queue(c);
+	while (!list_empty(&c->tx.spare)) {
+		struct txpdu *t = list_first_entry(&c->tx.spare, struct txpdu,
+						   node);
 		list_del(&t->node);
 		free(t);
 	}
-	free(c->rx_scratch);
-	free(c->rxbuf);
+	free(c->rx.scratch);
+	free(c->rx.buf);
 	free(c);
 	live_count--;
 	if (shutting_down && live_count == 0)
@@ -720,8 +729,8 @@ static void conn_maybe_free(struct conn *c)
 		return;
 	/* Free at the end of the pass: epoll may still report this fd's
 	 * events in the current batch. */
-	c->tx_defer.fn = conn_free_deferred;
-	reactor_defer(c->r, &c->tx_defer);
+	c->tx.flush.fn = conn_free_deferred;
+	reactor_defer(c->r, &c->tx.flush);
 }
 
 void conn_put(struct conn *c)
@@ -736,7 +745,7 @@ void conn_close(struct conn *c, const char *why)
 		return;
 	/* Whatever is queued (a login reject, a logout response) gets one
 	 * last non-blocking attempt. */
-	if (!list_empty(&c->txq)) {
+	if (!list_empty(&c->tx.queue)) {
 		size_t sent;
 		int rc;
 		do {
@@ -745,9 +754,9 @@ void conn_close(struct conn *c, const char *why)
 	}
 	c->state = CONN_CLOSING;
 	log_info("%s: connection closed: %s", c->peer_text, why);
-	reactor_timer_cancel(c->r, &c->nop_timer);
+	reactor_timer_cancel(c->r, &c->ping.timer);
 	reactor_timer_cancel(c->r, &c->login_timer);
-	reactor_defer_cancel(&c->tx_defer);
+	reactor_defer_cancel(&c->tx.flush);
 	reactor_del_fd(c->r, &c->rfd);
 	close(c->fd);
 	c->fd = -1;
@@ -755,12 +764,8 @@ void conn_close(struct conn *c, const char *why)
 	login_free(c);
 	/* Queued PDUs may point into command buffers: drop them before the
 	 * commands go (a closing connection owes no answers). */
-	while (!list_empty(&c->txq)) {
-		struct txpdu *t = list_first_entry(&c->txq, struct txpdu, node);
-		list_del(&t->node);
-		txpdu_put(c, t);
-	}
-	c->tx_off = 0;
+	conn_tx_drop_queue(c);
+	c->tx.head_sent = 0;
 	if (c->sess)
 		sess_conn_lost(c);
 	conn_maybe_free(c);

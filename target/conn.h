@@ -44,6 +44,42 @@ struct txpdu {
 
 #define CONN_RXBUF 65536
 
+/* The PDU being received (conn.c). */
+struct conn_rx {
+	uint8_t *buf;			/* CONN_RXBUF bytes */
+	uint32_t head, tail;		/* unparsed bytes are buf[head..tail) */
+	int state;			/* header, data segment or trailer */
+	uint8_t bhs[ISCSI_BHS_LEN];
+	uint8_t *ahs;			/* when the PDU has AHS */
+	uint32_t ahs_len;
+	uint8_t *dst;			/* where the data segment goes */
+	uint32_t data_len, data_got;
+	uint32_t trailer_len, trailer_got;
+	uint8_t trailer[8];		/* pad + data digest */
+	uint8_t *scratch;		/* for non-SCSI data segments */
+	uint32_t scratch_cap;
+	bool discard;			/* segment is read and dropped */
+	struct cmd *cmd;		/* command the segment belongs to (set
+					 * and read by the session layer) */
+};
+
+/* The send queue (conn.c). */
+struct conn_tx {
+	struct list_node queue;		/* struct txpdu, in sending order */
+	struct list_node spare;		/* struct txpdu, for reuse */
+	uint32_t head_sent;		/* bytes of the head PDU already sent */
+	struct reactor_defer flush;	/* sends at the end of the pass; at
+					 * the end, frees the connection */
+	bool blocked;			/* waiting for EPOLLOUT */
+};
+
+/* NOP-In pings to an idle initiator (conn.c). */
+struct conn_ping {
+	struct reactor_timer timer;
+	uint32_t ttt;			/* of the unanswered ping, or 0xffffffff */
+	uint32_t next_ttt;
+};
+
 struct conn {
 	struct reactor *r;
 	struct reactor_fd rfd;
@@ -54,39 +90,19 @@ struct conn {
 	char peer_text[64];
 	enum conn_state state;
 	uint16_t cid;
-	struct session *sess;
+	struct session *sess;		/* once logged in */
+	struct iscsi_params params;	/* in effect on this connection */
+	/* the login phase (login.c) */
 	struct login_state *login;
-	struct iscsi_params params;	/* effective values for this connection */
+	struct reactor_timer login_timer;
+	/* status numbering (RFC 7143 4.2.2.2) */
 	uint32_t statsn;		/* next StatSN to assign */
 	uint32_t exp_statsn;
 	bool exp_statsn_valid;
-	/* receive state */
-	uint8_t *rxbuf;			/* CONN_RXBUF bytes */
-	uint32_t rx_head, rx_tail;	/* unparsed bytes are rxbuf[head..tail) */
-	int rx_state;
-	uint8_t rx_bhs[ISCSI_BHS_LEN];
-	uint8_t *rx_ahs;		/* when the PDU has AHS */
-	uint32_t rx_ahs_len;
-	uint8_t *rx_dst;		/* where the data segment goes */
-	uint32_t rx_data_len, rx_data_got;
-	uint32_t rx_trailer_len, rx_trailer_got;
-	uint8_t rx_trailer[8];
-	uint8_t *rx_scratch;		/* for non-SCSI data segments */
-	uint32_t rx_scratch_cap;
-	struct cmd *rx_cmd;		/* command the segment belongs to */
-	bool rx_discard;		/* segment is read and dropped */
-	/* transmit */
-	struct list_node txq;
-	struct list_node txfree;
-	uint32_t tx_off;		/* bytes of the head PDU already sent */
-	struct reactor_defer tx_defer;
-	bool tx_blocked;		/* waiting for EPOLLOUT */
-	/* liveness */
-	struct reactor_timer nop_timer;
-	struct reactor_timer login_timer;
-	uint64_t last_rx_ns;
-	uint32_t nop_ttt;		/* outstanding ping's TTT, or 0xffffffff */
-	uint32_t next_ttt;
+	struct conn_rx rx;
+	struct conn_tx tx;
+	struct conn_ping ping;
+	uint64_t last_rx_ns;		/* last PDU in: login idle time, pings */
 	unsigned refs;			/* commands still referencing conn */
 	struct list_node live_node;	/* this reactor's live connections */
 };

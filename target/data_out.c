@@ -137,7 +137,7 @@ uint8_t *data_out_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 		if (cmd && cmd->failed_early) {
 			/* Read into scratch and dropped, but counted (see
 			 * task_done below). */
-			c->rx_cmd = cmd;
+			c->rx.cmd = cmd;
 			return NULL;
 		}
 		/* Unknown task: typically Data-Out still in flight for a
@@ -165,7 +165,7 @@ uint8_t *data_out_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 		if (bad_offset || d.datasn != r->datasn)
 			goto protocol_error;
 	}
-	c->rx_cmd = cmd;
+	c->rx.cmd = cmd;
 	if (cmd->task_done) {
 		/* Answered early (a unit attention, ...): the data goes to
 		 * the scratch buffer and is dropped, but data_out_rx_pdu
@@ -190,12 +190,12 @@ protocol_error:
 
 void data_out_rx_pdu(struct conn *c, const uint8_t *bhs, uint32_t len)
 {
-	struct cmd *cmd = c->rx_cmd;
+	struct cmd *cmd = c->rx.cmd;
 	struct pdu_data_out d;
 	struct cmd_data_out *w;
 	struct r2t *r;
 
-	c->rx_cmd = NULL;
+	c->rx.cmd = NULL;
 	if (!cmd || cmd->data_out.error)
 		return;
 	w = &cmd->data_out;

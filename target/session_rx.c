@@ -150,9 +150,9 @@ void sess_reject(struct conn *c, const uint8_t *bhs, uint8_t reason,
 static void sess_order_cmd(struct conn *c, const uint8_t *bhs, uint32_t len)
 {
 	struct session *s = c->sess;
-	struct cmd *cmd = c->rx_cmd;
+	struct cmd *cmd = c->rx.cmd;
 
-	c->rx_cmd = NULL;
+	c->rx.cmd = NULL;
 	if (!cmd || cmd->itt != pdu_itt(bhs))
 		return;
 	cmd->data_out.got = len;
