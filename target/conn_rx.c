@@ -132,7 +132,21 @@ static void conn_rx_complete(struct conn *c)
 		sess_rx_pdu(c, c->rx.bhs, data, len);
 }
 
-/* Parses what rxbuf holds; returns -1 when the connection went away. */
+/* Moves what the ring holds of one part of the PDU (len bytes, *got of
+ * them in already) to dst; true once the part is whole. */
+static bool rx_take(struct conn_rx *rx, uint8_t *dst, uint32_t *got,
+		    uint32_t len)
+{
+	uint32_t n = MIN(len - *got, rx->tail - rx->head);
+
+	if (n && dst)
+		memcpy(dst + *got, rx->buf + rx->head, n);
+	rx->head += n;
+	*got += n;
+	return *got == len;
+}
+
+/* Parses what rx.buf holds; returns -1 when the connection went away. */
 static int conn_rx_parse(struct conn *c)
 {
 	for (;;) {
@@ -159,36 +173,19 @@ static int conn_rx_parse(struct conn *c)
 			c->rx.state = RX_DATA;
 			break;
 		}
-		case RX_DATA: {
-			uint32_t want = c->rx.data_len - c->rx.data_got;
-			uint32_t n = MIN(want, avail);
-
-			if (n) {
-				if (c->rx.dst)
-					memcpy(c->rx.dst + c->rx.data_got,
-					       c->rx.buf + c->rx.head, n);
-				c->rx.head += n;
-				c->rx.data_got += n;
-			}
-			if (c->rx.data_got < c->rx.data_len)
+		case RX_DATA:
+			if (!rx_take(&c->rx, c->rx.dst, &c->rx.data_got,
+				     c->rx.data_len))
 				return 0;
 			c->rx.state = RX_TRAILER;
 			break;
-		}
-		case RX_TRAILER: {
-			uint32_t want = c->rx.trailer_len - c->rx.trailer_got;
-			uint32_t n = MIN(want, avail);
-
-			memcpy(c->rx.trailer + c->rx.trailer_got,
-			       c->rx.buf + c->rx.head, n);
-			c->rx.head += n;
-			c->rx.trailer_got += n;
-			if (c->rx.trailer_got < c->rx.trailer_len)
+		case RX_TRAILER:
+			if (!rx_take(&c->rx, c->rx.trailer, &c->rx.trailer_got,
+				     c->rx.trailer_len))
 				return 0;
 			c->rx.state = RX_HDR;
 			conn_rx_complete(c);
 			break;
-		}
 		}
 	}
 }
