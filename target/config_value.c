@@ -1,0 +1,263 @@
+/*
+ * The values of tcqd.conf and of the command line: numbers, sizes,
+ * booleans, the few words some keys take, serial numbers and iSCSI names.
+ * Each parser gives 0, or -1 with a message in err that quotes the value.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "target/config.h"
+
+int cfg_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+		   char *err, size_t errlen)
+{
+	uint64_t v = 0;
+	const char *p = s;
+
+	if (!*p)
+		goto nan;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			goto nan;
+		unsigned d = (unsigned)(*p - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			goto range;
+		v = v * 10 + d;
+	}
+	if (v < min || v > max)
+		goto range;
+	*out = v;
+	return 0;
+nan:
+	snprintf(err, errlen, "'%s' is not a number", s);
+	return -1;
+range:
+	snprintf(err, errlen, "'%s' is out of range %llu..%llu", s,
+		 (unsigned long long)min, (unsigned long long)max);
+	return -1;
+}
+
+int cfg_parse_barrier(const char *s, uint8_t *out, char *err, size_t errlen)
+{
+	/* In enum lun_barrier order (scsi/lun.h). */
+	static const char *const names[] = { "drain", "flush", "ignore" };
+
+	for (uint8_t i = 0; i < 3; i++)
+		if (strcasecmp(s, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	snprintf(err, errlen, "'%s' is not drain, flush or ignore", s);
+	return -1;
+}
+
+int cfg_parse_qam(const char *s, uint8_t *out, char *err, size_t errlen)
+{
+	if (strcasecmp(s, "restricted") == 0)
+		*out = 0;
+	else if (strcasecmp(s, "unrestricted") == 0)
+		*out = 1;
+	else {
+		snprintf(err, errlen, "'%s' is not restricted or unrestricted",
+			 s);
+		return -1;
+	}
+	return 0;
+}
+
+int cfg_parse_shared_state(const char *s, bool *none, char *err,
+			   size_t errlen)
+{
+	if (strcasecmp(s, "auto") == 0)
+		*none = false;
+	else if (strcasecmp(s, "none") == 0)
+		*none = true;
+	else {
+		snprintf(err, errlen, "'%s' is not auto or none", s);
+		return -1;
+	}
+	return 0;
+}
+
+int cfg_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	uint64_t v = 0;
+	const char *p = s;
+	unsigned shift = 0;
+
+	if (*p < '0' || *p > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			goto big;
+		v = v * 10 + d;
+	}
+	switch (*p) {
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	case 't': case 'T': shift = 40; break;
+	case 0: break;
+	default: goto bad;
+	}
+	if (shift) {
+		p++;
+		/* "64K", "64KiB" and "64KB" all mean 65536. */
+		if (strcasecmp(p, "ib") == 0)
+			p += 2;
+		else if (strcasecmp(p, "b") == 0)
+			p++;
+	}
+	if (*p)
+		goto bad;
+	if (shift && v > (UINT64_MAX >> shift))
+		goto big;
+	*out = v << shift;
+	return 0;
+bad:
+	snprintf(err, errlen,
+		 "'%s' is not a size (a number with an optional K, M, G or T suffix)",
+		 s);
+	return -1;
+big:
+	snprintf(err, errlen, "'%s' is too large", s);
+	return -1;
+}
+
+int cfg_parse_bool(const char *s, bool *out, char *err, size_t errlen)
+{
+	static const char *const yes[] = { "yes", "on", "true", "1" };
+	static const char *const no[] = { "no", "off", "false", "0" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "'%s' is not a boolean (yes/no, on/off, true/false, 1/0)",
+		 s);
+	return -1;
+}
+
+int cfg_parse_serial(const char *s, char *out, char *err, size_t errlen)
+{
+	size_t n = strlen(s);
+
+	/* VPD page 80h and the T10 designator carry it as ASCII. */
+	if (n < 1 || n > 32) {
+		snprintf(err, errlen, "a serial number must be 1..32 characters");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (s[i] <= 0x20 || s[i] >= 0x7f) {
+			snprintf(err, errlen,
+				 "'%s': a serial number is printable ASCII without spaces",
+				 s);
+			return -1;
+		}
+	memcpy(out, s, n + 1);
+	return 0;
+}
+
+static bool is_hex_lower(char ch)
+{
+	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
+}
+
+static bool all_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!is_hex_lower(s[i]))
+			return false;
+	return s[n] == 0;
+}
+
+/* iqn.YYYY-MM.reversed.domain[:identifier] (RFC 7143 3.2.6.3.1). */
+static bool iqn_ok(const char *n)
+{
+	const char *p = n + 4, *dom;
+	int month;
+
+	for (int i = 0; i < 4; i++)
+		if (!isdigit((unsigned char)p[i]))
+			return false;
+	if (p[4] != '-' || !isdigit((unsigned char)p[5]) ||
+	    !isdigit((unsigned char)p[6]) || p[7] != '.')
+		return false;
+	month = (p[5] - '0') * 10 + (p[6] - '0');
+	if (month < 1 || month > 12)
+		return false;
+	/* One or more non-empty labels of letters, digits and '-'. */
+	dom = p = p + 8;
+	for (;; p++) {
+		if (*p == '.' || *p == ':' || *p == 0) {
+			if (p == dom)
+				return false;
+			if (*p != '.')
+				break;
+			dom = p + 1;
+		} else if (!(islower((unsigned char)*p) ||
+			     isdigit((unsigned char)*p) || *p == '-')) {
+			return false;
+		}
+	}
+	/* A ':' must be followed by an identifier. */
+	return *p == 0 || p[1] != 0;
+}
+
+int cfg_check_name(const char *n, char *err, size_t errlen)
+{
+	size_t len = strlen(n);
+	const char *why = NULL;
+
+	if (len == 0) {
+		snprintf(err, errlen, "empty iSCSI name");
+		return -1;
+	}
+	if (len > TCQ_NAME_MAX - 1) {
+		snprintf(err, errlen, "bad iSCSI name '%.32s...': longer than %d bytes",
+			 n, TCQ_NAME_MAX - 1);
+		return -1;
+	}
+	for (const char *p = n; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+
+		if (isupper(ch)) {
+			why = "must be lower case";
+			break;
+		}
+		if (!(islower(ch) || isdigit(ch) || ch == '-' || ch == '.' ||
+		      ch == ':')) {
+			why = "only a-z, 0-9, '-', '.' and ':' are allowed";
+			break;
+		}
+	}
+	if (!why) {
+		if (strncmp(n, "iqn.", 4) == 0) {
+			if (!iqn_ok(n))
+				why = "expected iqn.YYYY-MM.reversed.domain[:identifier]";
+		} else if (strncmp(n, "eui.", 4) == 0) {
+			if (len != 20 || !all_hex(n + 4, 16))
+				why = "expected eui. and 16 hex digits";
+		} else if (strncmp(n, "naa.", 4) == 0) {
+			if ((len != 20 && len != 36) || !all_hex(n + 4, len - 4))
+				why = "expected naa. and 16 or 32 hex digits";
+		} else {
+			why = "must start with iqn., eui. or naa.";
+		}
+	}
+	if (why) {
+		snprintf(err, errlen, "bad iSCSI name '%s': %s", n, why);
+		return -1;
+	}
+	return 0;
+}
