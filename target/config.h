@@ -103,6 +103,13 @@ int cfg_add_listen(struct cfg *c, const char *addr, char *err, size_t errlen);
 /* Value parsers shared with the command line; 0 or -1 with err set. */
 int cfg_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
 int cfg_parse_bool(const char *s, bool *out, char *err, size_t errlen);
+/* A logical block size: "512" or "4096". */
+int cfg_parse_block_size(const char *s, uint32_t *out, char *err,
+			 size_t errlen);
+/* One of n words, in any case: *out is its index. The message lists
+ * them. */
+int cfg_parse_choice(const char *s, const char *const *words, unsigned n,
+		     unsigned *out, char *err, size_t errlen);
 /* "drain|flush|ignore" into enum lun_barrier's value. */
 int cfg_parse_barrier(const char *s, uint8_t *out, char *err, size_t errlen);
 /* "restricted|unrestricted" into the QAM code (0 or 1). */

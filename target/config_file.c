@@ -8,131 +8,15 @@
  */
 #include <errno.h>
 #include <ini.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include "tcq/log.h"
 #include "backend/bdev.h"
 #include "target/config.h"
+#include "target/config_keys.h"
 #include "target/config_priv.h"
-
-static bool backend_is_aio(const char *spec)
-{
-	return bdev_spec_uses_path(spec);	/* aio, maybe under wrappers */
-}
-
-/* ---- the INI reader -------------------------------------------------- */
-
-enum ktype {
-	K_U32,		/* uint32_t, decimal, within min..max */
-	K_U16,
-	K_INT,
-	K_SIZE32,	/* uint32_t byte count, K/M/G/T suffixes */
-	K_SIZE64,	/* uint64_t byte count */
-	K_BOOL,
-	K_TRI,		/* auto|yes|no into int: -1, 1, 0 */
-	K_DIGEST,	/* allow|deny into a bool */
-	K_BLOCK,	/* 512 or 4096 */
-	K_STR,		/* strdup into char *, replacing the old value */
-	K_NAMEBUF,	/* copy into char[TCQ_NAME_MAX] */
-	K_LISTEN,	/* repeatable */
-	K_LOGLEVEL,
-	K_USER,		/* CHAP user name into char[AUTH_USER_MAX] */
-	K_SECRET,	/* CHAP secret into char[AUTH_SECRET_MAX] */
-	K_CHAP_ALGS,	/* algorithm preference list */
-	K_ACL_NAME,	/* repeatable: struct acl names */
-	K_ACL_NET,	/* repeatable: struct acl networks */
-	K_BARRIER,	/* drain|flush|ignore into a uint8_t */
-	K_QAM,		/* restricted|unrestricted into a uint8_t */
-	K_ALUA_GROUP,	/* repeatable: ID:STATE:PORTS into struct alua_cfg */
-	K_SERIAL,	/* unit serial number into char[33] */
-	K_SHARED,	/* auto|none into a bool (true: none) */
-};
-
-struct key {
-	const char *name;
-	enum ktype type;
-	uint64_t min, max;
-	size_t off;
-};
-
-#define SET(f) offsetof(struct tcq_settings, f)
-static const struct key global_keys[] = {
-	{ "listen", K_LISTEN, 0, 0, 0 },
-	{ "threads", K_INT, 0, CFG_MAX_THREADS, SET(threads) },
-	{ "log_level", K_LOGLEVEL, 0, 0, 0 },
-	{ "max_recv_data_segment_length", K_SIZE32, 512, 16777215, SET(max_recv_dsl) },
-	{ "max_burst_length", K_SIZE32, 512, 16777215, SET(max_burst) },
-	{ "first_burst_length", K_SIZE32, 512, 16777215, SET(first_burst) },
-	{ "max_outstanding_r2t", K_U32, 1, 65535, SET(max_outstanding_r2t) },
-	{ "initial_r2t", K_BOOL, 0, 0, SET(initial_r2t) },
-	{ "immediate_data", K_BOOL, 0, 0, SET(immediate_data) },
-	{ "cmd_window", K_U32, 1, 65536, SET(cmd_window) },
-	{ "nop_interval", K_U32, 0, 3600, SET(nop_interval_s) },
-	{ "nop_timeout", K_U32, 1, 3600, SET(nop_timeout_s) },
-	{ "login_timeout", K_U32, 1, 3600, SET(login_timeout_s) },
-	{ "max_transfer_length", K_SIZE32, 4096, 1u << 30, SET(max_xfer_len) },
-	{ "header_digest", K_DIGEST, 0, 0, SET(header_digest_allowed) },
-	{ "data_digest", K_DIGEST, 0, 0, SET(data_digest_allowed) },
-	{ "max_sessions", K_U32, 0, 65535, SET(max_sessions) },
-	{ "login_idle_timeout", K_U32, 1, 3600, SET(login_idle_timeout_s) },
-	{ "max_pending_logins", K_U32, 1, 65536, SET(max_pending_logins) },
-	{ "chap_algorithms", K_CHAP_ALGS, 0, 0, SET(chap_algs) },
-	{ "discovery_chap_user", K_USER, 0, 0, SET(discovery_chap.chap.user) },
-	{ "discovery_chap_secret", K_SECRET, 0, 0, SET(discovery_chap.chap.secret) },
-	{ "discovery_mutual_chap_user", K_USER, 0, 0, SET(discovery_chap.mutual.user) },
-	{ "discovery_mutual_chap_secret", K_SECRET, 0, 0, SET(discovery_chap.mutual.secret) },
-	{ "ctl", K_NAMEBUF, 0, 0, SET(ctl_path) },
-	{ "state_dir", K_NAMEBUF, 0, 0, SET(state_dir) },
-};
-#undef SET
-
-static const struct key target_keys[] = {
-	{ "alias", K_NAMEBUF, 0, 0, offsetof(struct cfg_target, alias) },
-	{ "tpgt", K_U16, 1, 65535, offsetof(struct cfg_target, tpgt) },
-	{ "chap_user", K_USER, 0, 0, offsetof(struct cfg_target, chap.chap.user) },
-	{ "chap_secret", K_SECRET, 0, 0, offsetof(struct cfg_target, chap.chap.secret) },
-	{ "mutual_chap_user", K_USER, 0, 0, offsetof(struct cfg_target, chap.mutual.user) },
-	{ "mutual_chap_secret", K_SECRET, 0, 0, offsetof(struct cfg_target, chap.mutual.secret) },
-	{ "allow_initiator", K_ACL_NAME, 0, 0, offsetof(struct cfg_target, acl) },
-	{ "allow_network", K_ACL_NET, 0, 0, offsetof(struct cfg_target, acl) },
-	{ "max_sessions", K_U32, 0, 65535, offsetof(struct cfg_target, max_sessions) },
-	{ "max_sessions_per_initiator", K_U32, 0, 65535,
-	  offsetof(struct cfg_target, max_sessions_per_initiator) },
-	/* ALUA (scsi/alua.h): this gateway's group and port, and every
-	 * group of the target. */
-	{ "tpg_id", K_U16, 1, 65535, offsetof(struct cfg_target, alua.tpg_id) },
-	{ "rel_port_id", K_U16, 1, 65535,
-	  offsetof(struct cfg_target, alua.rel_port_id) },
-	{ "tpg", K_ALUA_GROUP, 0, 0, offsetof(struct cfg_target, alua) },
-};
-
-#define LUN(f) offsetof(struct cfg_lun, f)
-static const struct key lun_keys[] = {
-	{ "path", K_STR, 0, 0, LUN(path) },
-	{ "backend", K_STR, 0, 0, LUN(backend) },
-	{ "size", K_SIZE64, 0, 0, LUN(size) },
-	{ "block_size", K_BLOCK, 0, 0, LUN(block_size) },
-	{ "physical_block_size", K_SIZE32, 512, 1u << 20,
-	  LUN(phys_block_size) },
-	{ "read_only", K_BOOL, 0, 0, LUN(read_only) },
-	{ "create", K_BOOL, 0, 0, LUN(create) },
-	{ "queue_depth", K_U32, 1, CFG_MAX_QUEUE_DEPTH, LUN(queue_depth) },
-	{ "write_cache", K_BOOL, 0, 0, LUN(write_cache) },
-	{ "barrier", K_BARRIER, 0, 0, LUN(barrier) },
-	{ "qam", K_QAM, 0, 0, LUN(qam) },
-	{ "removable", K_BOOL, 0, 0, LUN(removable) },
-	{ "thin", K_TRI, 0, 0, LUN(thin) },
-	{ "sanitize", K_BOOL, 0, 0, LUN(sanitize) },
-	{ "serial", K_SERIAL, 0, 0, LUN(serial) },
-	{ "shared_state", K_SHARED, 0, 0, LUN(no_shared_state) },
-};
-#undef LUN
-
-#define NKEYS(a) (sizeof(a) / sizeof((a)[0]))
 
 enum sect { S_NONE, S_GLOBAL, S_TARGET, S_LUN, S_SKIP };
 
@@ -149,12 +33,20 @@ struct parser {
 	char sect_text[TCQ_NAME_MAX + 32];	/* "[target NAME]" for messages */
 	struct cfg_target *tgt;
 	struct cfg_lun *lun;
-	uint32_t seen;		/* keys set in the current section */
-	uint32_t global_seen;	/* keys set in [global] (may recur) */
+	uint64_t seen;		/* keys set in the current section, as bits
+				 * by their place in cfg_keys[] */
+	uint64_t global_seen;	/* keys set in [global] (may recur) */
 	int max_burst_line, first_burst_line;
 };
 
 #define ERR(p, ...) cfg_msg((p)->c, (p)->fname, (p)->line, true, __VA_ARGS__)
+
+/* ---- sections ------------------------------------------------------ */
+
+static bool backend_is_aio(const char *spec)
+{
+	return bdev_spec_uses_path(spec);	/* aio, maybe under wrappers */
+}
 
 /* Checks that need the whole section: run when the next one starts. */
 static void section_end(struct parser *p)
@@ -250,191 +142,27 @@ static void section_begin(struct parser *p, char *hdr)
 	}
 }
 
-static void set_value(struct parser *p, const struct key *k, void *base,
-		      const char *v)
+/* ---- keys ---------------------------------------------------------- */
+
+/* Lines that the checks at the end of a section or of the file name. */
+static void note_line(struct parser *p, const struct cfg_key *k)
 {
-	char err[300];
-	uint64_t u;
-	bool b;
-	char *field = (char *)base + k->off;
-
-	switch (k->type) {
-	case K_U32:
-	case K_U16:
-	case K_INT:
-		if (cfg_parse_uint(v, k->min, k->max, &u, err, sizeof(err)) < 0)
-			goto bad;
-		if (k->type == K_U32)
-			*(uint32_t *)field = (uint32_t)u;
-		else if (k->type == K_U16)
-			*(uint16_t *)field = (uint16_t)u;
-		else
-			*(int *)field = (int)u;
-		return;
-	case K_SIZE32:
-	case K_SIZE64:
-		if (cfg_parse_size(v, &u, err, sizeof(err)) < 0)
-			goto bad;
-		if (k->type == K_SIZE64) {
-			*(uint64_t *)field = u;
-			p->lun->size_line = p->line;
-			return;
-		}
-		if (u < k->min || u > k->max) {
-			snprintf(err, sizeof(err), "'%s' is out of range %llu..%llu",
-				 v, (unsigned long long)k->min,
-				 (unsigned long long)k->max);
-			goto bad;
-		}
-		*(uint32_t *)field = (uint32_t)u;
-		if (strcmp(k->name, "max_burst_length") == 0)
-			p->max_burst_line = p->line;
-		else if (strcmp(k->name, "first_burst_length") == 0)
-			p->first_burst_line = p->line;
-		return;
-	case K_BOOL:
-		if (cfg_parse_bool(v, &b, err, sizeof(err)) < 0)
-			goto bad;
-		*(bool *)field = b;
-		return;
-	case K_TRI:
-		if (strcasecmp(v, "auto") == 0) {
-			*(int *)field = -1;
-			return;
-		}
-		if (cfg_parse_bool(v, &b, err, sizeof(err)) < 0)
-			goto bad;
-		*(int *)field = b;
-		return;
-	case K_DIGEST:
-		if (strcasecmp(v, "allow") == 0) {
-			*(bool *)field = true;
-		} else if (strcasecmp(v, "deny") == 0) {
-			*(bool *)field = false;
-		} else {
-			snprintf(err, sizeof(err), "'%s' is not allow or deny", v);
-			goto bad;
-		}
-		return;
-	case K_BLOCK:
-		if (strcmp(v, "512") == 0) {
-			*(uint32_t *)field = 512;
-		} else if (strcmp(v, "4096") == 0) {
-			*(uint32_t *)field = 4096;
-		} else {
-			snprintf(err, sizeof(err), "'%s' is not 512 or 4096", v);
-			goto bad;
-		}
-		return;
-	case K_STR: {
-		char *d;
-
-		if (!*v) {
-			snprintf(err, sizeof(err), "empty value");
-			goto bad;
-		}
-		if (!(d = strdup(v))) {
-			snprintf(err, sizeof(err), "out of memory");
-			goto bad;
-		}
-		free(*(char **)field);
-		*(char **)field = d;
-		return;
-	}
-	case K_NAMEBUF:
-		if (strlen(v) >= TCQ_NAME_MAX) {
-			snprintf(err, sizeof(err), "longer than %d bytes",
-				 TCQ_NAME_MAX - 1);
-			goto bad;
-		}
-		snprintf(field, TCQ_NAME_MAX, "%s", v);
-		return;
-	case K_LISTEN:
-		if (cfg_add_listen(p->c, v, err, sizeof(err)) < 0)
-			goto bad;
-		return;
-	case K_USER:
-		if (!*v || strlen(v) >= AUTH_USER_MAX) {
-			snprintf(err, sizeof(err), "must be 1..%d bytes",
-				 AUTH_USER_MAX - 1);
-			goto bad;
-		}
-		snprintf(field, AUTH_USER_MAX, "%s", v);
-		return;
-	case K_SECRET:
-		/* Never echo the secret in a message. */
-		if (strlen(v) < AUTH_SECRET_MIN || strlen(v) >= AUTH_SECRET_MAX) {
-			snprintf(err, sizeof(err),
-				 "a CHAP secret must be %d..%d bytes long",
-				 AUTH_SECRET_MIN, AUTH_SECRET_MAX - 1);
-			goto bad;
-		}
-		snprintf(field, AUTH_SECRET_MAX, "%s", v);
-		p->c->has_secrets = true;
-		return;
-	case K_CHAP_ALGS: {
-		int n = auth_chap_algs_parse(v, p->c->set.chap_algs,
-					     AUTH_CHAP_ALGS_MAX, err,
-					     sizeof(err));
-
-		if (n < 0)
-			goto bad;
-		p->c->set.nchap_algs = (uint8_t)n;
-		return;
-	}
-	case K_ACL_NAME:
-		if (acl_add_name((struct acl *)field, v, err, sizeof(err)) < 0)
-			goto bad;
-		return;
-	case K_ACL_NET:
-		if (acl_add_net((struct acl *)field, v, err, sizeof(err)) < 0)
-			goto bad;
-		return;
-	case K_BARRIER:
-		if (cfg_parse_barrier(v, (uint8_t *)field, err, sizeof(err)) < 0)
-			goto bad;
-		return;
-	case K_QAM:
-		if (cfg_parse_qam(v, (uint8_t *)field, err, sizeof(err)) < 0)
-			goto bad;
-		return;
-	case K_ALUA_GROUP:
-		if (alua_add_group((struct alua_cfg *)field, v, err,
-				   sizeof(err)) < 0)
-			goto bad;
-		return;
-	case K_SERIAL:
-		if (cfg_parse_serial(v, field, err, sizeof(err)) < 0)
-			goto bad;
-		return;
-	case K_SHARED:
-		if (cfg_parse_shared_state(v, (bool *)field, err,
-					   sizeof(err)) < 0)
-			goto bad;
-		return;
-	case K_LOGLEVEL: {
-		int lv = log_parse_level(v);
-
-		if (lv < 0) {
-			snprintf(err, sizeof(err),
-				 "'%s' is not error, warn, info or debug", v);
-			goto bad;
-		}
-		p->c->log_level = lv;
-		return;
-	}
-	}
-	return;
-bad:
-	ERR(p, "bad value for '%s': %s", k->name, err);
+	if (k->section == CFG_LUN && strcmp(k->name, "size") == 0)
+		p->lun->size_line = p->line;
+	else if (strcmp(k->name, "max_burst_length") == 0)
+		p->max_burst_line = p->line;
+	else if (strcmp(k->name, "first_burst_length") == 0)
+		p->first_burst_line = p->line;
 }
 
 static int on_key(void *user, const char *section, const char *name,
 		  const char *value)
 {
 	struct parser *p = user;
-	const struct key *keys;
-	size_t nkeys, i;
+	const struct cfg_key *k;
+	enum cfg_section cs;
+	uint64_t bit;
+	char err[300];
 	void *base;
 
 	switch (p->sect) {
@@ -444,40 +172,40 @@ static int on_key(void *user, const char *section, const char *name,
 	case S_SKIP:		/* the header was already reported */
 		return 1;
 	case S_GLOBAL:
-		keys = global_keys, nkeys = NKEYS(global_keys);
+		cs = CFG_GLOBAL;
 		base = &p->c->set;
 		break;
 	case S_TARGET:
-		keys = target_keys, nkeys = NKEYS(target_keys);
+		cs = CFG_TARGET;
 		base = p->tgt;
 		break;
 	case S_LUN:
 	default:
-		keys = lun_keys, nkeys = NKEYS(lun_keys);
+		cs = CFG_LUN;
 		base = p->lun;
 		break;
 	}
-	for (i = 0; i < nkeys; i++)
-		if (strcasecmp(keys[i].name, name) == 0)
-			break;
-	if (i == nkeys) {
+	k = cfg_key_find(cs, name);
+	if (!k) {
 		ERR(p, "unknown key '%s' in %s", name, p->sect_text);
 		return 1;
 	}
-	if (keys[i].type != K_LISTEN && keys[i].type != K_ACL_NAME &&
-	    keys[i].type != K_ACL_NET && keys[i].type != K_ALUA_GROUP &&
-	    (p->seen & (1u << i))) {
-		ERR(p, "duplicate key '%s' in %s", keys[i].name, p->sect_text);
+	bit = 1ull << (k - cfg_keys);
+	if (!k->type->repeatable && (p->seen & bit)) {
+		ERR(p, "duplicate key '%s' in %s", k->name, p->sect_text);
 		return 1;
 	}
-	p->seen |= 1u << i;
+	p->seen |= bit;
 	if (p->sect == S_GLOBAL)
 		p->global_seen = p->seen;
-	set_value(p, &keys[i], base, value);
-	if (p->sect == S_TARGET && !strcasecmp(keys[i].name, "tpgt"))
-		p->tgt->tpgt_set = true;
+	if (k->type->set(k, p->c, base, value, err, sizeof(err)) < 0)
+		ERR(p, "bad value for '%s': %s", k->name, err);
+	else
+		note_line(p, k);
 	return 1;	/* errors are ours to report: keep inih going */
 }
+
+/* ---- lines --------------------------------------------------------- */
 
 /* Next raw line into p->lb without its line ending; false at the end. */
 static bool next_line(struct parser *p)

@@ -39,45 +39,58 @@ range:
 	return -1;
 }
 
+int cfg_parse_choice(const char *s, const char *const *words, unsigned n,
+		     unsigned *out, char *err, size_t errlen)
+{
+	size_t len;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (strcasecmp(s, words[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	/* "'x' is not a, b or c" */
+	len = (size_t)snprintf(err, errlen, "'%s' is not ", s);
+	for (unsigned i = 0; i < n && len < errlen; i++)
+		len += (size_t)snprintf(err + len, errlen - len, "%s%s",
+					i == 0 ? "" : i + 1 == n ? " or " : ", ",
+					words[i]);
+	return -1;
+}
+
 int cfg_parse_barrier(const char *s, uint8_t *out, char *err, size_t errlen)
 {
 	/* In enum lun_barrier order (scsi/lun.h). */
 	static const char *const names[] = { "drain", "flush", "ignore" };
+	unsigned i;
 
-	for (uint8_t i = 0; i < 3; i++)
-		if (strcasecmp(s, names[i]) == 0) {
-			*out = i;
-			return 0;
-		}
-	snprintf(err, errlen, "'%s' is not drain, flush or ignore", s);
-	return -1;
+	if (cfg_parse_choice(s, names, 3, &i, err, errlen) < 0)
+		return -1;
+	*out = (uint8_t)i;
+	return 0;
 }
 
 int cfg_parse_qam(const char *s, uint8_t *out, char *err, size_t errlen)
 {
-	if (strcasecmp(s, "restricted") == 0)
-		*out = 0;
-	else if (strcasecmp(s, "unrestricted") == 0)
-		*out = 1;
-	else {
-		snprintf(err, errlen, "'%s' is not restricted or unrestricted",
-			 s);
+	static const char *const names[] = { "restricted", "unrestricted" };
+	unsigned i;
+
+	if (cfg_parse_choice(s, names, 2, &i, err, errlen) < 0)
 		return -1;
-	}
+	*out = (uint8_t)i;
 	return 0;
 }
 
 int cfg_parse_shared_state(const char *s, bool *none, char *err,
 			   size_t errlen)
 {
-	if (strcasecmp(s, "auto") == 0)
-		*none = false;
-	else if (strcasecmp(s, "none") == 0)
-		*none = true;
-	else {
-		snprintf(err, errlen, "'%s' is not auto or none", s);
+	static const char *const names[] = { "auto", "none" };
+	unsigned i;
+
+	if (cfg_parse_choice(s, names, 2, &i, err, errlen) < 0)
 		return -1;
-	}
+	*none = i == 1;
 	return 0;
 }
 
@@ -126,6 +139,20 @@ bad:
 big:
 	snprintf(err, errlen, "'%s' is too large", s);
 	return -1;
+}
+
+int cfg_parse_block_size(const char *s, uint32_t *out, char *err,
+			 size_t errlen)
+{
+	if (strcmp(s, "512") == 0) {
+		*out = 512;
+	} else if (strcmp(s, "4096") == 0) {
+		*out = 4096;
+	} else {
+		snprintf(err, errlen, "'%s' is not 512 or 4096", s);
+		return -1;
+	}
+	return 0;
 }
 
 int cfg_parse_bool(const char *s, bool *out, char *err, size_t errlen)

@@ -328,12 +328,9 @@ static void export_cfg(struct cfg *c, const struct opts *o)
 		if (!(l->backend = strdup(o->backend)))
 			usage_error("%s", "out of memory");
 	}
-	if (o->block_size) {
-		if (strcmp(o->block_size, "512") && strcmp(o->block_size, "4096"))
-			usage_error("--block-size: '%s' is not 512 or 4096",
-				    o->block_size);
-		l->block_size = (uint32_t)atoi(o->block_size);
-	}
+	if (o->block_size && cfg_parse_block_size(o->block_size, &l->block_size,
+						  err, sizeof(err)) < 0)
+		usage_error("--block-size: %s", err);
 	if (o->size) {
 		if (cfg_parse_size(o->size, &l->size, err, sizeof(err)) < 0)
 			usage_error("--size: %s", err);

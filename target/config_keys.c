@@ -1,0 +1,444 @@
+/*
+ * The keys of tcqd.conf (config_keys.h): the value types with their
+ * setters, then the table. conf/tcqd.conf documents each key at length.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "tcq/log.h"
+#include "target/config.h"
+#include "target/config_keys.h"
+
+#define FIELD(base, k) ((char *)(base) + (k)->off)
+
+/* ---- numbers and sizes ------------------------------------------------- */
+
+enum number_field { AS_U32, AS_U16, AS_INT };
+
+/* A decimal number within the key's range. */
+static int set_number(const struct cfg_key *k, void *base, const char *v,
+		      enum number_field as, char *err, size_t errlen)
+{
+	char *field = FIELD(base, k);
+	uint64_t u;
+
+	if (cfg_parse_uint(v, k->min, k->max, &u, err, errlen) < 0)
+		return -1;
+	if (as == AS_U32)
+		*(uint32_t *)field = (uint32_t)u;
+	else if (as == AS_U16)
+		*(uint16_t *)field = (uint16_t)u;
+	else
+		*(int *)field = (int)u;
+	return 0;
+}
+
+static int set_u32(const struct cfg_key *k, struct cfg *c, void *base,
+		   const char *v, char *err, size_t errlen)
+{
+	return set_number(k, base, v, AS_U32, err, errlen);
+}
+
+static int set_u16(const struct cfg_key *k, struct cfg *c, void *base,
+		   const char *v, char *err, size_t errlen)
+{
+	return set_number(k, base, v, AS_U16, err, errlen);
+}
+
+static int set_int(const struct cfg_key *k, struct cfg *c, void *base,
+		   const char *v, char *err, size_t errlen)
+{
+	return set_number(k, base, v, AS_INT, err, errlen);
+}
+
+/* tpgt given: the portal group tag is no longer rel_port_id's. */
+static int set_tpgt(const struct cfg_key *k, struct cfg *c, void *base,
+		    const char *v, char *err, size_t errlen)
+{
+	((struct cfg_target *)base)->tpgt_set = true;
+	return set_u16(k, c, base, v, err, errlen);
+}
+
+static int set_size32(const struct cfg_key *k, struct cfg *c, void *base,
+		      const char *v, char *err, size_t errlen)
+{
+	uint64_t u;
+
+	if (cfg_parse_size(v, &u, err, errlen) < 0)
+		return -1;
+	if (u < k->min || u > k->max) {
+		snprintf(err, errlen, "'%s' is out of range %llu..%llu", v,
+			 (unsigned long long)k->min,
+			 (unsigned long long)k->max);
+		return -1;
+	}
+	*(uint32_t *)FIELD(base, k) = (uint32_t)u;
+	return 0;
+}
+
+static int set_size64(const struct cfg_key *k, struct cfg *c, void *base,
+		      const char *v, char *err, size_t errlen)
+{
+	return cfg_parse_size(v, (uint64_t *)FIELD(base, k), err, errlen);
+}
+
+static int set_block_size(const struct cfg_key *k, struct cfg *c,
+			  void *base, const char *v, char *err, size_t errlen)
+{
+	return cfg_parse_block_size(v, (uint32_t *)FIELD(base, k), err,
+				    errlen);
+}
+
+/* ---- words ------------------------------------------------------------- */
+
+static int set_bool(const struct cfg_key *k, struct cfg *c, void *base,
+		    const char *v, char *err, size_t errlen)
+{
+	return cfg_parse_bool(v, (bool *)FIELD(base, k), err, errlen);
+}
+
+/* auto|yes|no into an int: -1, 1, 0. */
+static int set_tristate(const struct cfg_key *k, struct cfg *c, void *base,
+			const char *v, char *err, size_t errlen)
+{
+	bool b;
+
+	if (strcasecmp(v, "auto") == 0) {
+		*(int *)FIELD(base, k) = -1;
+		return 0;
+	}
+	if (cfg_parse_bool(v, &b, err, errlen) < 0)
+		return -1;
+	*(int *)FIELD(base, k) = b;
+	return 0;
+}
+
+/* allow|deny into a bool. */
+static int set_digest(const struct cfg_key *k, struct cfg *c, void *base,
+		      const char *v, char *err, size_t errlen)
+{
+	static const char *const words[] = { "allow", "deny" };
+	unsigned i;
+
+	if (cfg_parse_choice(v, words, 2, &i, err, errlen) < 0)
+		return -1;
+	*(bool *)FIELD(base, k) = i == 0;
+	return 0;
+}
+
+static int set_barrier(const struct cfg_key *k, struct cfg *c, void *base,
+		       const char *v, char *err, size_t errlen)
+{
+	return cfg_parse_barrier(v, (uint8_t *)FIELD(base, k), err, errlen);
+}
+
+static int set_qam(const struct cfg_key *k, struct cfg *c, void *base,
+		   const char *v, char *err, size_t errlen)
+{
+	return cfg_parse_qam(v, (uint8_t *)FIELD(base, k), err, errlen);
+}
+
+static int set_shared_state(const struct cfg_key *k, struct cfg *c,
+			    void *base, const char *v, char *err,
+			    size_t errlen)
+{
+	return cfg_parse_shared_state(v, (bool *)FIELD(base, k), err, errlen);
+}
+
+static int set_log_level(const struct cfg_key *k, struct cfg *c, void *base,
+			 const char *v, char *err, size_t errlen)
+{
+	int lv = log_parse_level(v);
+
+	if (lv < 0) {
+		snprintf(err, errlen, "'%s' is not error, warn, info or debug",
+			 v);
+		return -1;
+	}
+	c->log_level = lv;
+	return 0;
+}
+
+/* ---- text -------------------------------------------------------------- */
+
+/* A strdup'ed string, replacing the old one. */
+static int set_string(const struct cfg_key *k, struct cfg *c, void *base,
+		      const char *v, char *err, size_t errlen)
+{
+	char **field = (char **)FIELD(base, k);
+	char *d;
+
+	if (!*v) {
+		snprintf(err, errlen, "empty value");
+		return -1;
+	}
+	if (!(d = strdup(v))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	free(*field);
+	*field = d;
+	return 0;
+}
+
+/* Into char[TCQ_NAME_MAX]. */
+static int set_name_text(const struct cfg_key *k, struct cfg *c, void *base,
+			 const char *v, char *err, size_t errlen)
+{
+	if (strlen(v) >= TCQ_NAME_MAX) {
+		snprintf(err, errlen, "longer than %d bytes", TCQ_NAME_MAX - 1);
+		return -1;
+	}
+	snprintf(FIELD(base, k), TCQ_NAME_MAX, "%s", v);
+	return 0;
+}
+
+static int set_serial(const struct cfg_key *k, struct cfg *c, void *base,
+		      const char *v, char *err, size_t errlen)
+{
+	return cfg_parse_serial(v, FIELD(base, k), err, errlen);
+}
+
+/* ---- CHAP -------------------------------------------------------------- */
+
+static int set_chap_user(const struct cfg_key *k, struct cfg *c, void *base,
+			 const char *v, char *err, size_t errlen)
+{
+	if (!*v || strlen(v) >= AUTH_USER_MAX) {
+		snprintf(err, errlen, "must be 1..%d bytes", AUTH_USER_MAX - 1);
+		return -1;
+	}
+	snprintf(FIELD(base, k), AUTH_USER_MAX, "%s", v);
+	return 0;
+}
+
+static int set_chap_secret(const struct cfg_key *k, struct cfg *c,
+			   void *base, const char *v, char *err,
+			   size_t errlen)
+{
+	/* Never echo the secret in a message. */
+	if (strlen(v) < AUTH_SECRET_MIN || strlen(v) >= AUTH_SECRET_MAX) {
+		snprintf(err, errlen, "a CHAP secret must be %d..%d bytes long",
+			 AUTH_SECRET_MIN, AUTH_SECRET_MAX - 1);
+		return -1;
+	}
+	snprintf(FIELD(base, k), AUTH_SECRET_MAX, "%s", v);
+	c->has_secrets = true;
+	return 0;
+}
+
+static int set_chap_algs(const struct cfg_key *k, struct cfg *c, void *base,
+			 const char *v, char *err, size_t errlen)
+{
+	int n = auth_chap_algs_parse(v, c->set.chap_algs, AUTH_CHAP_ALGS_MAX,
+				     err, errlen);
+
+	if (n < 0)
+		return -1;
+	c->set.nchap_algs = (uint8_t)n;
+	return 0;
+}
+
+/* ---- repeatable: each line adds one ------------------------------------ */
+
+static int add_listen(const struct cfg_key *k, struct cfg *c, void *base,
+		      const char *v, char *err, size_t errlen)
+{
+	return cfg_add_listen(c, v, err, errlen);
+}
+
+static int add_allowed_name(const struct cfg_key *k, struct cfg *c,
+			    void *base, const char *v, char *err,
+			    size_t errlen)
+{
+	return acl_add_name((struct acl *)FIELD(base, k), v, err, errlen);
+}
+
+static int add_allowed_net(const struct cfg_key *k, struct cfg *c,
+			   void *base, const char *v, char *err,
+			   size_t errlen)
+{
+	return acl_add_net((struct acl *)FIELD(base, k), v, err, errlen);
+}
+
+static int add_port_group(const struct cfg_key *k, struct cfg *c,
+			  void *base, const char *v, char *err, size_t errlen)
+{
+	return alua_add_group((struct alua_cfg *)FIELD(base, k), v, err,
+			      errlen);
+}
+
+/* ---- the types --------------------------------------------------------- */
+
+static const struct cfg_type
+	T_U32 = { "NUMBER", set_u32, false },
+	T_U16 = { "NUMBER", set_u16, false },
+	T_INT = { "NUMBER", set_int, false },
+	T_TPGT = { "NUMBER", set_tpgt, false },
+	T_SIZE32 = { "SIZE", set_size32, false },
+	T_SIZE64 = { "SIZE", set_size64, false },
+	T_BLOCK_SIZE = { "512|4096", set_block_size, false },
+	T_BOOL = { "yes|no", set_bool, false },
+	T_TRISTATE = { "auto|yes|no", set_tristate, false },
+	T_DIGEST = { "allow|deny", set_digest, false },
+	T_BARRIER = { "drain|flush|ignore", set_barrier, false },
+	T_QAM = { "restricted|unrestricted", set_qam, false },
+	T_SHARED_STATE = { "auto|none", set_shared_state, false },
+	T_LOG_LEVEL = { "error|warn|info|debug", set_log_level, false },
+	T_STRING = { "TEXT", set_string, false },
+	T_NAME_TEXT = { "TEXT", set_name_text, false },
+	T_SERIAL = { "SERIAL", set_serial, false },
+	T_CHAP_USER = { "NAME", set_chap_user, false },
+	T_CHAP_SECRET = { "SECRET", set_chap_secret, false },
+	T_CHAP_ALGS = { "ALG[,ALG...]", set_chap_algs, false },
+	T_LISTEN = { "ADDR:PORT", add_listen, true },
+	T_ALLOW_NAME = { "NAME-PATTERN", add_allowed_name, true },
+	T_ALLOW_NET = { "ADDR[/BITS]", add_allowed_net, true },
+	T_PORT_GROUP = { "ID:STATE:PORT[,PORT...]", add_port_group, true };
+
+/* ---- the table --------------------------------------------------------- */
+
+#define G(f) CFG_GLOBAL, offsetof(struct tcq_settings, f)
+#define T(f) CFG_TARGET, offsetof(struct cfg_target, f)
+#define L(f) CFG_LUN, offsetof(struct cfg_lun, f)
+#define G_CFG CFG_GLOBAL, 0	/* [global], but kept in struct cfg itself */
+#define DSL_MAX 16777215	/* data segment and burst lengths: 2^24 - 1 */
+
+const struct cfg_key cfg_keys[] = {
+	/* [global] */
+	{ "listen", G_CFG, &T_LISTEN, 0, 0,
+	  "a portal to listen on (default 0.0.0.0:3260)" },
+	{ "threads", G(threads), &T_INT, 0, CFG_MAX_THREADS,
+	  "reactor threads; 0: one per CPU" },
+	{ "log_level", G_CFG, &T_LOG_LEVEL, 0, 0,
+	  "what the log tells (default info)" },
+	{ "max_recv_data_segment_length", G(max_recv_dsl), &T_SIZE32, 512,
+	  DSL_MAX, "MaxRecvDataSegmentLength: the largest data segment taken" },
+	{ "max_burst_length", G(max_burst), &T_SIZE32, 512, DSL_MAX,
+	  "MaxBurstLength: the largest solicited burst or Data-In run" },
+	{ "first_burst_length", G(first_burst), &T_SIZE32, 512, DSL_MAX,
+	  "FirstBurstLength: unsolicited data per command" },
+	{ "max_outstanding_r2t", G(max_outstanding_r2t), &T_U32, 1, 65535,
+	  "MaxOutstandingR2T: R2Ts per command at a time" },
+	{ "initial_r2t", G(initial_r2t), &T_BOOL, 0, 0,
+	  "InitialR2T: no lets initiators send unsolicited Data-Out" },
+	{ "immediate_data", G(immediate_data), &T_BOOL, 0, 0,
+	  "ImmediateData: data may ride in the SCSI Command PDU" },
+	{ "cmd_window", G(cmd_window), &T_U32, 1, 65536,
+	  "commands a session may send ahead: MaxCmdSN - ExpCmdSN + 1" },
+	{ "nop_interval", G(nop_interval_s), &T_U32, 0, 3600,
+	  "seconds between NOP-In pings to an idle initiator; 0: none" },
+	{ "nop_timeout", G(nop_timeout_s), &T_U32, 1, 3600,
+	  "seconds a ping may go unanswered before the connection drops" },
+	{ "login_timeout", G(login_timeout_s), &T_U32, 1, 3600,
+	  "seconds a connection may take to log in" },
+	{ "max_transfer_length", G(max_xfer_len), &T_SIZE32, 4096, 1u << 30,
+	  "the largest transfer one command may ask for" },
+	{ "header_digest", G(header_digest_allowed), &T_DIGEST, 0, 0,
+	  "CRC32C header digests if the initiator asks, or never" },
+	{ "data_digest", G(data_digest_allowed), &T_DIGEST, 0, 0,
+	  "CRC32C data digests if the initiator asks, or never" },
+	{ "max_sessions", G(max_sessions), &T_U32, 0, 65535,
+	  "sessions in all, at most; 0: no limit" },
+	{ "login_idle_timeout", G(login_idle_timeout_s), &T_U32, 1, 3600,
+	  "seconds a connection not yet logged in may stay silent" },
+	{ "max_pending_logins", G(max_pending_logins), &T_U32, 1, 65536,
+	  "connections not yet logged in, at most" },
+	{ "chap_algorithms", G(chap_algs), &T_CHAP_ALGS, 0, 0,
+	  "CHAP_A algorithms taken, preferred first" },
+	{ "discovery_chap_user", G(discovery_chap.chap.user), &T_CHAP_USER,
+	  0, 0, "CHAP name a discovery session must log in with" },
+	{ "discovery_chap_secret", G(discovery_chap.chap.secret),
+	  &T_CHAP_SECRET, 0, 0, "its CHAP secret" },
+	{ "discovery_mutual_chap_user", G(discovery_chap.mutual.user),
+	  &T_CHAP_USER, 0, 0, "the target's name for mutual CHAP (discovery)" },
+	{ "discovery_mutual_chap_secret", G(discovery_chap.mutual.secret),
+	  &T_CHAP_SECRET, 0, 0,
+	  "the target's secret for mutual CHAP (discovery)" },
+	{ "ctl", G(ctl_path), &T_NAME_TEXT, 0, 0,
+	  "unix socket tcqctl talks to; none if unset" },
+	{ "state_dir", G(state_dir), &T_NAME_TEXT, 0, 0,
+	  "folder for APTPL reservations (default /var/lib/tcq)" },
+
+	/* [target NAME] */
+	{ "alias", T(alias), &T_NAME_TEXT, 0, 0,
+	  "TargetAlias, sent at login" },
+	{ "tpgt", T(tpgt), &T_TPGT, 1, 65535,
+	  "target portal group tag (default: rel_port_id)" },
+	{ "chap_user", T(chap.chap.user), &T_CHAP_USER, 0, 0,
+	  "CHAP name initiators must log in with" },
+	{ "chap_secret", T(chap.chap.secret), &T_CHAP_SECRET, 0, 0,
+	  "its CHAP secret" },
+	{ "mutual_chap_user", T(chap.mutual.user), &T_CHAP_USER, 0, 0,
+	  "the target's name for mutual CHAP" },
+	{ "mutual_chap_secret", T(chap.mutual.secret), &T_CHAP_SECRET, 0, 0,
+	  "the target's secret for mutual CHAP" },
+	{ "allow_initiator", T(acl), &T_ALLOW_NAME, 0, 0,
+	  "an initiator name that may log in (wildcards * and ?)" },
+	{ "allow_network", T(acl), &T_ALLOW_NET, 0, 0,
+	  "a network initiators may log in from" },
+	{ "max_sessions", T(max_sessions), &T_U32, 0, 65535,
+	  "sessions to this target, at most; 0: no limit" },
+	{ "max_sessions_per_initiator", T(max_sessions_per_initiator), &T_U32,
+	  0, 65535, "sessions of one initiator name, at most; 0: no limit" },
+	/* ALUA (scsi/alua.h): this gateway's group and port, and every
+	 * group of the target. */
+	{ "tpg_id", T(alua.tpg_id), &T_U16, 1, 65535,
+	  "this gateway's target port group" },
+	{ "rel_port_id", T(alua.rel_port_id), &T_U16, 1, 65535,
+	  "this gateway's relative target port" },
+	{ "tpg", T(alua), &T_PORT_GROUP, 0, 0,
+	  "a target port group of the target, its state and ports" },
+
+	/* [lun TARGET N] */
+	{ "path", L(path), &T_STRING, 0, 0,
+	  "file or block device to serve" },
+	{ "backend", L(backend), &T_STRING, 0, 0,
+	  "backend spec, NAME[:key=value,...] (default aio)" },
+	{ "size", L(size), &T_SIZE64, 0, 0,
+	  "size in bytes; 0: that of the file or device" },
+	{ "block_size", L(block_size), &T_BLOCK_SIZE, 0, 0,
+	  "logical block size" },
+	{ "physical_block_size", L(phys_block_size), &T_SIZE32, 512, 1u << 20,
+	  "physical block size: block_size times a power of two" },
+	{ "read_only", L(read_only), &T_BOOL, 0, 0, "refuse writes" },
+	{ "create", L(create), &T_BOOL, 0, 0,
+	  "create path as a sparse file of the given size if missing" },
+	{ "queue_depth", L(queue_depth), &T_U32, 1, CFG_MAX_QUEUE_DEPTH,
+	  "backend I/Os in flight; more wait in arrival order" },
+	{ "write_cache", L(write_cache), &T_BOOL, 0, 0,
+	  "volatile write cache (WCE)" },
+	{ "barrier", L(barrier), &T_BARRIER, 0, 0,
+	  "what an ORDERED task costs" },
+	{ "qam", L(qam), &T_QAM, 0, 0,
+	  "queue algorithm modifier of the control mode page" },
+	{ "removable", L(removable), &T_BOOL, 0, 0,
+	  "a removable medium: START STOP UNIT ejects and loads it" },
+	{ "thin", L(thin), &T_TRISTATE, 0, 0,
+	  "thin provisioning (auto: the backend decides)" },
+	{ "sanitize", L(sanitize), &T_BOOL, 0, 0,
+	  "allow SANITIZE, which erases the whole LUN" },
+	{ "serial", L(serial), &T_SERIAL, 0, 0,
+	  "unit serial number, the same on every gateway of the LUN" },
+	{ "shared_state", L(no_shared_state), &T_SHARED_STATE, 0, 0,
+	  "reservations of an rbd LUN in RADOS (auto) or here only (none)" },
+};
+
+const size_t cfg_nkeys = sizeof(cfg_keys) / sizeof(cfg_keys[0]);
+
+/* The file parser notes the keys a section has set as bits of a
+ * uint64_t, by their place in the table. */
+_Static_assert(sizeof(cfg_keys) / sizeof(cfg_keys[0]) <= 64,
+	       "more keys than bits in struct parser's seen");
+
+const struct cfg_key *cfg_key_find(enum cfg_section section,
+				   const char *name)
+{
+	for (size_t i = 0; i < cfg_nkeys; i++) {
+		if (cfg_keys[i].section == section &&
+		    strcasecmp(cfg_keys[i].name, name) == 0)
+			return &cfg_keys[i];
+	}
+	return NULL;
+}
