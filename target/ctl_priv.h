@@ -1,0 +1,63 @@
+/*
+ * What the files of the control socket share: ctl.c (the server: socket,
+ * connections, the line protocol, the command table), ctl_luns.c (LUN
+ * lookup; luns, set, crash), ctl_stats.c (stats, reset) and
+ * ctl_sessions.c (sessions). Not for other modules.
+ */
+#ifndef TCQ_CTL_PRIV_H
+#define TCQ_CTL_PRIV_H
+#include <stdint.h>
+#include <json-c/json.h>
+
+struct ctl_conn;
+struct lun;
+
+/* A command's work: argc within the command's bounds. Returns the reply,
+ * or NULL when it comes later (ctl_on_every_reactor). */
+typedef json_object *ctl_handler(struct ctl_conn *cc, char **argv,
+				 int argc);
+
+struct ctl_command {
+	const char *name;
+	ctl_handler *run;
+	int min_args, max_args;	/* max -1: no bound */
+	const char *args;	/* for "usage: NAME ARGS" */
+	const char *help;	/* one line */
+};
+
+/* The commands, in the order "unknown command" lists them. */
+extern const struct ctl_command ctl_commands[];
+extern const unsigned ctl_ncommands;
+
+/* ---- replies (ctl.c) ---- */
+json_object *ctl_reply_ok(void);
+json_object *ctl_reply_err(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+void ctl_add_u64(json_object *o, const char *k, uint64_t v);
+/* ns as microseconds, to 0.1 us. */
+void ctl_add_us(json_object *o, const char *k, uint64_t ns);
+
+/* Runs fn(arg) on every reactor, this one last, then answers cc
+ * {"ok":true}. Returns NULL (the answer comes later) or an error reply. */
+json_object *ctl_on_every_reactor(struct ctl_conn *cc, void (*fn)(void *),
+				  void *arg);
+
+/* ---- LUNs (ctl_luns.c) ---- */
+/* Calls fn for every LUN of every target, or just for only. */
+void ctl_for_each_lun(struct lun *only, void (*fn)(struct lun *l, void *a),
+		      void *arg);
+/* The identity and live settings of a LUN. */
+json_object *ctl_lun_json(const struct lun *l);
+/* {"ok":true,"luns":[...]}: what fn adds for each LUN, or for the one
+ * argv[0] names (argc 0 or 1). */
+json_object *ctl_reply_luns(char **argv, int argc,
+			    void (*fn)(struct lun *l, void *array));
+
+/* ---- the commands ---- */
+json_object *ctl_cmd_luns(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_set(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_crash(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_stats(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_reset(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_sessions(struct ctl_conn *cc, char **argv, int argc);
+#endif

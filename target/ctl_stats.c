@@ -1,0 +1,119 @@
+/*
+ * tcqctl stats (ctl_priv.h): per LUN, commands by task attribute, what is
+ * in flight, latency, the cost of ORDERED tasks and flushes; and reset,
+ * which clears them. A statistics slot is only ever written by its own
+ * reactor, so reset runs on each.
+ */
+#include <stdlib.h>
+#include "scsi/lun.h"
+#include "scsi/stats.h"
+#include "target/ctl.h"
+#include "target/ctl_priv.h"
+
+static json_object *hist_json(const struct stats_hist *h, double scale)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < STATS_HIST_BUCKETS; i++) {
+		json_object *b;
+
+		if (!h->b[i])
+			continue;
+		b = json_object_new_object();
+		if (scale == 1.0) {
+			ctl_add_u64(b, "lo", stats_hist_lo(i));
+			ctl_add_u64(b, "hi", stats_hist_hi(i));
+		} else {
+			json_object_object_add(b, "lo", json_object_new_double(
+				(double)stats_hist_lo(i) * scale));
+			json_object_object_add(b, "hi", json_object_new_double(
+				(double)stats_hist_hi(i) * scale));
+		}
+		ctl_add_u64(b, "count", h->b[i]);
+		json_object_array_add(a, b);
+	}
+	return a;
+}
+
+static void stats_add(struct lun *l, void *array)
+{
+	json_object *arr = array, *o = ctl_lun_json(l), *c, *x;
+	struct stats_snapshot *s = malloc(sizeof(*s));
+	uint64_t total = 0;
+
+	if (!s) {
+		json_object_put(o);
+		return;
+	}
+	stats_snapshot(l, s);
+	c = json_object_new_object();
+	ctl_add_u64(c, "simple", s->c.cmds[0]);
+	ctl_add_u64(c, "ordered", s->c.cmds[1]);
+	ctl_add_u64(c, "head_of_queue", s->c.cmds[2]);
+	ctl_add_u64(c, "aca", s->c.cmds[3]);
+	for (int a = 0; a < STATS_NATTR; a++)
+		total += s->c.cmds[a];
+	ctl_add_u64(c, "total", total);
+	ctl_add_u64(c, "completed", s->c.completed);
+	json_object_object_add(o, "commands", c);
+
+	x = json_object_new_object();
+	ctl_add_u64(x, "current", s->inflight);
+	ctl_add_u64(x, "peak", s->c.peak_inflight);
+	ctl_add_u64(x, "ios", s->c.ios);
+	json_object_object_add(x, "occupancy_at_submit",
+			       hist_json(&s->occ, 1.0));
+	json_object_object_add(o, "inflight", x);
+
+	x = json_object_new_object();
+	ctl_add_u64(x, "count", stats_hist_count(&s->lat));
+	ctl_add_us(x, "p50", stats_hist_quantile(&s->lat, 0.50));
+	ctl_add_us(x, "p99", stats_hist_quantile(&s->lat, 0.99));
+	ctl_add_us(x, "p99_9", stats_hist_quantile(&s->lat, 0.999));
+	json_object_object_add(o, "latency_us", x);
+
+	x = json_object_new_object();
+	ctl_add_u64(x, "count", s->c.ordered_enabled);
+	ctl_add_us(x, "total", s->c.drain_ns_total);
+	ctl_add_us(x, "mean", s->c.ordered_enabled ?
+	       s->c.drain_ns_total / s->c.ordered_enabled : 0);
+	ctl_add_us(x, "max", s->c.drain_ns_max);
+	ctl_add_us(x, "p50", stats_hist_quantile(&s->drain, 0.50));
+	ctl_add_us(x, "p99", stats_hist_quantile(&s->drain, 0.99));
+	json_object_object_add(o, "ordered_drain_us", x);
+
+	x = json_object_new_object();
+	ctl_add_u64(x, "total", s->c.flushes);
+	ctl_add_u64(x, "barrier", s->c.barrier_flushes);
+	json_object_object_add(o, "flushes", x);
+
+	json_object_array_add(arr, o);
+	free(s);
+}
+
+json_object *ctl_cmd_stats(struct ctl_conn *cc, char **argv, int argc)
+{
+	return ctl_reply_luns(argv, argc, stats_add);
+}
+
+/* ---- reset: on every reactor, each clearing its own slots --------------- */
+
+static void reset_lun(struct lun *l, void *arg)
+{
+	stats_reset_local(l->stats);
+}
+
+static void reset_here(void *only)
+{
+	ctl_for_each_lun(only, reset_lun, NULL);
+}
+
+json_object *ctl_cmd_reset(struct ctl_conn *cc, char **argv, int argc)
+{
+	struct lun *only = NULL;
+	char err[300];
+
+	if (argc == 1 && !(only = ctl_find_lun(argv[0], err, sizeof(err))))
+		return ctl_reply_err("%s", err);
+	return ctl_on_every_reactor(cc, reset_here, only);
+}
