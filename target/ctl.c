@@ -278,12 +278,17 @@ static void ctl_conn_reply(struct ctl_conn *cc, json_object *reply)
 	ctl_conn_flush(cc);
 }
 
+/* One request is all a client gets: no more input is read. */
+static void ctl_conn_stop_reading(struct ctl_conn *cc)
+{
+	reactor_mod_fd(ctl.reactors[0], &cc->rfd, 0);
+}
+
 static void ctl_conn_request(struct ctl_conn *cc)
 {
 	json_object *r;
 
-	/* No more input is read: the request is all we take. */
-	reactor_mod_fd(ctl.reactors[0], &cc->rfd, 0);
+	ctl_conn_stop_reading(cc);
 	r = ctl_request(cc, cc->in);
 	if (r)
 		ctl_conn_reply(cc, r);
@@ -326,9 +331,9 @@ static void ctl_conn_event(struct reactor *r, uint32_t events, void *arg)
 		}
 		if (cc->overlong &&
 		    (n == 0 || memchr(cc->in + cc->inlen, '\n', (size_t)n))) {
-			reactor_mod_fd(ctl.reactors[0], &cc->rfd, 0);
-			ctl_conn_reply(cc, ctl_reply_err("request longer than %d bytes",
-						CTL_LINE_MAX));
+			ctl_conn_stop_reading(cc);
+			ctl_conn_reply(cc, ctl_reply_err(
+				"request longer than %d bytes", CTL_LINE_MAX));
 			return;
 		}
 		if (n == 0) {	/* EOF: what came is the request */
@@ -347,8 +352,9 @@ static void ctl_conn_event(struct reactor *r, uint32_t events, void *arg)
 			continue;
 		}
 		if (memchr(cc->in, '\0', cc->inlen)) {
-			reactor_mod_fd(ctl.reactors[0], &cc->rfd, 0);
-			ctl_conn_reply(cc, ctl_reply_err("NUL byte in request"));
+			ctl_conn_stop_reading(cc);
+			ctl_conn_reply(cc, ctl_reply_err(
+				"NUL byte in request"));
 			return;
 		}
 		nl = strchr(cc->in, '\n');
