@@ -1,8 +1,10 @@
 /*
  * Sessions: the registry (TSIH assignment, reinstatement of a session with
  * the same InitiatorName + ISID), the CmdSN / ExpCmdSN / MaxCmdSN window,
- * the command table, and the full feature phase PDUs that carry SCSI
+ * each session's commands, and the full feature phase PDUs that carry SCSI
  * (Command, Data-Out/R2T, Data-In, Response) plus NOP, Logout and TMF.
+ * session.c, session_rx.c, cmd.c, data_out.c, nop_logout.c and tmf.c
+ * implement it (session_priv.h says which does what).
  */
 #ifndef TCQ_SESSION_H
 #define TCQ_SESSION_H

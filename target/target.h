@@ -1,7 +1,7 @@
 /*
  * The daemon's runtime model: portals, targets and their LUNs, built from
- * the configuration (target/config.c) and read by login, discovery and the
- * device server. It changes only at start-up (and, later, through tcqctl
+ * the configuration (target/config_build.c) and read by login, discovery
+ * and the device server. It changes only at start-up (and, later, through tcqctl
  * under tcqd.lock), so the data path reads it without locks.
  */
 #ifndef TCQ_TARGET_H
