@@ -314,6 +314,9 @@ void sess_cmd_sent(struct cmd *cmd)
 	cmd->rsp_sent = true;
 	cmd_finish_check(cmd);
 }
+
+/* ---- the SCSI Command PDU ---------------------------------------------- */
+
 /*
  * Walks the AHS of a SCSI Command (RFC 7143 11.2.1.2): an Extended CDB AHS
  * carries the CDB bytes past the first 16; a Bidirectional Read Expected
@@ -322,7 +325,7 @@ void sess_cmd_sent(struct cmd *cmd)
  * length in *ext_len.
  */
 static int cmd_ext_cdb(const struct conn *c, const uint8_t *bhs,
-			uint8_t *ext, uint32_t *ext_len)
+		       uint8_t *ext, uint32_t *ext_len)
 {
 	const uint8_t *p = c->rx.ahs;
 	uint32_t left = c->rx.ahs_len;
@@ -430,6 +433,9 @@ uint8_t *cmd_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 		*discard = true;
 	return cmd->data_out.buf;
 }
+
+/* ---- into the device server -------------------------------------------- */
+
 void cmd_dispatch(struct session *s, struct cmd *cmd)
 {
 	struct tcq_task *t = &cmd->task;
