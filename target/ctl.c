@@ -164,6 +164,16 @@ void ctl_add_u64(json_object *o, const char *k, uint64_t v)
 	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
 }
 
+void ctl_add_str(json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v));
+}
+
+void ctl_add_bool(json_object *o, const char *k, bool v)
+{
+	json_object_object_add(o, k, json_object_new_boolean(v));
+}
+
 void ctl_add_us(json_object *o, const char *k, uint64_t ns)
 {
 	/* microseconds with ns precision, rounded to 0.1 us for people */

@@ -93,20 +93,16 @@ json_object *ctl_lun_json(const struct lun *l)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "target", json_object_new_string(
-				       l->dev ? l->dev->name : ""));
+	ctl_add_str(o, "target", l->dev ? l->dev->name : "");
 	ctl_add_u64(o, "lun", l->id);
-	json_object_object_add(o, "backend", json_object_new_string(
-				       l->bdev && l->bdev->spec ?
-				       l->bdev->spec : ""));
+	ctl_add_str(o, "backend",
+		    l->bdev && l->bdev->spec ? l->bdev->spec : "");
 	ctl_add_u64(o, "blocks", l->nblocks);
 	ctl_add_u64(o, "block_size", l->block_size);
 	ctl_add_u64(o, "queue_depth", l->bdev ? atomic_load_explicit(
 			&l->bdev->queue_depth, memory_order_relaxed) : 0);
-	json_object_object_add(o, "barrier", json_object_new_string(
-				       barrier_name(lun_get_barrier(l))));
-	json_object_object_add(o, "write_cache", json_object_new_boolean(
-				       lun_get_write_cache(l)));
+	ctl_add_str(o, "barrier", barrier_name(lun_get_barrier(l)));
+	ctl_add_bool(o, "write_cache", lun_get_write_cache(l));
 	return o;
 }
 

@@ -6,6 +6,7 @@
  */
 #ifndef TCQ_CTL_PRIV_H
 #define TCQ_CTL_PRIV_H
+#include <stdbool.h>
 #include <stdint.h>
 #include <json-c/json.h>
 
@@ -34,6 +35,8 @@ json_object *ctl_reply_ok(void);
 json_object *ctl_reply_err(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 void ctl_add_u64(json_object *o, const char *k, uint64_t v);
+void ctl_add_str(json_object *o, const char *k, const char *v);
+void ctl_add_bool(json_object *o, const char *k, bool v);
 /* ns as microseconds, to 0.1 us. */
 void ctl_add_us(json_object *o, const char *k, uint64_t ns);
 

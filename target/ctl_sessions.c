@@ -14,26 +14,20 @@ static json_object *params_json(const struct iscsi_params *p)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "HeaderDigest", json_object_new_string(
-				       p->header_digest ? "CRC32C" : "None"));
-	json_object_object_add(o, "DataDigest", json_object_new_string(
-				       p->data_digest ? "CRC32C" : "None"));
+	ctl_add_str(o, "HeaderDigest", p->header_digest ? "CRC32C" : "None");
+	ctl_add_str(o, "DataDigest", p->data_digest ? "CRC32C" : "None");
 	ctl_add_u64(o, "MaxRecvDataSegmentLength", p->max_recv_dsl);
 	ctl_add_u64(o, "MaxXmitDataSegmentLength", p->max_send_dsl);
 	ctl_add_u64(o, "MaxConnections", p->max_connections);
-	json_object_object_add(o, "InitialR2T",
-			       json_object_new_boolean(p->initial_r2t));
-	json_object_object_add(o, "ImmediateData",
-			       json_object_new_boolean(p->immediate_data));
+	ctl_add_bool(o, "InitialR2T", p->initial_r2t);
+	ctl_add_bool(o, "ImmediateData", p->immediate_data);
 	ctl_add_u64(o, "MaxBurstLength", p->max_burst);
 	ctl_add_u64(o, "FirstBurstLength", p->first_burst);
 	ctl_add_u64(o, "DefaultTime2Wait", p->default_time2wait);
 	ctl_add_u64(o, "DefaultTime2Retain", p->default_time2retain);
 	ctl_add_u64(o, "MaxOutstandingR2T", p->max_outstanding_r2t);
-	json_object_object_add(o, "DataPDUInOrder",
-			       json_object_new_boolean(p->data_pdu_in_order));
-	json_object_object_add(o, "DataSequenceInOrder",
-			       json_object_new_boolean(p->data_sequence_in_order));
+	ctl_add_bool(o, "DataPDUInOrder", p->data_pdu_in_order);
+	ctl_add_bool(o, "DataSequenceInOrder", p->data_sequence_in_order);
 	ctl_add_u64(o, "ErrorRecoveryLevel", p->erl);
 	return o;
 }
@@ -57,15 +51,12 @@ json_object *ctl_cmd_sessions(struct ctl_conn *cc, char **argv, int argc)
 			 si[i].isid[0], si[i].isid[1], si[i].isid[2],
 			 si[i].isid[3], si[i].isid[4], si[i].isid[5]);
 		ctl_add_u64(o, "tsih", si[i].tsih);
-		json_object_object_add(o, "type", json_object_new_string(
-					       si[i].discovery ? "discovery" : "normal"));
-		json_object_object_add(o, "initiator",
-				       json_object_new_string(si[i].initiator));
-		json_object_object_add(o, "isid", json_object_new_string(isid));
-		json_object_object_add(o, "target",
-				       json_object_new_string(si[i].target));
-		json_object_object_add(o, "peer",
-				       json_object_new_string(si[i].peer));
+		ctl_add_str(o, "type",
+			    si[i].discovery ? "discovery" : "normal");
+		ctl_add_str(o, "initiator", si[i].initiator);
+		ctl_add_str(o, "isid", isid);
+		ctl_add_str(o, "target", si[i].target);
+		ctl_add_str(o, "peer", si[i].peer);
 		json_object_object_add(o, "reactor",
 				       json_object_new_int(si[i].reactor));
 		json_object_object_add(o, "params", params_json(&si[i].params));

@@ -76,7 +76,7 @@ static void stats_add(struct lun *l, void *array)
 	ctl_add_u64(x, "count", s->c.ordered_enabled);
 	ctl_add_us(x, "total", s->c.drain_ns_total);
 	ctl_add_us(x, "mean", s->c.ordered_enabled ?
-	       s->c.drain_ns_total / s->c.ordered_enabled : 0);
+		   s->c.drain_ns_total / s->c.ordered_enabled : 0);
 	ctl_add_us(x, "max", s->c.drain_ns_max);
 	ctl_add_us(x, "p50", stats_hist_quantile(&s->drain, 0.50));
 	ctl_add_us(x, "p99", stats_hist_quantile(&s->drain, 0.99));
