@@ -183,9 +183,8 @@ static void tmf_abort_task(struct tmf *m, struct session *s,
 		 * answers "function complete" only for a command that is yet
 		 * to come (RefCmdSN in the CmdSN window), "task does not
 		 * exist" for a RefCmdSN outside it, on either side. */
-		m->response = sn_lt(q->refcmdsn, s->win.exp_cmdsn) ||
-			      sn_gt(q->refcmdsn, s->win.max_cmdsn) ?
-			      ISCSI_TMF_RSP_NO_TASK : ISCSI_TMF_RSP_COMPLETE;
+		m->response = sess_cmdsn_in_window(s, q->refcmdsn) ?
+			      ISCSI_TMF_RSP_COMPLETE : ISCSI_TMF_RSP_NO_TASK;
 		return;
 	}
 	if (tmf_mark(m, cmd))
