@@ -1,6 +1,6 @@
 /*
  * A SCSI task as the transport-independent device server sees it. The
- * transport (target/session.c) embeds it in its own command struct, fills
+ * transport (target/cmd.c) embeds it in its own command struct, fills
  * the "in" fields, and gets it back through done() with the "out" fields
  * set; what follows them belongs to the device server, each part to the
  * module named on it. All calls for one task happen on one reactor

@@ -19,7 +19,8 @@
 #include "target/conn.h"
 #include "target/login_priv.h"
 #include "target/negotiate.h"
-#include "target/param.h"
+#include "tcq/kv.h"
+#include "tcq/login_keys.h"
 #include "target/target.h"
 
 /* ---- configuration -------------------------------------------------------- */

@@ -15,14 +15,6 @@
 #include <stdint.h>
 #include "tcq/chap.h"
 
-/* A preference list names each algorithm at most once. */
-#define AUTH_CHAP_ALGS_MAX CHAP_ALG_COUNT
-/* The names target.c fills its default preference with. */
-#define AUTH_CHAP_MD5 CHAP_ALG_MD5
-#define AUTH_CHAP_SHA1 CHAP_ALG_SHA1
-#define AUTH_CHAP_SHA256 CHAP_ALG_SHA256
-#define AUTH_CHAP_SHA3_256 CHAP_ALG_SHA3_256
-
 #define AUTH_USER_MAX 256		/* bytes with the NUL */
 #define AUTH_SECRET_MAX 256
 #define AUTH_SECRET_MIN 12		/* shorter secrets are refused */

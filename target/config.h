@@ -128,7 +128,7 @@ int cfg_check_name(const char *name, char *err, size_t errlen);
 /* Builds the runtime daemon from a checked cfg: portals (not yet
  * listening), targets, backends and LUNs. NULL with a message in err. */
 struct tcqd *cfg_build(const struct cfg *c, char *err, size_t errlen);
-/* Reservations kept with APTPL through a restart (scsi/pr.c), for every
+/* Reservations kept with APTPL through a restart (scsi/pr_aptpl.c), for every
  * LUN not on a shared store. 0, or -1 with a message in err. */
 int cfg_load_reservations(struct tcqd *d, char *err, size_t errlen);
 /* Closes LUNs and backends and frees what cfg_build made. */

@@ -231,7 +231,7 @@ static int set_chap_secret(const struct cfg_key *k, struct cfg *c,
 static int set_chap_algs(const struct cfg_key *k, struct cfg *c, void *base,
 			 const char *v, char *err, size_t errlen)
 {
-	int n = auth_chap_algs_parse(v, c->set.chap_algs, AUTH_CHAP_ALGS_MAX,
+	int n = auth_chap_algs_parse(v, c->set.chap_algs, CHAP_ALG_COUNT,
 				     err, errlen);
 
 	if (n < 0)

@@ -12,7 +12,8 @@
 #include <sys/uio.h>
 #include "tcq/iscsi_proto.h"
 #include "tcq/list.h"
-#include "target/param.h"
+#include "tcq/kv.h"
+#include "tcq/login_keys.h"
 #include "tcq/reactor.h"
 
 struct session;

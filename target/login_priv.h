@@ -10,7 +10,8 @@
 #include "tcq/list.h"
 #include "target/auth.h"
 #include "target/negotiate.h"
-#include "target/param.h"
+#include "tcq/kv.h"
+#include "tcq/login_keys.h"
 
 struct conn;
 

@@ -162,7 +162,7 @@ int main(int argc, char **argv)
 		log_err("%s", err);
 		return 1;
 	}
-	/* Reservations kept with APTPL through a restart (scsi/pr.c). */
+	/* Reservations kept with APTPL through a restart (scsi/pr_aptpl.c). */
 	if (cfg_load_reservations(tcqd, err, sizeof(err)) < 0) {
 		log_err("%s", err);
 		return 1;

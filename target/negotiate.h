@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "target/param.h"
+#include "tcq/kv.h"
+#include "tcq/login_keys.h"
 #include "target/target.h"
 
 /* Where the keys are being exchanged. */

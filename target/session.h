@@ -10,7 +10,8 @@
 #define TCQ_SESSION_H
 #include <stdbool.h>
 #include <stdint.h>
-#include "target/param.h"
+#include "tcq/kv.h"
+#include "tcq/login_keys.h"
 #include "target/target.h"
 
 struct cmd;

@@ -11,7 +11,8 @@
 #include "tcq/iscsi_proto.h"
 #include "tcq/list.h"
 #include "scsi/task.h"
-#include "target/param.h"
+#include "tcq/kv.h"
+#include "tcq/login_keys.h"
 #include "tcq/reactor.h"
 #include "target/target.h"
 

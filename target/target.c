@@ -25,10 +25,10 @@ void tcq_settings_default(struct tcq_settings *s)
 	s->max_sessions = 0;
 	s->login_idle_timeout_s = 5;
 	s->max_pending_logins = 64;
-	s->chap_algs[0] = AUTH_CHAP_SHA3_256;
-	s->chap_algs[1] = AUTH_CHAP_SHA256;
-	s->chap_algs[2] = AUTH_CHAP_SHA1;
-	s->chap_algs[3] = AUTH_CHAP_MD5;
+	s->chap_algs[0] = CHAP_ALG_SHA3_256;
+	s->chap_algs[1] = CHAP_ALG_SHA256;
+	s->chap_algs[2] = CHAP_ALG_SHA1;
+	s->chap_algs[3] = CHAP_ALG_MD5;
 	s->nchap_algs = 4;
 	s->ctl_path[0] = '\0';	/* no control socket */
 }

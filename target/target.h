@@ -56,11 +56,11 @@ struct tcq_settings {
 	uint32_t max_sessions;		/* all sessions; 0: no limit */
 	uint32_t login_idle_timeout_s;	/* silence before login completes */
 	uint32_t max_pending_logins;	/* connections not yet logged in */
-	uint8_t chap_algs[AUTH_CHAP_ALGS_MAX];	/* CHAP_A, preferred first */
+	uint8_t chap_algs[CHAP_ALG_COUNT];	/* CHAP_A, preferred first */
 	uint8_t nchap_algs;
 	struct auth_chap_cfg discovery_chap;
 	char ctl_path[TCQ_NAME_MAX];	/* tcqctl's unix socket; "": none */
-	char state_dir[TCQ_NAME_MAX];	/* APTPL reservations (scsi/pr.c);
+	char state_dir[TCQ_NAME_MAX];	/* APTPL reservations (scsi/pr_aptpl.c);
 					 * "": /var/lib/tcq */
 };
 

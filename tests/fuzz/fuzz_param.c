@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "target/negotiate.h"
-#include "target/param.h"
+#include "tcq/kv.h"
+#include "tcq/login_keys.h"
 #include "target/target.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -15,7 +15,8 @@
 #include "target/acl.h"
 #include "target/auth.h"
 #include "target/config.h"
-#include "target/param.h"
+#include "tcq/kv.h"
+#include "tcq/login_keys.h"
 
 #define SECRET "this-is-a-secret"
 #define MSECRET "target-secret-42"
@@ -50,11 +51,11 @@ static const char *kv_get(const struct kvbuf *b, const char *key)
 
 START_TEST(test_alg_lists)
 {
-	uint8_t a[AUTH_CHAP_ALGS_MAX];
+	uint8_t a[CHAP_ALG_COUNT];
 	char err[200];
 
 	ck_assert_int_eq(auth_chap_algs_parse("SHA3-256, SHA-256,SHA-1,MD5", a,
-					      AUTH_CHAP_ALGS_MAX, err,
+					      CHAP_ALG_COUNT, err,
 					      sizeof(err)), 4);
 	ck_assert_uint_eq(a[0], 8);
 	ck_assert_uint_eq(a[1], 7);

@@ -1,4 +1,5 @@
-/* Unit tests for the configuration parser (target/config.c). */
+/* Unit tests for the configuration (target/config_file.c, config_keys.c,
+ * config_value.c, config.c). */
 #include <check.h>
 #include <netinet/in.h>
 #include <stdio.h>

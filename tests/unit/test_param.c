@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "target/negotiate.h"
-#include "target/param.h"
+#include "tcq/kv.h"
+#include "tcq/login_keys.h"
 
 static struct tcq_settings set;
 static struct neg n;
