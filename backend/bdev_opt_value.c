@@ -42,28 +42,6 @@ int bdev_opt_item_next(const char **s, struct bdev_opt_item *it)
 	return 1;
 }
 
-int bdev_opt_next(const char **s, char *key, size_t klen,
-		  char *val, size_t vlen)
-{
-	const char *p = *s;
-	struct bdev_opt_item it;
-	int rc = bdev_opt_item_next(&p, &it);
-
-	if (rc <= 0) {
-		if (rc == 0)
-			*s = p;
-		return rc;
-	}
-	if (it.klen >= klen || it.vlen >= vlen)
-		return -1;
-	memcpy(key, it.key, it.klen);
-	key[it.klen] = '\0';
-	memcpy(val, it.val, it.vlen);
-	val[it.vlen] = '\0';
-	*s = p;
-	return 1;
-}
-
 /* ---- numbers with units ------------------------------------------------ */
 
 /* The decimal number a size or a time starts with (no sign, no space);

@@ -23,15 +23,6 @@ void bdev_free(struct bdev *b);
  * (backend/bdev_opt_value.c, with the rest of the option grammar) */
 int bdev_parse_size(const char *s, uint64_t *out);
 
-/*
- * Next "key=value" of a comma-separated option string, copied out;
- * advances *s. Returns 1 with key and val filled, 0 at the end, -1 when
- * malformed (missing '=', empty key, or too long for the buffers).
- * Backends take their options through bdev_opts_parse instead.
- */
-int bdev_opt_next(const char **s, char *key, size_t klen,
-		  char *val, size_t vlen);
-
 /* A backend by name, for bdev_open: its constructor and option table. */
 struct bdev_backend {
 	const char *name;

@@ -47,87 +47,25 @@ struct delay_q {
 	struct list_node waiting;	/* beyond parallel, arrival order */
 	uint32_t busy;			/* in service */
 	uint64_t rng;
-	struct wrap_io **heap;		/* min-heap on key (deadline) */
-	int heap_len, heap_cap;
+	struct heap heap;		/* in service, on their deadlines */
 	int tfd;
 	struct reactor_fd rfd;
 };
 
-/* ---- deadline heap ----------------------------------------------------- */
+/* ---- deadline heap (tcq/heap.h) ------------------------------------------ */
 
-static void heap_put(struct delay_q *dq, int i, struct wrap_io *w)
+static struct wrap_io *heap_first(struct delay_q *dq)
 {
-	dq->heap[i] = w;
-	w->heap_idx = i;
-}
+	struct heap_node *n = heap_top(&dq->heap);
 
-static void heap_up(struct delay_q *dq, int i)
-{
-	struct wrap_io *w = dq->heap[i];
-
-	while (i > 0) {
-		int p = (i - 1) / 2;
-
-		if (dq->heap[p]->key <= w->key)
-			break;
-		heap_put(dq, i, dq->heap[p]);
-		i = p;
-	}
-	heap_put(dq, i, w);
-}
-
-static void heap_down(struct delay_q *dq, int i)
-{
-	struct wrap_io *w = dq->heap[i];
-
-	for (;;) {
-		int c = 2 * i + 1;
-
-		if (c >= dq->heap_len)
-			break;
-		if (c + 1 < dq->heap_len &&
-		    dq->heap[c + 1]->key < dq->heap[c]->key)
-			c++;
-		if (w->key <= dq->heap[c]->key)
-			break;
-		heap_put(dq, i, dq->heap[c]);
-		i = c;
-	}
-	heap_put(dq, i, w);
-}
-
-static int heap_push(struct delay_q *dq, struct wrap_io *w)
-{
-	if (dq->heap_len == dq->heap_cap) {
-		int cap = dq->heap_cap ? dq->heap_cap * 2 : 64;
-		struct wrap_io **h = realloc(dq->heap, sizeof(*h) * (size_t)cap);
-
-		if (!h)
-			return -ENOMEM;
-		dq->heap = h;
-		dq->heap_cap = cap;
-	}
-	dq->heap[dq->heap_len] = w;
-	heap_up(dq, dq->heap_len++);
-	return 0;
-}
-
-static struct wrap_io *heap_pop(struct delay_q *dq)
-{
-	struct wrap_io *top = dq->heap[0];
-
-	if (--dq->heap_len > 0) {
-		heap_put(dq, 0, dq->heap[dq->heap_len]);
-		heap_down(dq, 0);
-	}
-	top->heap_idx = -1;
-	return top;
+	return n ? container_of(n, struct wrap_io, hn) : NULL;
 }
 
 static void delay_arm(struct delay_q *dq)
 {
 	struct itimerspec its = { 0 };
-	uint64_t dl = dq->heap_len ? dq->heap[0]->key : 0;
+	struct wrap_io *first = heap_first(dq);
+	uint64_t dl = first ? first->hn.key : 0;
 
 	/* Absolute CLOCK_MONOTONIC, as reactor_now_ns(); 0 disarms. */
 	its.it_value.tv_sec = (time_t)(dl / 1000000000ull);
@@ -209,12 +147,12 @@ static void delay_start(struct delay_q *dq, struct bdev_io *io)
 		delay_issue(dq, w);
 		return;
 	}
-	w->key = reactor_now_ns() + t;
-	if (heap_push(dq, w) < 0) {
+	w->hn.key = reactor_now_ns() + t;
+	if (heap_push(&dq->heap, &w->hn) < 0) {
 		delay_issue(dq, w);	/* no room to wait: serve now */
 		return;
 	}
-	if (w->heap_idx == 0)
+	if (heap_first(dq) == w)
 		delay_arm(dq);
 }
 
@@ -222,13 +160,16 @@ static void delay_timer(struct reactor *r, uint32_t events, void *arg)
 {
 	struct delay_q *dq = arg;
 	uint64_t ticks, now;
+	struct wrap_io *w;
 
 	if (read(dq->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		log_err("delay: timerfd read: %s", strerror(errno));
 	now = reactor_now_ns();
-	while (dq->heap_len && dq->heap[0]->key <= now)
-		delay_issue(dq, heap_pop(dq));
-	if (dq->heap_len)
+	while ((w = heap_first(dq)) && w->hn.key <= now) {
+		heap_remove(&dq->heap, &w->hn);
+		delay_issue(dq, w);
+	}
+	if (heap_first(dq))
 		delay_arm(dq);
 }
 
@@ -249,6 +190,7 @@ static void delay_submit(struct bdev_queue *q, struct bdev_io *io)
 static void delay_queue_fini(struct bdev_queue *q)
 {
 	struct delay_q *dq = q->priv;
+	struct heap_node *n;
 
 	if (!dq)
 		return;
@@ -257,11 +199,11 @@ static void delay_queue_fini(struct bdev_queue *q)
 		close(dq->tfd);
 	}
 	/* No I/O is in flight at close: everything is back in the pool. */
-	while (dq->heap_len)
-		wrap_io_put(&dq->pool, heap_pop(dq));
+	while ((n = heap_pop(&dq->heap)))
+		wrap_io_put(&dq->pool, container_of(n, struct wrap_io, hn));
+	heap_fini(&dq->heap);
 	wrap_pool_fini(&dq->pool);
 	bdev_cq_fini(&dq->errs);
-	free(dq->heap);
 	free(dq);
 	q->priv = NULL;
 }

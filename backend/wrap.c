@@ -25,7 +25,7 @@ struct wrap_io *wrap_io_get(struct wrap_pool *p)
 	w = calloc(1, sizeof(*w));
 	if (w) {
 		list_init(&w->link);
-		w->heap_idx = -1;
+		heap_node_init(&w->hn);
 	}
 	return w;
 }
@@ -33,7 +33,7 @@ struct wrap_io *wrap_io_get(struct wrap_pool *p)
 void wrap_io_put(struct wrap_pool *p, struct wrap_io *w)
 {
 	w->up = NULL;
-	w->heap_idx = -1;
+	heap_node_init(&w->hn);
 	list_add_head(&w->link, &p->free);	/* hot first */
 }
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "backend/bdev.h"
+#include "tcq/heap.h"
 #include "backend/bdev_opts.h"
 
 /* A bdev_io the wrapper sends to its base on behalf of an upper one. */
@@ -21,8 +22,9 @@ struct wrap_io {
 	struct bdev_io bio;	/* goes to the base */
 	struct bdev_io *up;	/* the I/O we were given */
 	struct list_node link;	/* pool free list / backend lists */
-	uint64_t key;		/* backend use: deadline, sequence */
-	int heap_idx;		/* backend use */
+	/* Backend use: a deadline heap (delay), or key alone as a
+	 * sequence number (cache). */
+	struct heap_node hn;
 };
 
 struct wrap_pool {
@@ -65,12 +67,5 @@ static inline uint64_t wrap_rand(uint64_t *s)
 static inline double wrap_rand01(uint64_t *s)
 {
 	return (double)(wrap_rand(s) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-/* "250us", "1ms", "2s", "1500ns"; a bare number is microseconds. The
- * option grammar's own (bdev_opts.h), under the name wrappers knew. */
-static inline int wrap_parse_time_ns(const char *s, uint64_t *ns)
-{
-	return bdev_parse_time_ns(s, ns);
 }
 #endif

@@ -158,11 +158,7 @@ void reactor_fini(struct reactor *r)
 	close(r->mbox_fd);
 	close(r->epfd);
 	r->mbox_fd = r->epfd = -1;
-	for (int i = 0; i < r->heap_len; i++)
-		r->heap[i]->heap_idx = -1;
-	free(r->heap);
-	r->heap = NULL;
-	r->heap_len = r->heap_cap = 0;
+	heap_fini(&r->timers);
 	while (!list_empty(&r->deferred))
 		list_del(r->deferred.next);
 	while (!list_empty(&r->next_pass))
@@ -210,68 +206,15 @@ void reactor_del_fd(struct reactor *r, struct reactor_fd *h)
 	}
 }
 
-/* ---- timers: binary min-heap on deadline_ns ---------------------------- */
-
-static void heap_set(struct reactor *r, int i, struct reactor_timer *t)
-{
-	r->heap[i] = t;
-	t->heap_idx = i;
-}
-
-static void heap_up(struct reactor *r, int i)
-{
-	struct reactor_timer *t = r->heap[i];
-
-	while (i > 0) {
-		int p = (i - 1) / 2;
-
-		if (r->heap[p]->deadline_ns <= t->deadline_ns)
-			break;
-		heap_set(r, i, r->heap[p]);
-		i = p;
-	}
-	heap_set(r, i, t);
-}
-
-static void heap_down(struct reactor *r, int i)
-{
-	struct reactor_timer *t = r->heap[i];
-
-	for (;;) {
-		int c = 2 * i + 1;
-
-		if (c >= r->heap_len)
-			break;
-		if (c + 1 < r->heap_len &&
-		    r->heap[c + 1]->deadline_ns < r->heap[c]->deadline_ns)
-			c++;
-		if (t->deadline_ns <= r->heap[c]->deadline_ns)
-			break;
-		heap_set(r, i, r->heap[c]);
-		i = c;
-	}
-	heap_set(r, i, t);
-}
-
-static void heap_remove(struct reactor *r, int i)
-{
-	struct reactor_timer *last = r->heap[--r->heap_len];
-
-	r->heap[i]->heap_idx = -1;
-	if (i == r->heap_len)
-		return;
-	heap_set(r, i, last);
-	heap_down(r, i);
-	heap_up(r, last->heap_idx);
-}
+/* ---- timers: a min-heap on the deadline (tcq/heap.h) ------------------ */
 
 void reactor_timer_init(struct reactor_timer *t,
 			void (*fn)(struct reactor_timer *t), void *arg)
 {
-	t->deadline_ns = 0;
+	t->hn.key = 0;
+	heap_node_init(&t->hn);
 	t->fn = fn;
 	t->arg = arg;
-	t->heap_idx = -1;
 }
 
 void reactor_timer_arm(struct reactor *r, struct reactor_timer *t,
@@ -279,52 +222,36 @@ void reactor_timer_arm(struct reactor *r, struct reactor_timer *t,
 {
 	uint64_t deadline = reactor_now_ns() + delay_ms * 1000000ull;
 
-	if (t->heap_idx >= 0) {
-		uint64_t old = t->deadline_ns;
-
-		t->deadline_ns = deadline;
-		if (deadline < old)
-			heap_up(r, t->heap_idx);
-		else
-			heap_down(r, t->heap_idx);
+	t->hn.key = deadline;
+	if (heap_node_queued(&t->hn)) {
+		heap_rekey(&r->timers, &t->hn);
 		return;
 	}
-	if (r->heap_len == r->heap_cap) {
-		int cap = r->heap_cap ? r->heap_cap * 2 : 64;
-		struct reactor_timer **h = realloc(r->heap, sizeof(*h) * cap);
-
-		if (!h) {
-			/* No slot: the timer stays disarmed; say so. */
-			log_err("reactor %d: cannot arm timer: out of memory",
-				r->index);
-			return;
-		}
-		r->heap = h;
-		r->heap_cap = cap;
-	}
-	t->deadline_ns = deadline;
-	r->heap[r->heap_len] = t;
-	t->heap_idx = r->heap_len++;
-	heap_up(r, t->heap_idx);
+	if (heap_push(&r->timers, &t->hn) < 0)
+		/* No slot: the timer stays disarmed; say so. */
+		log_err("reactor %d: cannot arm timer: out of memory",
+			r->index);
 }
 
 void reactor_timer_cancel(struct reactor *r, struct reactor_timer *t)
 {
-	if (t->heap_idx >= 0)
-		heap_remove(r, t->heap_idx);
+	if (heap_node_queued(&t->hn))
+		heap_remove(&r->timers, &t->hn);
 }
 
 static void run_timers(struct reactor *r)
 {
 	/* Bounded by the number armed at entry so a timer re-armed with a
 	 * zero delay fires once per pass, not forever. */
-	int budget = r->heap_len;
+	int budget = r->timers.len;
+	struct heap_node *top;
 
-	while (budget-- > 0 && r->heap_len > 0 &&
-	       r->heap[0]->deadline_ns <= r->now_ns) {
-		struct reactor_timer *t = r->heap[0];
+	while (budget-- > 0 && (top = heap_top(&r->timers)) &&
+	       top->key <= r->now_ns) {
+		struct reactor_timer *t = container_of(top, struct reactor_timer,
+						       hn);
 
-		heap_remove(r, 0);
+		heap_remove(&r->timers, top);
 		t->fn(t);
 	}
 }
@@ -406,9 +333,9 @@ static int wait_timeout_ms(struct reactor *r)
 	if (!list_empty(&r->deferred) || !list_empty(&r->next_pass) ||
 	    __atomic_load_n(&r->stopping, __ATOMIC_ACQUIRE))
 		return 0;
-	if (r->heap_len == 0)
+	if (!heap_top(&r->timers))
 		return -1;
-	dl = r->heap[0]->deadline_ns;
+	dl = heap_top(&r->timers)->key;
 	now = reactor_now_ns();
 	if (dl <= now)
 		return 0;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <pthread.h>
+#include "tcq/heap.h"
 #include "tcq/list.h"
 
 struct reactor;
@@ -25,10 +26,9 @@ struct reactor_fd {
 };
 
 struct reactor_timer {
-	uint64_t deadline_ns;	/* monotonic */
+	struct heap_node hn;	/* key: the deadline, monotonic ns */
 	void (*fn)(struct reactor_timer *t);
 	void *arg;
-	int heap_idx;		/* -1 when not armed */
 };
 
 struct reactor_defer {
@@ -47,8 +47,7 @@ struct reactor {
 	struct list_node deferred;
 	struct list_node next_pass;	/* reactor_defer_next: after the next
 					 * epoll round */
-	struct reactor_timer **heap;
-	int heap_len, heap_cap;
+	struct heap timers;	/* of reactor_timer.hn */
 	/* cross-thread mailbox */
 	int mbox_fd;
 	struct reactor_fd mbox_rfd;
@@ -84,7 +83,7 @@ void reactor_timer_arm(struct reactor *r, struct reactor_timer *t,
 void reactor_timer_cancel(struct reactor *r, struct reactor_timer *t);
 static inline bool reactor_timer_armed(const struct reactor_timer *t)
 {
-	return t->heap_idx >= 0;
+	return heap_node_queued(&t->hn);
 }
 
 void reactor_defer_init(struct reactor_defer *d,

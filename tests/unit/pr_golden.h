@@ -71,15 +71,4 @@ static inline void expect_bytes(const uint8_t *got, size_t got_len,
 		      want_len);
 }
 
-/* Runs every test of s; the exit status of the test program. */
-static inline int run_suite(Suite *s)
-{
-	SRunner *r = srunner_create(s);
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
 #endif

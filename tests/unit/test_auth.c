@@ -17,6 +17,7 @@
 #include "target/config.h"
 #include "tcq/kv.h"
 #include "tcq/login_keys.h"
+#include "tests/unit/harness.h"
 
 #define SECRET "this-is-a-secret"
 #define MSECRET "target-secret-42"
@@ -647,31 +648,25 @@ static Suite *auth_suite(void)
 	Suite *s = suite_create("auth");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, test_alg_lists);
-	tcase_add_test(tc, test_cred_parse);
-	tcase_add_test(tc, test_chap_one_way);
-	tcase_add_test(tc, test_chap_each_alg);
-	tcase_add_test(tc, test_chap_wrong_secret_and_user);
-	tcase_add_test(tc, test_chap_protocol_errors);
-	tcase_add_test(tc, test_chap_mutual);
-	tcase_add_test(tc, test_chap_reflection);
-	tcase_add_test(tc, test_acl_names);
-	tcase_add_test(tc, test_acl_nets);
-	tcase_add_test(tc, test_acl_allows);
-	tcase_add_test(tc, test_config_keys);
-	tcase_add_test(tc, test_config_refusals);
-	tcase_add_test(tc, test_config_file_mode);
+	harness_add(tc, test_alg_lists);
+	harness_add(tc, test_cred_parse);
+	harness_add(tc, test_chap_one_way);
+	harness_add(tc, test_chap_each_alg);
+	harness_add(tc, test_chap_wrong_secret_and_user);
+	harness_add(tc, test_chap_protocol_errors);
+	harness_add(tc, test_chap_mutual);
+	harness_add(tc, test_chap_reflection);
+	harness_add(tc, test_acl_names);
+	harness_add(tc, test_acl_nets);
+	harness_add(tc, test_acl_allows);
+	harness_add(tc, test_config_keys);
+	harness_add(tc, test_config_refusals);
+	harness_add(tc, test_config_file_mode);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(auth_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return harness_main(argc, argv, auth_suite);
 }

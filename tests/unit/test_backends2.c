@@ -17,13 +17,15 @@
 #include "scsi/lun.h"
 #include "target/config.h"
 #include "tcq/reactor.h"
+#include "tests/unit/harness.h"
 
 #define BS 512
 #define NIO 32
 
 static struct reactor R;
 static char err[256];
-static int pending, timed_out;
+static int pending;
+static bool all_done;	/* pending came down to 0 */
 static int order[NIO], norder;
 static uint64_t t0, done_ns[NIO], done_pass[NIO];
 
@@ -45,23 +47,13 @@ static void teardown(void)
 	reactor_fini(&R);
 }
 
-static void watchdog_cb(struct reactor_timer *t)
-{
-	timed_out = 1;
-	reactor_stop(&R);
-}
-
+/* Runs the reactor until every I/O counted in pending completed (the
+ * harness's watchdog fails the check if that never happens). */
 static void drive(void)
 {
-	struct reactor_timer wd;
-
-	timed_out = 0;
-	reactor_timer_init(&wd, watchdog_cb, NULL);
-	reactor_timer_arm(&R, &wd, 10000);
-	while (pending > 0 && !timed_out)
-		reactor_run(&R);
-	reactor_timer_cancel(&R, &wd);
-	ck_assert_int_eq(timed_out, 0);
+	all_done = pending == 0;
+	if (!all_done)
+		harness_run_until(&R, &all_done, HARNESS_WATCHDOG_MS);
 	ck_assert_int_eq(pending, 0);
 }
 
@@ -90,8 +82,10 @@ static void tio_done(struct bdev_io *io)
 		done_pass[norder] = R.now_ns;	/* the reactor pass */
 		order[norder++] = t->id;
 	}
-	if (--pending == 0)
+	if (--pending == 0) {
+		all_done = true;
 		reactor_stop(&R);
+	}
 }
 
 static void tio_prep(struct tio *t, int id, enum bdev_op op, uint64_t lba,
@@ -158,16 +152,16 @@ START_TEST(spec_parse)
 	struct bdev *b;
 	uint64_t ns;
 
-	ck_assert_int_eq(wrap_parse_time_ns("250us", &ns), 0);
+	ck_assert_int_eq(bdev_parse_time_ns("250us", &ns), 0);
 	ck_assert_uint_eq(ns, 250000);
-	ck_assert_int_eq(wrap_parse_time_ns("3ms", &ns), 0);
+	ck_assert_int_eq(bdev_parse_time_ns("3ms", &ns), 0);
 	ck_assert_uint_eq(ns, 3000000);
-	ck_assert_int_eq(wrap_parse_time_ns("2s", &ns), 0);
+	ck_assert_int_eq(bdev_parse_time_ns("2s", &ns), 0);
 	ck_assert_uint_eq(ns, 2000000000ull);
-	ck_assert_int_eq(wrap_parse_time_ns("7", &ns), 0);
+	ck_assert_int_eq(bdev_parse_time_ns("7", &ns), 0);
 	ck_assert_uint_eq(ns, 7000);
-	ck_assert_int_eq(wrap_parse_time_ns("1h", &ns), -EINVAL);
-	ck_assert_int_eq(wrap_parse_time_ns("ms", &ns), -EINVAL);
+	ck_assert_int_eq(bdev_parse_time_ns("1h", &ns), -EINVAL);
+	ck_assert_int_eq(bdev_parse_time_ns("ms", &ns), -EINVAL);
 
 	/* Nesting: base= takes the rest of the spec. */
 	b = bdev_open("cache:writeback=0,base=delay:latency=10us,"
@@ -610,30 +604,24 @@ static Suite *suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, spec_parse);
-	tcase_add_test(tc, delay_out_of_order);
-	tcase_add_test(tc, delay_fixed_parallel_bound);
-	tcase_add_test(tc, delay_unbounded_overlaps);
-	tcase_add_test(tc, delay_parallel_one_serializes);
-	tcase_add_test(tc, fault_ranges);
-	tcase_add_test(tc, fault_rate);
-	tcase_add_test(tc, cache_crash_semantics);
-	tcase_add_test(tc, cache_fua_flushes_older_writes_too);
-	tcase_add_test(tc, cache_background_writeback);
-	tcase_add_test(tc, cache_discard_and_zeroes);
-	tcase_add_test(tc, cache_over_delay);
-	tcase_add_test(tc, config_barrier_qam);
+	harness_add(tc, spec_parse);
+	harness_add(tc, delay_out_of_order);
+	harness_add(tc, delay_fixed_parallel_bound);
+	harness_add(tc, delay_unbounded_overlaps);
+	harness_add(tc, delay_parallel_one_serializes);
+	harness_add(tc, fault_ranges);
+	harness_add(tc, fault_rate);
+	harness_add(tc, cache_crash_semantics);
+	harness_add(tc, cache_fua_flushes_older_writes_too);
+	harness_add(tc, cache_background_writeback);
+	harness_add(tc, cache_discard_and_zeroes);
+	harness_add(tc, cache_over_delay);
+	harness_add(tc, config_barrier_qam);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return harness_main(argc, argv, suite);
 }

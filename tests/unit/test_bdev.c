@@ -18,12 +18,14 @@
 #include "tcq/bufpool.h"
 #include "tcq/log.h"
 #include "tcq/reactor.h"
+#include "tests/unit/harness.h"
 
 static struct reactor R;
 static char tmpdir[512];
 static char path[600];
 static char err[256];
-static int pending, timed_out;
+static int pending;
+static bool all_done;	/* pending came down to 0 */
 
 static void setup(void)
 {
@@ -45,31 +47,22 @@ static void teardown(void)
 	bufpool_thread_drain();
 }
 
-static void watchdog_cb(struct reactor_timer *t)
-{
-	timed_out = 1;
-	reactor_stop(&R);
-}
-
-/* Runs the reactor until every I/O counted in pending completed. */
+/* Runs the reactor until every I/O counted in pending completed (the
+ * harness's watchdog fails the check if that never happens). */
 static void drive(void)
 {
-	struct reactor_timer wd;
-
-	timed_out = 0;
-	reactor_timer_init(&wd, watchdog_cb, NULL);
-	reactor_timer_arm(&R, &wd, 10000);
-	while (pending > 0 && !timed_out)
-		reactor_run(&R);
-	reactor_timer_cancel(&R, &wd);
-	ck_assert_int_eq(timed_out, 0);
+	all_done = pending == 0;
+	if (!all_done)
+		harness_run_until(&R, &all_done, HARNESS_WATCHDOG_MS);
 	ck_assert_int_eq(pending, 0);
 }
 
 static void io_done(struct bdev_io *io)
 {
-	if (--pending == 0)
+	if (--pending == 0) {
+		all_done = true;
 		reactor_stop(&R);
+	}
 }
 
 static void io_prep(struct bdev_io *io, enum bdev_op op, uint64_t off,
@@ -531,7 +524,7 @@ START_TEST(parse_helpers)
 {
 	uint64_t v;
 	const char *s = "a=1,,bb=xyz";
-	char k[8], val[8];
+	struct bdev_opt_item it;
 
 	ck_assert_int_eq(bdev_parse_size("4096", &v), 0);
 	ck_assert_uint_eq(v, 4096);
@@ -543,15 +536,19 @@ START_TEST(parse_helpers)
 	ck_assert_uint_eq(v, 1ull << 40);
 	ck_assert_int_eq(bdev_parse_size("-1", &v), -EINVAL);
 	ck_assert_int_eq(bdev_parse_size("99999999999999T", &v), -EINVAL);
-	ck_assert_int_eq(bdev_opt_next(&s, k, sizeof(k), val, sizeof(val)), 1);
-	ck_assert_str_eq(k, "a");
-	ck_assert_str_eq(val, "1");
-	ck_assert_int_eq(bdev_opt_next(&s, k, sizeof(k), val, sizeof(val)), 1);
-	ck_assert_str_eq(k, "bb");
-	ck_assert_str_eq(val, "xyz");
-	ck_assert_int_eq(bdev_opt_next(&s, k, sizeof(k), val, sizeof(val)), 0);
-	s = "key=waytoolongvalue";
-	ck_assert_int_eq(bdev_opt_next(&s, k, sizeof(k), val, sizeof(val)), -1);
+	/* The option tokenizer: items, an empty one skipped, the end. */
+	ck_assert_int_eq(bdev_opt_item_next(&s, &it), 1);
+	ck_assert_uint_eq(it.klen, 1);
+	ck_assert(!strncmp(it.key, "a", 1) && it.vlen == 1 && it.val[0] == '1');
+	ck_assert_int_eq(bdev_opt_item_next(&s, &it), 1);
+	ck_assert(it.klen == 2 && !strncmp(it.key, "bb", 2));
+	ck_assert(it.vlen == 3 && !strncmp(it.val, "xyz", 3));
+	ck_assert_int_eq(bdev_opt_item_next(&s, &it), 0);
+	/* An item without '=' or with an empty key is malformed. */
+	s = "novalue";
+	ck_assert_int_eq(bdev_opt_item_next(&s, &it), -1);
+	s = "=1";
+	ck_assert_int_eq(bdev_opt_item_next(&s, &it), -1);
 
 	ck_assert_int_eq(log_threshold, LOG_INFO);
 	ck_assert_int_eq(log_parse_level("debug"), LOG_DEBUG);
@@ -605,30 +602,24 @@ static Suite *bdev_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, aio_create_sparse);
-	tcase_add_test(tc, aio_rw_direct);
-	tcase_add_test(tc, aio_rw_buffered);
-	tcase_add_test(tc, aio_rw_fallbacks);
-	tcase_add_test(tc, aio_read_past_eof);
-	tcase_add_test(tc, aio_read_only);
-	tcase_add_test(tc, depth_limit);
-	tcase_add_test(tc, depth_limit_aio);
-	tcase_add_test(tc, ram_backend);
-	tcase_add_test(tc, null_backend);
-	tcase_add_test(tc, bad_specs);
-	tcase_add_test(tc, parse_helpers);
-	tcase_add_test(tc, bufpool_classes);
+	harness_add(tc, aio_create_sparse);
+	harness_add(tc, aio_rw_direct);
+	harness_add(tc, aio_rw_buffered);
+	harness_add(tc, aio_rw_fallbacks);
+	harness_add(tc, aio_read_past_eof);
+	harness_add(tc, aio_read_only);
+	harness_add(tc, depth_limit);
+	harness_add(tc, depth_limit_aio);
+	harness_add(tc, ram_backend);
+	harness_add(tc, null_backend);
+	harness_add(tc, bad_specs);
+	harness_add(tc, parse_helpers);
+	harness_add(tc, bufpool_classes);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(bdev_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return harness_main(argc, argv, bdev_suite);
 }

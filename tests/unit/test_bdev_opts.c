@@ -14,6 +14,7 @@
 #include <string.h>
 #include "backend/bdev.h"
 #include "backend/bdev_opts.h"
+#include "tests/unit/harness.h"
 
 static char err[256];
 
@@ -547,33 +548,27 @@ static Suite *opts_suite(void)
 
 	tcase_add_loop_test(tc, number_accepted, 0,
 			    sizeof(numbers) / sizeof(numbers[0]));
-	tcase_add_test(tc, bool_accepted);
-	tcase_add_test(tc, other_types_accepted);
+	harness_add(tc, bool_accepted);
+	harness_add(tc, other_types_accepted);
 	tcase_add_loop_test(tc, refused, 0,
 			    sizeof(refusals) / sizeof(refusals[0]));
-	tcase_add_test(tc, required_key);
-	tcase_add_test(tc, base_last);
+	harness_add(tc, required_key);
+	harness_add(tc, base_last);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("format");
-	tcase_add_test(tc, format_defaults_empty);
-	tcase_add_test(tc, format_round_trip);
-	tcase_add_test(tc, format_exact_units);
+	harness_add(tc, format_defaults_empty);
+	harness_add(tc, format_round_trip);
+	harness_add(tc, format_exact_units);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("backends");
-	tcase_add_test(tc, backend_tables_round_trip);
+	harness_add(tc, backend_tables_round_trip);
 	tcase_add_loop_test(tc, backend_wired, 0,
 			    sizeof(wired) / sizeof(wired[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(opts_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return harness_main(argc, argv, opts_suite);
 }

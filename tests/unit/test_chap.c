@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tcq/chap.h"
+#include "tests/unit/harness.h"
 
 static size_t unhex(const char *h, uint8_t *out)
 {
@@ -179,23 +180,22 @@ START_TEST(random_and_wipe)
 }
 END_TEST
 
-int main(void)
+static Suite *chap_suite(void)
 {
 	Suite *s = suite_create("chap");
 	TCase *tc = tcase_create("primitives");
-	SRunner *sr;
-	int failed;
 
-	tcase_add_test(tc, alg_numbers_and_lengths);
-	tcase_add_test(tc, alg_names);
-	tcase_add_test(tc, response_known_answers);
-	tcase_add_test(tc, response_unknown_alg);
-	tcase_add_test(tc, equal_in_constant_time);
-	tcase_add_test(tc, random_and_wipe);
+	harness_add(tc, alg_numbers_and_lengths);
+	harness_add(tc, alg_names);
+	harness_add(tc, response_known_answers);
+	harness_add(tc, response_unknown_alg);
+	harness_add(tc, equal_in_constant_time);
+	harness_add(tc, random_and_wipe);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	return harness_main(argc, argv, chap_suite);
 }

@@ -11,6 +11,7 @@
 #include "tcq/kv.h"
 #include "tcq/kv_value.h"
 #include "tcq/login_keys.h"
+#include "tests/unit/harness.h"
 
 /* ---- the table ----------------------------------------------------------- */
 
@@ -489,33 +490,32 @@ START_TEST(kvbuf_build)
 }
 END_TEST
 
-int main(void)
+static Suite *login_keys_suite(void)
 {
 	Suite *s = suite_create("login_keys");
 	TCase *tc = tcase_create("table");
-	SRunner *sr;
-	int failed;
 
-	tcase_add_test(tc, table_matches_rfc);
-	tcase_add_test(tc, lookup_is_exact);
-	tcase_add_test(tc, defaults);
-	tcase_add_test(tc, result_functions);
-	tcase_add_test(tc, params_store);
+	harness_add(tc, table_matches_rfc);
+	harness_add(tc, lookup_is_exact);
+	harness_add(tc, defaults);
+	harness_add(tc, result_functions);
+	harness_add(tc, params_store);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("values");
-	tcase_add_test(tc, number_syntax_and_bounds);
-	tcase_add_test(tc, binary_hex_and_base64);
-	tcase_add_test(tc, binary_large);
-	tcase_add_test(tc, booleans_and_lists);
+	harness_add(tc, number_syntax_and_bounds);
+	harness_add(tc, binary_hex_and_base64);
+	harness_add(tc, binary_large);
+	harness_add(tc, booleans_and_lists);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("text");
-	tcase_add_test(tc, split_ok);
-	tcase_add_test(tc, split_malformed);
-	tcase_add_test(tc, kvbuf_build);
+	harness_add(tc, split_ok);
+	harness_add(tc, split_malformed);
+	harness_add(tc, kvbuf_build);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	return harness_main(argc, argv, login_keys_suite);
 }

@@ -19,6 +19,7 @@
 #include "scsi/pr.h"
 #include "scsi/pr_priv.h"
 #include "scsi/taskset.h"
+#include "tests/unit/harness.h"
 
 /* ---- the in-memory store ------------------------------------------------ */
 
@@ -496,26 +497,25 @@ START_TEST(missed_message_refreshes)
 }
 END_TEST
 
-int main(void)
+static Suite *lun_store_suite(void)
 {
 	Suite *s = suite_create("lun_store");
 	TCase *c = tcase_create("serialize");
-	SRunner *r;
-	int failed;
 
-	tcase_add_test(c, round_trip);
-	tcase_add_test(c, malformed_rejected);
+	harness_add(c, round_trip);
+	harness_add(c, malformed_rejected);
 	suite_add_tcase(s, c);
 	c = tcase_create("gateways");
 	tcase_add_checked_fixture(c, setup, teardown);
-	tcase_add_test(c, shared_between_gateways);
-	tcase_add_test(c, cas_retry);
-	tcase_add_test(c, restart_loads);
-	tcase_add_test(c, missed_message_refreshes);
+	harness_add(c, shared_between_gateways);
+	harness_add(c, cas_retry);
+	harness_add(c, restart_loads);
+	harness_add(c, missed_message_refreshes);
 	suite_add_tcase(s, c);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	return harness_main(argc, argv, lun_store_suite);
 }

@@ -16,6 +16,7 @@
 #include "initiator/native.h"
 #include "tcq/kv_value.h"
 #include "tcq/pdu.h"
+#include "tests/unit/harness.h"
 
 /* ---- URL ---------------------------------------------------------------- */
 
@@ -515,38 +516,32 @@ static Suite *native_suite(void)
 	Suite *s = suite_create("native");
 	TCase *t = tcase_create("url");
 
-	tcase_add_test(t, url_plain);
-	tcase_add_test(t, url_default_port_and_creds);
-	tcase_add_test(t, url_ipv6);
-	tcase_add_test(t, url_bad);
+	harness_add(t, url_plain);
+	harness_add(t, url_default_port_and_creds);
+	harness_add(t, url_ipv6);
+	harness_add(t, url_bad);
 	suite_add_tcase(s, t);
 	t = tcase_create("keys");
-	tcase_add_test(t, keys_offer_text);
-	tcase_add_test(t, keys_declarative_and_min);
-	tcase_add_test(t, keys_min_violations);
-	tcase_add_test(t, keys_max_rule);
-	tcase_add_test(t, keys_boolean);
-	tcase_add_test(t, keys_digest);
-	tcase_add_test(t, keys_notunderstood_reject_irrelevant);
-	tcase_add_test(t, login_status_text);
+	harness_add(t, keys_offer_text);
+	harness_add(t, keys_declarative_and_min);
+	harness_add(t, keys_min_violations);
+	harness_add(t, keys_max_rule);
+	harness_add(t, keys_boolean);
+	harness_add(t, keys_digest);
+	harness_add(t, keys_notunderstood_reject_irrelevant);
+	harness_add(t, login_status_text);
 	suite_add_tcase(s, t);
 	t = tcase_create("chap");
-	tcase_add_test(t, chap_algs_list);
+	harness_add(t, chap_algs_list);
 	suite_add_tcase(s, t);
 	t = tcase_create("login");
-	tcase_add_test(t, login_chap_mutual_continuation);
-	tcase_add_test(t, login_status_error);
+	harness_add(t, login_chap_mutual_continuation);
+	harness_add(t, login_status_error);
 	suite_add_tcase(s, t);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(native_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return harness_main(argc, argv, native_suite);
 }

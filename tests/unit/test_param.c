@@ -7,6 +7,7 @@
 #include "target/negotiate.h"
 #include "tcq/kv.h"
 #include "tcq/login_keys.h"
+#include "tests/unit/harness.h"
 
 static struct tcq_settings set;
 static struct neg n;
@@ -348,30 +349,29 @@ START_TEST(first_burst_clamp)
 }
 END_TEST
 
-int main(void)
+static Suite *param_suite(void)
 {
 	Suite *s = suite_create("param");
 	TCase *tc = tcase_create("negotiation");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, digest_lists);
-	tcase_add_test(tc, numeric_min_max);
-	tcase_add_test(tc, booleans);
-	tcase_add_test(tc, bad_values);
-	tcase_add_test(tc, declarative);
-	tcase_add_test(tc, not_understood_irrelevant);
-	tcase_add_test(tc, obsolete_markers);
-	tcase_add_test(tc, duplicates);
-	tcase_add_test(tc, stage_rules);
-	tcase_add_test(tc, long_values);
-	tcase_add_test(tc, target_offers);
-	tcase_add_test(tc, first_burst_clamp);
+	harness_add(tc, digest_lists);
+	harness_add(tc, numeric_min_max);
+	harness_add(tc, booleans);
+	harness_add(tc, bad_values);
+	harness_add(tc, declarative);
+	harness_add(tc, not_understood_irrelevant);
+	harness_add(tc, obsolete_markers);
+	harness_add(tc, duplicates);
+	harness_add(tc, stage_rules);
+	harness_add(tc, long_values);
+	harness_add(tc, target_offers);
+	harness_add(tc, first_burst_clamp);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	return harness_main(argc, argv, param_suite);
 }

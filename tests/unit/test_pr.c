@@ -15,6 +15,7 @@
 #include "scsi/pr.h"
 #include "scsi/taskset.h"
 #include "scsi/ua.h"
+#include "tests/unit/harness.h"
 
 struct fake_nexus {
 	const char *port;
@@ -651,39 +652,33 @@ static Suite *suite(void)
 
 	tcase_add_checked_fixture(ua, setup, teardown);
 	tcase_add_checked_fixture(pr, setup, teardown);
-	tcase_add_test(ua, ua_power_on_then_clear);
-	tcase_add_test(ua, ua_request_sense_reports_and_queues);
-	tcase_add_test(ua, ua_lun_reset_all);
-	tcase_add_test(ua, ua_capacity_changed);
-	tcase_add_test(ua, ua_mode_select_other_nexus);
-	tcase_add_test(pr, pr_register_keys_generation);
-	tcase_add_test(pr, pr_service_action_range);
-	tcase_add_test(pr, pr_report_caps);
-	tcase_add_test(pr, pr_access_we);
-	tcase_add_test(pr, pr_access_ea);
-	tcase_add_test(pr, pr_access_wero);
-	tcase_add_test(pr, pr_access_earo);
-	tcase_add_test(pr, pr_access_wear);
-	tcase_add_test(pr, pr_access_eaar);
-	tcase_add_test(pr, pr_reserve_conflicts);
-	tcase_add_test(pr, pr_preempt_and_clear);
-	tcase_add_test(pr, pr_all_registrants_release_ua);
-	tcase_add_test(pr, pr_full_status_and_move);
-	tcase_add_test(pr, pr_spec_i_pt);
-	tcase_add_test(pr, spc2_reserve_release);
-	tcase_add_test(pr, pr_aptpl_persists);
+	harness_add(ua, ua_power_on_then_clear);
+	harness_add(ua, ua_request_sense_reports_and_queues);
+	harness_add(ua, ua_lun_reset_all);
+	harness_add(ua, ua_capacity_changed);
+	harness_add(ua, ua_mode_select_other_nexus);
+	harness_add(pr, pr_register_keys_generation);
+	harness_add(pr, pr_service_action_range);
+	harness_add(pr, pr_report_caps);
+	harness_add(pr, pr_access_we);
+	harness_add(pr, pr_access_ea);
+	harness_add(pr, pr_access_wero);
+	harness_add(pr, pr_access_earo);
+	harness_add(pr, pr_access_wear);
+	harness_add(pr, pr_access_eaar);
+	harness_add(pr, pr_reserve_conflicts);
+	harness_add(pr, pr_preempt_and_clear);
+	harness_add(pr, pr_all_registrants_release_ua);
+	harness_add(pr, pr_full_status_and_move);
+	harness_add(pr, pr_spec_i_pt);
+	harness_add(pr, spc2_reserve_release);
+	harness_add(pr, pr_aptpl_persists);
 	suite_add_tcase(s, ua);
 	suite_add_tcase(s, pr);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return harness_main(argc, argv, suite);
 }

@@ -14,6 +14,7 @@
 #include "scsi/pr_priv.h"
 #include "scsi/sdev.h"
 #include "pr_golden.h"
+#include "tests/unit/harness.h"
 
 #define PORT_A KNOWN_PORT_A
 #define PORT_B KNOWN_PORT_B
@@ -222,19 +223,24 @@ START_TEST(not_a_state_file_refused)
 }
 END_TEST
 
-int main(void)
+static Suite *pr_aptpl_suite(void)
 {
 	Suite *s = suite_create("pr_aptpl");
 	TCase *c = tcase_create("file");
 
 	tcase_add_checked_fixture(c, setup, teardown);
-	tcase_add_test(c, path_from_target_and_lun);
-	tcase_add_test(c, state_saves_as_golden);
-	tcase_add_test(c, unreserved_state_saves_as_golden);
-	tcase_add_test(c, golden_loads_as_state);
-	tcase_add_test(c, reading_is_looser_than_writing);
-	tcase_add_test(c, missing_file_is_no_state);
-	tcase_add_test(c, not_a_state_file_refused);
+	harness_add(c, path_from_target_and_lun);
+	harness_add(c, state_saves_as_golden);
+	harness_add(c, unreserved_state_saves_as_golden);
+	harness_add(c, golden_loads_as_state);
+	harness_add(c, reading_is_looser_than_writing);
+	harness_add(c, missing_file_is_no_state);
+	harness_add(c, not_a_state_file_refused);
 	suite_add_tcase(s, c);
-	return run_suite(s);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	return harness_main(argc, argv, pr_aptpl_suite);
 }

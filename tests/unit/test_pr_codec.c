@@ -13,6 +13,7 @@
 #include "scsi/pr.h"
 #include "scsi/pr_priv.h"
 #include "pr_golden.h"
+#include "tests/unit/harness.h"
 
 #define PORT_A KNOWN_PORT_A	/* 38 bytes */
 #define PORT_B KNOWN_PORT_B	/* 21 bytes */
@@ -292,23 +293,28 @@ START_TEST(message_malformed_refused)
 }
 END_TEST
 
-int main(void)
+static Suite *pr_codec_suite(void)
 {
 	Suite *s = suite_create("pr_codec");
 	TCase *c = tcase_create("state");
 
-	tcase_add_test(c, state_lengths_add_up);
-	tcase_add_test(c, state_encodes_to_golden);
-	tcase_add_test(c, golden_decodes_to_state);
-	tcase_add_test(c, state_without_reservations);
-	tcase_add_test(c, state_truncations_refused);
-	tcase_add_test(c, state_corruptions_refused);
+	harness_add(c, state_lengths_add_up);
+	harness_add(c, state_encodes_to_golden);
+	harness_add(c, golden_decodes_to_state);
+	harness_add(c, state_without_reservations);
+	harness_add(c, state_truncations_refused);
+	harness_add(c, state_corruptions_refused);
 	suite_add_tcase(s, c);
 	c = tcase_create("message");
-	tcase_add_test(c, message_encodes_to_golden);
-	tcase_add_test(c, golden_decodes_to_message);
-	tcase_add_test(c, reset_message_without_effects);
-	tcase_add_test(c, message_malformed_refused);
+	harness_add(c, message_encodes_to_golden);
+	harness_add(c, golden_decodes_to_message);
+	harness_add(c, reset_message_without_effects);
+	harness_add(c, message_malformed_refused);
 	suite_add_tcase(s, c);
-	return run_suite(s);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	return harness_main(argc, argv, pr_codec_suite);
 }

@@ -10,6 +10,7 @@
 #include "scsi/pr.h"
 #include "scsi/pr_priv.h"
 #include "pr_golden.h"
+#include "tests/unit/harness.h"
 
 #define PORT_A KNOWN_PORT_A	/* 38 bytes */
 #define PORT_B KNOWN_PORT_B	/* 21 bytes */
@@ -159,20 +160,25 @@ START_TEST(unknown_service_action)
 }
 END_TEST
 
-int main(void)
+static Suite *pr_in_suite(void)
 {
 	Suite *s = suite_create("pr_in");
 	TCase *c = tcase_create("data");
 
-	tcase_add_test(c, read_keys);
-	tcase_add_test(c, read_keys_none);
-	tcase_add_test(c, read_reservation);
-	tcase_add_test(c, read_reservation_all_registrants);
-	tcase_add_test(c, read_reservation_none);
-	tcase_add_test(c, report_capabilities);
-	tcase_add_test(c, read_full_status);
-	tcase_add_test(c, read_full_status_none);
-	tcase_add_test(c, unknown_service_action);
+	harness_add(c, read_keys);
+	harness_add(c, read_keys_none);
+	harness_add(c, read_reservation);
+	harness_add(c, read_reservation_all_registrants);
+	harness_add(c, read_reservation_none);
+	harness_add(c, report_capabilities);
+	harness_add(c, read_full_status);
+	harness_add(c, read_full_status_none);
+	harness_add(c, unknown_service_action);
 	suite_add_tcase(s, c);
-	return run_suite(s);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	return harness_main(argc, argv, pr_in_suite);
 }

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "backend/bdev.h"
 #include "scsi/lun.h"
+#include "tests/unit/harness.h"
 
 static char err[256];
 
@@ -115,26 +116,25 @@ START_TEST(resize_reaches_lun)
 }
 END_TEST
 
-int main(void)
+static Suite *rbd_suite(void)
 {
 	Suite *s = suite_create("rbd");
 	TCase *tc = tcase_create("rbd");
-	SRunner *sr;
-	int failed;
 
 #ifdef HAVE_LIBRBD
-	tcase_add_test(tc, spec_errors);
-	tcase_add_test(tc, missing_conf);
+	harness_add(tc, spec_errors);
+	harness_add(tc, missing_conf);
 #else
-	tcase_add_test(tc, without_librbd);
+	harness_add(tc, without_librbd);
 #endif
-	tcase_add_test(tc, resize_hook);
-	tcase_add_test(tc, resize_reaches_lun);
+	harness_add(tc, resize_hook);
+	harness_add(tc, resize_reaches_lun);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	return harness_main(argc, argv, rbd_suite);
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include "tcq/heap.h"
 #include "tcq/reactor.h"
 #include "tests/unit/harness.h"
 
@@ -339,6 +340,45 @@ START_TEST(mod_fd)
 }
 END_TEST
 
+/* ---- the min-heap under the timers (tcq/heap.h) ------------------------- */
+
+/* 200 keys from a fixed LCG pop in ascending order; equal keys and a
+ * node removed from the middle or re-keyed keep the order. */
+START_TEST(heap_pops_in_key_order_after_remove_and_rekey)
+{
+	static struct heap_node n[200];
+	struct heap h = { 0 };
+	uint64_t x = 12345, prev = 0;
+	struct heap_node *top;
+	int count = 0;
+
+	for (int i = 0; i < 200; i++) {
+		heap_node_init(&n[i]);
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		n[i].key = (x >> 33) % 1000;	/* duplicates on purpose */
+		ck_assert_int_eq(heap_push(&h, &n[i]), 0);
+		ck_assert(heap_node_queued(&n[i]));
+	}
+	heap_remove(&h, &n[77]);
+	ck_assert(!heap_node_queued(&n[77]));
+	n[5].key = 0;			/* to the front */
+	heap_rekey(&h, &n[5]);
+	n[6].key = 5000;		/* to the back */
+	heap_rekey(&h, &n[6]);
+	ck_assert_uint_eq(heap_top(&h)->key, 0);	/* n[5], or a tie */
+	while ((top = heap_pop(&h))) {
+		ck_assert_uint_ge(top->key, prev);
+		ck_assert(!heap_node_queued(top));
+		prev = top->key;
+		count++;
+	}
+	ck_assert_int_eq(count, 199);
+	ck_assert_uint_eq(prev, 5000);
+	ck_assert_ptr_null(heap_top(&h));
+	heap_fini(&h);
+}
+END_TEST
+
 static Suite *reactor_suite(void)
 {
 	Suite *s = suite_create("reactor");
@@ -347,6 +387,7 @@ static Suite *reactor_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 20);
 	harness_add(tc, timers_in_order);
+	harness_add(tc, heap_pops_in_key_order_after_remove_and_rekey);
 	harness_add(tc, deferred_batching);
 	harness_add(tc, defer_next_pass);
 	harness_add(tc, post_from_thread);
