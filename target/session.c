@@ -49,6 +49,7 @@ static bool tsih_in_use(uint16_t tsih)
 struct kill_msg {
 	struct session *s;
 	uint64_t gen;
+	const char *why;		/* a string literal, for the log */
 };
 
 static void sess_kill_on_reactor(void *arg)
@@ -71,8 +72,37 @@ static void sess_kill_on_reactor(void *arg)
 	}
 	pthread_mutex_unlock(&reg_lock);
 	if (found && !m->s->dead && m->s->conn)
-		conn_close(m->s->conn, "session reinstated");
+		conn_close(m->s->conn, m->why);
 	free(m);
+}
+
+/* Asks o's reactor to close o's connection (reg_lock held). */
+static void sess_post_kill(struct session *o, const char *why)
+{
+	struct kill_msg *m = malloc(sizeof(*m));
+
+	if (!m)
+		return;
+	m->s = o;
+	m->gen = o->gen;
+	m->why = why;
+	if (reactor_post(o->r, sess_kill_on_reactor, m))
+		free(m);
+}
+
+void sess_close_target(const struct target *t, const void *except,
+		       const char *why)
+{
+	struct list_node *pos;
+
+	pthread_mutex_lock(&reg_lock);
+	list_for_each(pos, &registry) {
+		struct session *o = list_entry(pos, struct session, reg_node);
+
+		if (o != except && !o->discovery && o->target == t)
+			sess_post_kill(o, why);
+	}
+	pthread_mutex_unlock(&reg_lock);
 }
 
 /* Session limits of [global] and the target (O1); reg_lock held. */
@@ -136,18 +166,11 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 		if (o->target == s->target && o->discovery == s->discovery &&
 		    !memcmp(o->isid, s->isid, 6) &&
 		    !strcmp(o->iname, s->iname)) {
-			struct kill_msg *m = malloc(sizeof(*m));
-
 			list_del(&o->reg_node);
 			nsessions--;
 			log_info("%s: reinstating session TSIH %u of %s",
 				 c->peer_text, o->tsih, o->iname);
-			if (m) {
-				m->s = o;
-				m->gen = o->gen;
-				if (reactor_post(o->r, sess_kill_on_reactor, m))
-					free(m);
-			}
+			sess_post_kill(o, "session reinstated");
 		}
 	}
 	limit = sess_over_limit(s);

@@ -81,6 +81,11 @@ void sess_abort_lun_tasks(struct lun *l, const char *iport,
  * functions above (target->dev.ops). */
 extern const struct sdev_ops sess_sdev_ops;
 
+/* Closes, from any thread, the connection of every session to t but
+ * except (TARGET COLD RESET); each on its own reactor, soon after. */
+void sess_close_target(const struct target *t, const void *except,
+		       const char *why);
+
 /* Whether a live session has this TSIH (a login adding a connection). */
 bool sess_tsih_exists(uint16_t tsih);
 

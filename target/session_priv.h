@@ -74,10 +74,12 @@ struct cmd {
 	struct cmd_data_out data_out;
 };
 
-/* A non-SCSI PDU that arrived ahead of its CmdSN. */
+/* A non-SCSI PDU that arrived ahead of its CmdSN, or (consumed) a CmdSN
+ * the target considers received without a PDU (RFC 7143 11.6.1 b). */
 struct held_pdu {
 	struct list_node node;
 	uint32_t cmdsn;
+	bool consumed;
 	uint32_t len;
 	uint8_t bhs[ISCSI_BHS_LEN];
 	uint8_t data[];
@@ -142,6 +144,10 @@ void sess_window_init(struct session *s, uint32_t cmdsn);
 bool sess_cmdsn_in_window(const struct session *s, uint32_t cmdsn);
 /* A command finished or entered: MaxCmdSN may move on. */
 void sess_update_window(struct session *s);
+/* Considers cmdsn (in the window) received though no PDU came with it:
+ * ExpCmdSN steps over it and what waited behind it runs; a PDU that
+ * brings it later is a duplicate. */
+void sess_cmdsn_consume(struct conn *c, uint32_t cmdsn);
 /* Rejects a PDU; its data segment is read and dropped. */
 void sess_reject(struct conn *c, const uint8_t *bhs, uint8_t reason,
 		 bool *discard);

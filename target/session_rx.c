@@ -63,6 +63,16 @@ static void sess_run_held(struct session *s, struct conn *c)
 	for (;;) {
 		bool progressed = false;
 
+		if (!list_empty(&s->win.held_pdus)) {
+			struct held_pdu *p = list_first_entry(
+				&s->win.held_pdus, struct held_pdu, node);
+			if (p->consumed && p->cmdsn == s->win.exp_cmdsn) {
+				list_del(&p->node);
+				s->win.exp_cmdsn++;
+				free(p);
+				continue;
+			}
+		}
 		if (!list_empty(&s->win.held_cmds)) {
 			struct cmd *n = list_first_entry(&s->win.held_cmds,
 					struct cmd, held_node);
@@ -76,7 +86,7 @@ static void sess_run_held(struct session *s, struct conn *c)
 		if (!list_empty(&s->win.held_pdus)) {
 			struct held_pdu *p = list_first_entry(
 				&s->win.held_pdus, struct held_pdu, node);
-			if (p->cmdsn == s->win.exp_cmdsn) {
+			if (!p->consumed && p->cmdsn == s->win.exp_cmdsn) {
 				list_del(&p->node);
 				s->win.exp_cmdsn++;
 				sess_run_pdu(c, p->bhs, p->data, p->len);
@@ -91,17 +101,42 @@ static void sess_run_held(struct session *s, struct conn *c)
 	}
 }
 
+/* Whether cmdsn was consumed ahead of ExpCmdSN (sess_cmdsn_consume). */
+static bool sess_cmdsn_consumed(const struct session *s, uint32_t cmdsn)
+{
+	struct list_node *pos;
+
+	list_for_each(pos, &s->win.held_pdus) {
+		const struct held_pdu *p = list_entry(pos, struct held_pdu,
+						      node);
+
+		if (p->cmdsn == cmdsn)
+			return p->consumed;
+	}
+	return false;
+}
+
+/* A duplicate within the window: ignored, no answer. */
+static void sess_drop_cmd(struct cmd *cmd)
+{
+	cmd->data_out.unsol_done = true;
+	cmd->rsp_sent = true;
+	cmd_finish_check(cmd);
+}
+
 static void sess_hold_cmd(struct session *s, struct cmd *cmd)
 {
 	struct list_node *pos;
+
+	if (sess_cmdsn_consumed(s, cmd->cmdsn)) {
+		sess_drop_cmd(cmd);
+		return;
+	}
 	list_for_each(pos, &s->win.held_cmds) {
 		struct cmd *o = list_entry(pos, struct cmd, held_node);
 
 		if (o->cmdsn == cmd->cmdsn) {
-			/* Duplicate within the window: ignored. */
-			cmd->data_out.unsol_done = true;
-			cmd->rsp_sent = true;
-			cmd_finish_check(cmd);
+			sess_drop_cmd(cmd);
 			return;
 		}
 		if (sn_gt(o->cmdsn, cmd->cmdsn))
@@ -110,21 +145,29 @@ static void sess_hold_cmd(struct session *s, struct cmd *cmd)
 	list_insert_between(&cmd->held_node, pos->prev, pos);
 }
 
-/* A copy of a non-SCSI PDU ahead of ExpCmdSN, kept in CmdSN order. */
+/* A copy of a non-SCSI PDU ahead of ExpCmdSN, kept in CmdSN order; with
+ * bhs NULL, a consumed CmdSN's mark. A second one for a CmdSN is a
+ * duplicate and dropped. */
 static void sess_hold_pdu(struct conn *c, uint32_t cmdsn, const uint8_t *bhs,
 			  const uint8_t *data, uint32_t len)
 {
 	struct session *s = c->sess;
-	struct held_pdu *p = malloc(sizeof(*p) + len);
+	struct held_pdu *p;
 	struct list_node *pos;
 
+	list_for_each(pos, &s->win.held_pdus)
+		if (list_entry(pos, struct held_pdu, node)->cmdsn == cmdsn)
+			return;		/* a duplicate, or a consumed CmdSN */
+	p = malloc(sizeof(*p) + len);
 	if (!p) {
 		conn_close(c, "out of memory");
 		return;
 	}
 	p->cmdsn = cmdsn;
+	p->consumed = bhs == NULL;
 	p->len = len;
-	memcpy(p->bhs, bhs, ISCSI_BHS_LEN);
+	if (bhs)
+		memcpy(p->bhs, bhs, ISCSI_BHS_LEN);
 	if (len)
 		memcpy(p->data, data, len);
 	list_for_each(pos, &s->win.held_pdus) {
@@ -132,6 +175,27 @@ static void sess_hold_pdu(struct conn *c, uint32_t cmdsn, const uint8_t *bhs,
 			break;
 	}
 	list_insert_between(&p->node, pos->prev, pos);
+}
+
+void sess_cmdsn_consume(struct conn *c, uint32_t cmdsn)
+{
+	struct session *s = c->sess;
+	struct list_node *pos;
+
+	if (!sess_cmdsn_in_window(s, cmdsn))
+		return;
+	if (cmdsn == s->win.exp_cmdsn) {
+		s->win.exp_cmdsn++;
+		sess_update_window(s);
+		sess_run_held(s, c);
+		return;
+	}
+	/* Ahead of ExpCmdSN: a mark that waits its turn like a held PDU
+	 * (none is made when a command or PDU already holds that CmdSN). */
+	list_for_each(pos, &s->win.held_cmds)
+		if (list_entry(pos, struct cmd, held_node)->cmdsn == cmdsn)
+			return;
+	sess_hold_pdu(c, cmdsn, NULL, NULL, 0);
 }
 
 /* ---- PDUs in their turn ------------------------------------------------ */

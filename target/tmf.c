@@ -182,9 +182,16 @@ static void tmf_abort_task(struct tmf *m, struct session *s,
 		/* Completed already, or never received: RFC 7143 11.6.1
 		 * answers "function complete" only for a command that is yet
 		 * to come (RefCmdSN in the CmdSN window), "task does not
-		 * exist" for a RefCmdSN outside it, on either side. */
-		m->response = sess_cmdsn_in_window(s, q->refcmdsn) ?
-			      ISCSI_TMF_RSP_COMPLETE : ISCSI_TMF_RSP_NO_TASK;
+		 * exist" for a RefCmdSN outside it, on either side. A lost
+		 * command (RefCmdSN below the TMF's own CmdSN) counts as
+		 * received, so the commands after it run (b). */
+		if (!sess_cmdsn_in_window(s, q->refcmdsn)) {
+			m->response = ISCSI_TMF_RSP_NO_TASK;
+			return;
+		}
+		if (sn_lt(q->refcmdsn, q->cmdsn))
+			sess_cmdsn_consume(m->c, q->refcmdsn);
+		m->response = ISCSI_TMF_RSP_COMPLETE;
 		return;
 	}
 	if (tmf_mark(m, cmd))
@@ -268,6 +275,11 @@ void tmf_rx(struct conn *c, const uint8_t *bhs)
 			lun_reset(tl, s);
 			tmf_reset_shared(m, tl);
 		}
+		/* RFC 7143 11.5.1: a cold reset ends every TCP connection to
+		 * every initiator of the target; this one once its answer is
+		 * out (close_after). */
+		if (q.function == ISCSI_TMF_TARGET_COLD_RESET)
+			sess_close_target(s->target, s, "target cold reset");
 		break;
 	case ISCSI_TMF_QUERY_TASK: {
 		struct cmd *cmd = cmd_lookup(s, q.rtt);

@@ -22,11 +22,6 @@ fixture_tmf() {
 
 tmf_case() { pdu_case "$TMF" "$1"; }
 
-# Where tcqd departs from the RFC (the fixes are outside the TMF code).
-DEVIATION=(
-	[abort_task_of_lost_command_fills_cmdsn_hole]="RFC 7143 11.6.1 b): an ABORT TASK whose RefCmdSN is in the window and below its own CmdSN must make the target consider that CmdSN received; tcqd answers 0 but keeps waiting for it, so the commands after the hole never run"
-	[target_cold_reset_closes_every_connection]="RFC 7143 11.5.1: TARGET COLD RESET terminates all TCP connections to all initiators; tcqd closes only the connection the request came on"
-)
 
 CHECKS=(
 	@tmf
