@@ -729,6 +729,56 @@ int pdu_check_target_bhs(const uint8_t *bhs, const char **why)
 
 /* ---- LUN ----------------------------------------------------------------- */
 
+/* ---- AHS of the SCSI Command ------------------------------------------- */
+
+int pdu_decode_cmd_ahs(const uint8_t *ahs, uint32_t len, uint32_t ext_max,
+		       struct pdu_cmd_ahs *out)
+{
+	memset(out, 0, sizeof(*out));
+	while (len) {
+		uint32_t alen, total;
+
+		if (len < 4)
+			return -1;
+		alen = get_be16(ahs);
+		total = (3 + alen + 3) & ~3u;	/* header, data, padding */
+		if (!alen || total > len)
+			return -1;
+		switch (ahs[2]) {
+		case ISCSI_AHS_EXTENDED_CDB:
+			/* AHSLength counts the reserved byte before the CDB. */
+			if (out->ext_cdb || alen - 1 > ext_max)
+				return -1;
+			out->ext_cdb = ahs + 4;
+			out->ext_cdb_len = alen - 1;
+			break;
+		case ISCSI_AHS_BIDI_READ_LEN:
+			if (alen != 5)
+				return -1;
+			out->has_bidi_read_len = true;
+			out->bidi_read_len = get_be32(ahs + 4);
+			break;
+		default:
+			return -1;
+		}
+		ahs += total;
+		len -= total;
+	}
+	return 0;
+}
+
+uint32_t pdu_encode_ext_cdb_ahs(uint8_t *out, const uint8_t *cdb_tail,
+				uint32_t n)
+{
+	uint32_t total = (4 + n + 3) & ~3u;
+
+	memset(out, 0, total);
+	put_be16(out, (uint16_t)(n + 1));
+	out[2] = ISCSI_AHS_EXTENDED_CDB;
+	memcpy(out + 4, cdb_tail, n);
+	return total;
+}
+
 uint64_t pdu_lun_decode(uint64_t raw)
 {
 	unsigned method = (unsigned)(raw >> 62);

@@ -317,46 +317,6 @@ void sess_cmd_sent(struct cmd *cmd)
 
 /* ---- the SCSI Command PDU ---------------------------------------------- */
 
-/*
- * Walks the AHS of a SCSI Command (RFC 7143 11.2.1.2): an Extended CDB AHS
- * carries the CDB bytes past the first 16; a Bidirectional Read Expected
- * Data Transfer Length AHS is accepted (no bidirectional command exists
- * here). Anything malformed is a protocol error. Returns the extra CDB
- * length in *ext_len.
- */
-static int cmd_ext_cdb(const struct conn *c, const uint8_t *bhs,
-		       uint8_t *ext, uint32_t *ext_len)
-{
-	const uint8_t *p = c->rx.ahs;
-	uint32_t left = c->rx.ahs_len;
-
-	*ext_len = 0;
-	if (!pdu_ahs_len(bhs))
-		return 0;
-	while (left) {
-		uint32_t len, total;
-
-		if (left < 4)
-			return -1;
-		len = get_be16(p);
-		total = (3 + len + 3) & ~3u;
-		if (!len || total > left)
-			return -1;
-		if (p[2] == ISCSI_AHS_EXTENDED_CDB) {
-			/* AHSLength counts a reserved byte before the CDB. */
-			if (*ext_len || len - 1 > TASK_CDB_MAX - 16)
-				return -1;
-			memcpy(ext, p + 4, len - 1);
-			*ext_len = len - 1;
-		} else if (p[2] != ISCSI_AHS_BIDI_READ_LEN || len != 5) {
-			return -1;
-		}
-		p += total;
-		left -= total;
-	}
-	return 0;
-}
-
 uint8_t *cmd_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 		       int *err)
 {
@@ -364,8 +324,7 @@ uint8_t *cmd_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 	struct pdu_scsi_cmd pc;
 	struct cmd *cmd;
 	uint32_t dlen = pdu_data_len(bhs);
-	uint8_t ext_cdb[TASK_CDB_MAX - 16];
-	uint32_t ext_len = 0;
+	struct pdu_cmd_ahs ahs;
 
 	pdu_decode_scsi_cmd(bhs, &pc);
 	if (s->discovery) {
@@ -394,7 +353,10 @@ uint8_t *cmd_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 		sess_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
 		return NULL;
 	}
-	if (cmd_ext_cdb(c, bhs, ext_cdb, &ext_len) < 0) {
+	/* An Extended CDB AHS carries the CDB past 16 bytes; anything
+	 * malformed there is a protocol error. */
+	if (pdu_decode_cmd_ahs(c->rx.ahs, pdu_ahs_len(bhs) ? c->rx.ahs_len : 0,
+			       TASK_CDB_MAX - 16, &ahs) < 0) {
 		sess_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
 		return NULL;
 	}
@@ -406,8 +368,9 @@ uint8_t *cmd_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 	}
 	memcpy(cmd->bhs, bhs, ISCSI_BHS_LEN);
 	memcpy(cmd->task.cdb, bhs + BHS_CDB, 16);
-	memcpy(cmd->task.cdb + 16, ext_cdb, ext_len);
-	cmd->task.cdb_len = (uint16_t)(16 + ext_len);
+	if (ahs.ext_cdb)
+		memcpy(cmd->task.cdb + 16, ahs.ext_cdb, ahs.ext_cdb_len);
+	cmd->task.cdb_len = (uint16_t)(16 + ahs.ext_cdb_len);
 	cmd->itt = pc.itt;
 	cmd->cmdsn = pc.cmdsn;
 	cmd->immediate = pc.immediate;

@@ -214,6 +214,30 @@ PDU_CODEC(snack)
 int pdu_check_initiator_bhs(const uint8_t *bhs, const char **why);
 int pdu_check_target_bhs(const uint8_t *bhs, const char **why);
 
+/*
+ * The AHS of a SCSI Command (RFC 7143 11.2.1.2-11.2.1.4): each segment is
+ * AHSLength (2 bytes: AHS-specific byte plus data), AHSType, the
+ * AHS-specific byte, then the data padded to a multiple of 4. An
+ * Extended CDB AHS (type 1) carries the CDB bytes past the first 16 (its
+ * AHSLength is their count + 1); a Bidirectional Read Expected Data
+ * Transfer Length AHS (type 2, AHSLength 5) carries 4 bytes.
+ */
+struct pdu_cmd_ahs {
+	const uint8_t *ext_cdb;		/* NULL: none */
+	uint32_t ext_cdb_len;		/* bytes past the BHS's 16 */
+	bool has_bidi_read_len;
+	uint32_t bidi_read_len;
+};
+/* Parses len bytes of AHS (pointers into ahs). 0, or -1 when malformed:
+ * a short or zero-length segment, one past the end, a second Extended
+ * CDB, one longer than ext_max, or an unknown type. */
+int pdu_decode_cmd_ahs(const uint8_t *ahs, uint32_t len, uint32_t ext_max,
+		       struct pdu_cmd_ahs *out);
+/* Writes an Extended CDB AHS for the n CDB bytes past the first 16 into
+ * out (room for 4 + n rounded up to 4); returns the bytes written. */
+uint32_t pdu_encode_ext_cdb_ahs(uint8_t *out, const uint8_t *cdb_tail,
+				uint32_t n);
+
 /* 8-byte LUN field <-> flat LUN number (SAM-5 single level, peripheral
  * and flat addressing). Returns UINT64_MAX when the format is not one of
  * those (the caller answers LOGICAL UNIT NOT SUPPORTED). */

@@ -395,7 +395,7 @@ END_TEST
  * 32-byte CDB, AHSLength 17 with its reserved byte, 20 bytes) and a
  * Bidirectional Read Expected Data Transfer Length AHS (11.3.1.2:
  * AHSLength 5, 8 bytes): TotalAHSLength counts 4-byte words, 7 here.
- * (The AHS themselves are parsed by target/session.c, not the codec.)
+ * (The AHS themselves: ahs_segments_known_answers.)
  */
 START_TEST(ahs_length_counts_words)
 {
@@ -425,6 +425,59 @@ START_TEST(ahs_length_counts_words)
 	bhs[4] = 1;
 	ck_assert_int_eq(pdu_check_initiator_bhs(bhs, &why),
 			 ISCSI_REJECT_PROTOCOL_ERROR);
+}
+END_TEST
+
+/*
+ * The AHS segments of that command, written from RFC 7143 11.2.1.2-4
+ * (AHSLength counts the AHS-specific byte and the data, not the padding):
+ * an Extended CDB AHS for a 32-byte CDB (AHSLength 0x0011: the reserved
+ * byte and the 16 bytes past the BHS's; type 1; 20 bytes) and a
+ * Bidirectional Read Expected Data Transfer Length AHS (AHSLength
+ * 0x0005, type 2, reserved, 4 bytes; 8 bytes): 28 bytes, 7 words.
+ */
+START_TEST(ahs_segments_known_answers)
+{
+	static const uint8_t ahs[28] = {
+		0x00, 0x11, 0x01, 0x00,
+		0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,
+		0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+		0x00, 0x05, 0x02, 0x00, 0x00, 0x01, 0x02, 0x00,
+	};
+	static const uint8_t two_cdbs[16] = {
+		0x00, 0x05, 0x01, 0x00, 1, 2, 3, 4,
+		0x00, 0x05, 0x01, 0x00, 1, 2, 3, 4,
+	};
+	static const uint8_t unknown[4] = { 0x00, 0x01, 0x03, 0x00 };
+	static const uint8_t zero[4] = { 0x00, 0x00, 0x01, 0x00 };
+	static const uint8_t bidi4[8] = { 0x00, 0x04, 0x02, 0x00, 0, 0, 1, 0 };
+	struct pdu_cmd_ahs a;
+	uint8_t tail[16], out[20];
+
+	ck_assert_int_eq(pdu_decode_cmd_ahs(ahs, sizeof(ahs), 244, &a), 0);
+	ck_assert_ptr_eq(a.ext_cdb, ahs + 4);
+	ck_assert_uint_eq(a.ext_cdb_len, 16);
+	ck_assert(a.has_bidi_read_len);
+	ck_assert_uint_eq(a.bidi_read_len, 0x00010200);
+	/* The Extended CDB AHS alone. */
+	ck_assert_int_eq(pdu_decode_cmd_ahs(ahs, 20, 244, &a), 0);
+	ck_assert_uint_eq(a.ext_cdb_len, 16);
+	ck_assert(!a.has_bidi_read_len);
+	/* Cut short, or a CDB longer than the room for it: malformed. */
+	ck_assert_int_eq(pdu_decode_cmd_ahs(ahs, 27, 244, &a), -1);
+	ck_assert_int_eq(pdu_decode_cmd_ahs(ahs, 2, 244, &a), -1);
+	ck_assert_int_eq(pdu_decode_cmd_ahs(ahs, 28, 15, &a), -1);
+	/* Two Extended CDB AHS, an unknown type, AHSLength 0, a
+	 * bidirectional length of 4 bytes: each malformed. */
+	ck_assert_int_eq(pdu_decode_cmd_ahs(two_cdbs, 16, 244, &a), -1);
+	ck_assert_int_eq(pdu_decode_cmd_ahs(unknown, 4, 244, &a), -1);
+	ck_assert_int_eq(pdu_decode_cmd_ahs(zero, 4, 244, &a), -1);
+	ck_assert_int_eq(pdu_decode_cmd_ahs(bidi4, 8, 244, &a), -1);
+	/* The encoder writes the first segment byte for byte. */
+	for (int i = 0; i < 16; i++)
+		tail[i] = (uint8_t)(0x10 + i);
+	ck_assert_uint_eq(pdu_encode_ext_cdb_ahs(out, tail, 16), 20);
+	ck_assert_mem_eq(out, ahs, 20);
 }
 END_TEST
 
@@ -495,6 +548,7 @@ static Suite *pdu_suite(void)
 	harness_add(tc, lun_addressing);
 	harness_add(tc, lun_encoding_known_answers);
 	harness_add(tc, ahs_length_counts_words);
+	harness_add(tc, ahs_segments_known_answers);
 	harness_add(tc, crc32c_rfc3720_vectors);
 	suite_add_tcase(s, tc);
 	return s;
