@@ -60,23 +60,35 @@ static int check_data(struct tcq_task *t)
 
 /* ---- WRITE AND VERIFY ------------------------------------------------- */
 
-static void wv_read_done(struct bdev_io *io)
+/*
+ * The medium read back into exec.buf against the Data-Out at t->buf:
+ * true when they match. Otherwise t is finished: a read error, or
+ * MISCOMPARE with INFORMATION the offset of the first byte that differs,
+ * counted from the start of the compared data (SBC-3 5.2, SBC-4 5.49).
+ */
+static bool read_back_matches(struct bdev_io *io)
 {
 	struct tcq_task *t = io->ctx;
 	const uint8_t *got = t->exec.buf, *want = t->buf;
 
 	if (io->result) {
 		sbc_fail_lba(t, SK_MEDIUM_ERROR, ASC_UNRECOVERED_READ_ERROR);
-		return;
+		return false;
 	}
 	for (uint64_t i = 0; i < io->len; i++)
 		if (got[i] != want[i]) {
 			sense_set_info(t, SK_MISCOMPARE,
 				       ASC_MISCOMPARE_DURING_VERIFY, i);
 			sbc_finish(t);
-			return;
+			return false;
 		}
-	good(t);
+	return true;
+}
+
+static void wv_read_done(struct bdev_io *io)
+{
+	if (read_back_matches(io))
+		good(io->ctx);
 }
 
 static void wv_write_done(struct bdev_io *io)
@@ -173,21 +185,9 @@ static void caw_native_done(struct bdev_io *io)
 static void caw_read_done(struct bdev_io *io)
 {
 	struct tcq_task *t = io->ctx;
-	const uint8_t *got = t->exec.buf, *want = t->buf;
 
-	if (io->result) {
-		sbc_fail_lba(t, SK_MEDIUM_ERROR, ASC_UNRECOVERED_READ_ERROR);
+	if (!read_back_matches(io))
 		return;
-	}
-	/* SBC-3 5.2: INFORMATION is the offset of the first byte that
-	 * differs, counted from the start of the verify data. */
-	for (uint64_t i = 0; i < io->len; i++)
-		if (got[i] != want[i]) {
-			sense_set_info(t, SK_MISCOMPARE,
-				       ASC_MISCOMPARE_DURING_VERIFY, i);
-			sbc_finish(t);
-			return;
-		}
 	sbc_submit(t, BDEV_WRITE, wflags(t), io->offset, io->len,
 		   (uint8_t *)t->buf + io->len, write_done);
 }
