@@ -273,19 +273,6 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 	return taskset_arrive(ts, t);
 }
 
-void lun_task_init(struct tcq_task *t)
-{
-	memset(&t->req, 0, sizeof(t->req));
-	t->state = TASK_NEW;
-	t->buf_owned = false;
-	t->t_arrive_ns = 0;
-	memset(&t->order, 0, sizeof(t->order));
-	list_init(&t->order.node);
-	memset(&t->exec, 0, sizeof(t->exec));
-	memset(&t->lock, 0, sizeof(t->lock));
-	list_init(&t->lock.node);
-}
-
 bool lun_task_abort(struct tcq_task *t)
 {
 	if (!t->order.set || t->state == TASK_DONE)

@@ -125,9 +125,13 @@ void lun_capacity_changed(struct lun *l, uint64_t nblocks);
  * data or was already completed (e.g. a bad CDB).
  */
 bool lun_task_arrive(struct taskset *ts, struct tcq_task *t);
-/* Makes t ready for lun_task_arrive (a command the transport just got:
- * the device server's part of t is cleared). */
-void lun_task_init(struct tcq_task *t);
+/* Makes a zeroed t ready for lun_task_arrive (a command the transport
+ * just got; lun_task_arrive sets the rest of the device server's part). */
+static inline void lun_task_init(struct tcq_task *t)
+{
+	list_init(&t->order.node);
+	list_init(&t->lock.node);
+}
 void lun_task_data_ready(struct tcq_task *t);
 /* The transport is done with t (response sent or task dropped): frees the
  * Data-In buffer if the device server allocated it. */

@@ -5,7 +5,6 @@
  * here; decode, dispatch, the permission checks and REPORT SUPPORTED
  * OPERATION CODES follow from the row.
  */
-#include <pthread.h>
 #include <string.h>
 #include "tcq/compiler.h"
 #include "tcq/scsi_proto.h"
@@ -331,11 +330,11 @@ bool opc_present(const struct opc_entry *e, unsigned feat)
 	       (!(e->flags & OPC_F_SANITIZE) || (feat & OPC_FEAT_SANITIZE));
 }
 
-/* Rows of one opcode indexed by it: decode runs on every command. */
+/* Rows of one opcode indexed by it: decode runs on every command. Built
+ * before main runs, so the lookup is one load. */
 static const struct opc_entry *first_of[256];
-static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 
-static void build_index(void)
+__attribute__((constructor)) static void build_index(void)
 {
 	for (size_t i = ARRAY_SIZE(opc_tab); i-- > 0;)
 		first_of[opc_tab[i].op] = &opc_tab[i];
@@ -343,7 +342,6 @@ static void build_index(void)
 
 const struct opc_entry *opc_first(uint8_t op)
 {
-	pthread_once(&index_once, build_index);
 	return first_of[op];
 }
 

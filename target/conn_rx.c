@@ -134,10 +134,14 @@ static void conn_rx_complete(struct conn *c)
 
 /* Moves what the ring holds of one part of the PDU (len bytes, *got of
  * them in already) to dst; true once the part is whole. */
-static bool rx_take(struct conn_rx *rx, uint8_t *dst, uint32_t *got,
-		    uint32_t len)
+static inline bool rx_take(struct conn_rx *rx, uint8_t *dst, uint32_t *got,
+			   uint32_t len)
 {
-	uint32_t n = MIN(len - *got, rx->tail - rx->head);
+	uint32_t n;
+
+	if (*got == len)	/* most PDUs have no data, most no trailer */
+		return true;
+	n = MIN(len - *got, rx->tail - rx->head);
 
 	if (n && dst)
 		memcpy(dst + *got, rx->buf + rx->head, n);

@@ -319,12 +319,9 @@ const struct iscsi_params *sess_params(const struct session *s)
 
 /* ---- task sets: one per LUN the session has used ------------------------ */
 
-struct taskset *sess_taskset(struct session *s, struct lun *l)
+struct taskset *sess_taskset_join(struct session *s, struct lun *l)
 {
-	if (!l || l->id >= TCQ_MAX_LUNS)
-		return NULL;
-	if (!s->ts[l->id])
-		s->ts[l->id] = lun_nexus_join(l, s->r, s);
+	s->ts[l->id] = lun_nexus_join(l, s->r, s);
 	return s->ts[l->id];
 }
 

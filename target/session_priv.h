@@ -8,8 +8,10 @@
 #define TCQ_SESSION_PRIV_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "tcq/byteorder.h"
 #include "tcq/iscsi_proto.h"
 #include "tcq/list.h"
+#include "scsi/lun.h"
 #include "scsi/task.h"
 #include "tcq/kv.h"
 #include "tcq/login_keys.h"
@@ -130,8 +132,15 @@ struct session {
 };
 
 /* session.c */
-/* The task set of s on l, made when first used. */
-struct taskset *sess_taskset(struct session *s, struct lun *l);
+/* The task set of s on l, made when first used (sess_taskset_join: s
+ * joins l). Inline: once per command. */
+struct taskset *sess_taskset_join(struct session *s, struct lun *l);
+static inline struct taskset *sess_taskset(struct session *s, struct lun *l)
+{
+	if (!l || l->id >= TCQ_MAX_LUNS)
+		return NULL;
+	return s->ts[l->id] ? s->ts[l->id] : sess_taskset_join(s, l);
+}
 /* The task set of s on l if it has one. */
 struct taskset *sess_taskset_of(struct session *s, struct lun *l);
 /* The nexus leaves every LUN (what it held there goes with it). */
@@ -142,8 +151,17 @@ void sess_free_if_idle(struct session *s);
 /* session_rx.c: the CmdSN window */
 void sess_window_init(struct session *s, uint32_t cmdsn);
 bool sess_cmdsn_in_window(const struct session *s, uint32_t cmdsn);
-/* A command finished or entered: MaxCmdSN may move on. */
-void sess_update_window(struct session *s);
+/* A command finished or entered: MaxCmdSN may move on; it never shrinks
+ * (RFC 7143 4.2.2.1). Inline: once per command. */
+static inline void sess_update_window(struct session *s)
+{
+	const struct sess_window *w = &s->win;
+	uint32_t room = w->size > s->cmds.live ? w->size - s->cmds.live : 0;
+	uint32_t cand = w->exp_cmdsn + room - 1;
+
+	if (sn_gt(cand, s->win.max_cmdsn))
+		s->win.max_cmdsn = cand;
+}
 /* Considers cmdsn (in the window) received though no PDU came with it:
  * ExpCmdSN steps over it and what waited behind it runs; a PDU that
  * brings it later is a duplicate. */

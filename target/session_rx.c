@@ -44,17 +44,6 @@ bool sess_cmdsn_in_window(const struct session *s, uint32_t cmdsn)
 	       !sn_gt(cmdsn, s->win.max_cmdsn);
 }
 
-/* MaxCmdSN grows as commands finish; it never shrinks (RFC 7143 4.2.2.1). */
-void sess_update_window(struct session *s)
-{
-	const struct sess_window *w = &s->win;
-	uint32_t room = w->size > s->cmds.live ? w->size - s->cmds.live : 0;
-	uint32_t cand = w->exp_cmdsn + room - 1;
-
-	if (sn_gt(cand, s->win.max_cmdsn))
-		s->win.max_cmdsn = cand;
-}
-
 /* ---- what waits for its turn ------------------------------------------- */
 
 /* Runs whatever was waiting for the CmdSN that just became current. */
@@ -229,7 +218,9 @@ static void sess_order_cmd(struct conn *c, const uint8_t *bhs, uint32_t len)
 	if (cmd->cmdsn == s->win.exp_cmdsn) {
 		s->win.exp_cmdsn++;
 		cmd_dispatch(s, cmd);
-		sess_run_held(s, c);
+		if (!list_empty(&s->win.held_cmds) ||
+		    !list_empty(&s->win.held_pdus))
+			sess_run_held(s, c);
 		return;
 	}
 	/* Ahead of ExpCmdSN (within the window): hold it in order. */
