@@ -5,9 +5,23 @@
 
 struct lun *sdev_lun(const struct sdev *d, uint64_t nr)
 {
-	if (!d || nr >= (uint64_t)d->nluns || nr >= SDEV_MAX_LUNS)
+	if (!d || nr >= SDEV_MAX_LUNS)
 		return NULL;
-	return d->luns[nr];
+	return __atomic_load_n(&d->luns[nr], __ATOMIC_ACQUIRE);
+}
+
+int sdev_nluns(const struct sdev *d)
+{
+	return d ? __atomic_load_n(&d->nluns, __ATOMIC_ACQUIRE) : 0;
+}
+
+void sdev_set_lun(struct sdev *d, unsigned nr, struct lun *l)
+{
+	if (nr >= SDEV_MAX_LUNS)
+		return;
+	__atomic_store_n(&d->luns[nr], l, __ATOMIC_RELEASE);
+	if (l && (int)nr >= d->nluns)
+		__atomic_store_n(&d->nluns, (int)nr + 1, __ATOMIC_RELEASE);
 }
 
 const char *sdev_initiator_port(const struct lun *l, const void *nexus)

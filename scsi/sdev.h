@@ -39,7 +39,9 @@ struct sdev {
 	char name[SDEV_NAME_MAX];	/* the SCSI target name */
 	uint16_t tpgt;			/* target port "<name>,t,0x<tpgt>" */
 	struct alua_cfg alua;		/* target port groups (scsi/alua.h) */
-	/* Logical units, indexed by LUN; NULL gaps. */
+	/* Logical units, indexed by LUN; NULL gaps. Changed live (a LUN
+	 * published or withdrawn with one atomic store) while reactors
+	 * look LUNs up: read them through sdev_lun and sdev_nluns. */
 	struct lun *luns[SDEV_MAX_LUNS];
 	int nluns;			/* highest LUN + 1 */
 	uint32_t max_xfer_len;		/* bytes one command may move; 0:
@@ -51,6 +53,11 @@ struct sdev {
 
 /* The LUN numbered nr, or NULL. */
 struct lun *sdev_lun(const struct sdev *d, uint64_t nr);
+/* One more than the highest LUN number in use (an upper bound to walk). */
+int sdev_nluns(const struct sdev *d);
+/* Publishes l as LUN nr (NULL withdraws it); the caller serializes
+ * changes. A withdrawn LUN may still be in use by tasks that found it. */
+void sdev_set_lun(struct sdev *d, unsigned nr, struct lun *l);
 
 /* What the ops say about a nexus of l's device; a LUN without a device
  * or ops has nexuses with an empty port name and nothing to abort. */

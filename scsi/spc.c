@@ -269,8 +269,8 @@ void spc_report_luns(struct tcq_task *t)
 	/* SELECT REPORT 1 (well known LUs only): none. */
 	if (t->req.page != 1) {
 		if (tg) {
-			for (int i = 0; i < tg->nluns && i < SDEV_MAX_LUNS; i++)
-				if (tg->luns[i]) {
+			for (int i = 0; i < sdev_nluns(tg); i++)
+				if (sdev_lun(tg, (uint64_t)i)) {
 					put_be64(buf + n, pdu_lun_encode(
 						 (uint64_t)i));
 					n += 8;

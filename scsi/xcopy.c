@@ -94,8 +94,8 @@ static struct lun *xc_target_lun(struct tcq_task *t, const uint8_t *d)
 		return NULL;
 	if (!tg)
 		return memcmp(d + 8, t->lun->naa, 16) ? NULL : t->lun;
-	for (int i = 0; i < tg->nluns && i < SDEV_MAX_LUNS; i++) {
-		struct lun *l = tg->luns[i];
+	for (int i = 0; i < sdev_nluns(tg); i++) {
+		struct lun *l = sdev_lun(tg, (uint64_t)i);
 		if (l && !memcmp(d + 8, l->naa, 16)) {
 			uint32_t bs = get_be24(d + 29);
 			return bs == l->block_size ? l : NULL;

@@ -329,11 +329,7 @@ int auth_chap_step(struct auth_chap_state *st,
 
 static const struct auth_chap_cfg *conn_chap_cfg(struct conn *c)
 {
-	struct login_state *l = c->login;
-
-	if (l->discovery || !l->target)
-		return &tcqd->set.discovery_chap;
-	return &l->target->chap;
+	return &c->login->chap_cfg;	/* copied by login_auth_policy */
 }
 
 static int chap_key(void *arg, const char *key, const char *value,

@@ -58,9 +58,7 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 		b->thin = cl->thin;
 	l->read_only = cl->read_only || b->read_only;
 	alua_lun_apply(l, &t->dev.alua);
-	t->dev.luns[cl->id] = l;	/* cfg_destroy_tcqd frees it from here on */
-	if ((int)cl->id >= t->dev.nluns)
-		t->dev.nluns = (int)cl->id + 1;
+	sdev_set_lun(&t->dev, cl->id, l);	/* cfg_destroy_tcqd frees it */
 	if (!cl->no_shared_state && bdev_rbd_cluster(b, &cluster, &bname) == 0) {
 		/* Gateways of one rbd image share reservations in RADOS
 		 * (scsi/pr_store.c). */
@@ -88,16 +86,11 @@ struct tcqd *cfg_build(const struct cfg *c, char *err, size_t errlen)
 	if (!d->portals || !d->targets)
 		goto oom;
 	for (int i = 0; i < c->nlisten; i++) {
-		struct portal *p = &d->portals[i];
+		struct portal *p = portal_new(c->listen[i], 1, err, errlen);
 
-		p->listen_fd = -1;
-		p->tpgt = 1;
-		if (portal_parse_addr(c->listen[i], &p->addr, &p->addr_len,
-				      err, errlen) < 0)
+		if (!p)
 			goto fail;
-		if (!(p->addr_text = strdup(c->listen[i])))
-			goto oom;
-		d->nportals++;
+		d->portals[d->nportals++] = p;
 	}
 	for (int i = 0; i < c->ntargets; i++) {
 		const struct cfg_target *ct = c->targets[i];
@@ -123,7 +116,7 @@ struct tcqd *cfg_build(const struct cfg *c, char *err, size_t errlen)
 		/* One target: its portals are its portal group. */
 		if (c->ntargets == 1)
 			for (int j = 0; j < d->nportals; j++)
-				d->portals[j].tpgt = t->dev.tpgt;
+				d->portals[j]->tpgt = t->dev.tpgt;
 		t->chap = ct->chap;
 		t->max_sessions = ct->max_sessions;
 		t->max_sessions_per_initiator = ct->max_sessions_per_initiator;
@@ -183,7 +176,7 @@ void cfg_destroy_tcqd(struct tcqd *d)
 	}
 	free(d->targets);
 	for (int i = 0; i < d->nportals; i++)
-		free(d->portals[i].addr_text);
+		portal_free(d->portals[i]);
 	free(d->portals);
 	free(d);
 }

@@ -114,9 +114,12 @@ void ctl_for_each_lun(struct lun *only, void (*fn)(struct lun *l, void *a),
 		return;
 	}
 	for (int i = 0; tcqd && i < tcqd->ntargets; i++)
-		for (int j = 0; j < tcqd->targets[i]->dev.nluns; j++)
-			if (tcqd->targets[i]->dev.luns[j])
-				fn(tcqd->targets[i]->dev.luns[j], arg);
+		for (int j = 0; j < sdev_nluns(&tcqd->targets[i]->dev); j++) {
+			struct lun *l = sdev_lun(&tcqd->targets[i]->dev,
+						 (uint64_t)j);
+			if (l)
+				fn(l, arg);
+		}
 }
 
 json_object *ctl_reply_luns(char **argv, int argc,

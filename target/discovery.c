@@ -115,7 +115,7 @@ static int sendtargets_add(struct conn *c, const struct target *t,
 	if (kvbuf_add(rsp, "TargetName", t->dev.name))
 		return -1;
 	for (int i = 0; i < tcqd->nportals; i++) {
-		const struct portal *p = &tcqd->portals[i];
+		const struct portal *p = tcqd->portals[i];
 
 		if (portal_address(c, p, addr, sizeof(addr)))
 			continue;
@@ -134,9 +134,10 @@ static bool sendtargets_visible(struct conn *c, struct login_state *l,
 			  (const struct sockaddr *)&c->peer);
 }
 
-/* SendTargets=All | <name> | (empty) per RFC 7143 appendix C. */
-static int sendtargets(struct conn *c, struct login_state *l,
-		       const char *val, struct kvbuf *rsp)
+/* SendTargets=All | <name> | (empty) per RFC 7143 appendix C; the lists
+ * and ACLs under the lock (tcqctl changes them live). */
+static int sendtargets_locked(struct conn *c, struct login_state *l,
+			      const char *val, struct kvbuf *rsp)
 {
 	bool discovery = l->discovery || !l->target;
 
@@ -163,6 +164,17 @@ static int sendtargets(struct conn *c, struct login_state *l,
 			return sendtargets_add(c, t, rsp);
 	}
 	return 0;
+}
+
+static int sendtargets(struct conn *c, struct login_state *l,
+		       const char *val, struct kvbuf *rsp)
+{
+	int rc;
+
+	tcqd_read_lock();
+	rc = sendtargets_locked(c, l, val, rsp);
+	tcqd_read_unlock();
+	return rc;
 }
 
 /* Sends the next Text Response piece of l->txt_rsp. */

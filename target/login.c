@@ -31,11 +31,16 @@ static const struct login_auth auth_none = {
 
 /* Which policy applies to a target (NULL: discovery): CHAP when it has
  * credentials (auth.c), otherwise none. */
-static const struct login_auth *login_auth_policy(const struct target *t)
+/* Copies the credentials the login will check (under the lock: they
+ * change live) and picks the authentication they call for. */
+static const struct login_auth *login_auth_policy(struct login_state *l)
 {
-	const struct login_auth *a =
-		auth_login_policy(t ? &t->chap : &tcqd->set.discovery_chap);
+	const struct login_auth *a;
 
+	tcqd_read_lock();
+	l->chap_cfg = l->target ? l->target->chap : tcqd->set.discovery_chap;
+	tcqd_read_unlock();
+	a = auth_login_policy(&l->chap_cfg);
 	return a ? a : &auth_none;
 }
 
@@ -201,7 +206,9 @@ void login_free(struct conn *c)
 	if (c->r && reactor_timer_armed(&c->login_timer))
 		reactor_timer_cancel(c->r, &c->login_timer);
 	pend_unlink(l);
+	target_put(l->target);
 	auth_chap_wipe(&l->chap);
+	chap_wipe(&l->chap_cfg, sizeof(l->chap_cfg));
 	kvbuf_free(&l->req);
 	kvbuf_free(&l->rsp);
 	kvbuf_free(&l->txt_req);
@@ -387,22 +394,27 @@ static int login_resolve(struct conn *c, struct login_state *l,
 			*why = "normal session without TargetName";
 			return ISCSI_LS_MISSING_PARAM;
 		}
-		l->target = target_find(ps.target);
+		/* Held until the login ends (login_free); the session
+		 * takes its own reference. */
+		l->target = target_get(ps.target);
 		if (!l->target) {
 			*why = "unknown TargetName";
 			return ISCSI_LS_TARGET_NOT_FOUND;
 		}
 		/* Access control (acl.c): by name and by address. */
-		if (ps.initiator[0] &&
-		    !acl_allows(&l->target->acl, ps.initiator,
-				(const struct sockaddr *)&c->peer)) {
+		tcqd_read_lock();
+		bool allowed = !ps.initiator[0] ||
+			       acl_allows(&l->target->acl, ps.initiator,
+					  (const struct sockaddr *)&c->peer);
+		tcqd_read_unlock();
+		if (!allowed) {
 			log_warn("%s: initiator %s is not allowed on %s",
 				 c->peer_text, ps.initiator, l->target->dev.name);
 			*why = "initiator not allowed on this target";
 			return ISCSI_LS_AUTHZ_FAILED;
 		}
 	}
-	l->auth = login_auth_policy(l->target);
+	l->auth = login_auth_policy(l);
 	l->neg.auth_accept = l->auth->methods;
 	l->neg.auth_key = l->auth->key;
 	l->neg.auth_arg = c;

@@ -65,8 +65,11 @@ struct login_state {
 	bool txt_rsp_pending;		/* response continues (C bit) */
 	bool txt_final;			/* the request's F bit */
 	uint32_t next_ttt;
-	/* CHAP exchange of this login (auth.c) */
+	/* CHAP exchange of this login (auth.c), with the credentials it
+	 * checks against as they were when the login resolved its target
+	 * (tcqctl may change them meanwhile). */
 	struct auth_chap_state chap;
+	struct auth_chap_cfg chap_cfg;
 	bool chap_logged;
 	/* connections still logging in, per reactor, oldest first: a
 	 * flood of idle ones is shed (login.c) */

@@ -75,7 +75,7 @@ static void on_signal(struct reactor *r, uint32_t events, void *arg)
 /* One URL per LUN, on the first portal; tests read the port from it. */
 static void print_urls(const struct tcqd *d)
 {
-	const struct portal *p = &d->portals[0];
+	const struct portal *p = d->portals[0];
 	char host[INET6_ADDRSTRLEN + 2];
 	unsigned port;
 
@@ -192,11 +192,11 @@ int main(int argc, char **argv)
 		}
 	}
 	for (int i = 0; i < tcqd->nportals; i++) {
-		if (portal_listen(&tcqd->portals[i], err, sizeof(err)) < 0) {
+		if (portal_listen(tcqd->portals[i], err, sizeof(err)) < 0) {
 			log_err("%s", err);
 			return 1;
 		}
-		log_info("listening on %s", tcqd->portals[i].addr_text);
+		log_info("listening on %s", tcqd->portals[i]->addr_text);
 	}
 	sig_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (sig_fd < 0 ||

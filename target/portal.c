@@ -26,14 +26,14 @@
 #define PORTAL_WARN_EVERY_NS 10000000000ull
 
 struct listener {
+	struct list_node node;
 	struct portal *p;
 	struct reactor_fd rfd;
 	struct reactor_timer pause;	/* re-enables accept after EMFILE */
 };
 
-/* One set of listeners per process, used on reactor 0's thread only. */
-static struct listener *listeners;
-static int nlisteners;
+/* The listeners of the process, used on reactor 0's thread only. */
+static struct list_node listeners = LIST_HEAD_INIT(listeners);
 static struct reactor **reactors;
 static int nreactors;
 static unsigned next_reactor;
@@ -184,45 +184,96 @@ static void on_accept(struct reactor *r, uint32_t events, void *arg)
 	}
 }
 
+struct portal *portal_new(const char *text, uint16_t tpgt, char *err,
+			  size_t errlen)
+{
+	struct portal *p = calloc(1, sizeof(*p));
+
+	err[0] = '\0';
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	p->listen_fd = -1;
+	p->tpgt = tpgt;
+	if (portal_parse_addr(text, &p->addr, &p->addr_len, err, errlen) < 0 ||
+	    !(p->addr_text = strdup(text))) {
+		if (!err[0])
+			snprintf(err, errlen, "out of memory");
+		portal_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void portal_free(struct portal *p)
+{
+	if (!p)
+		return;
+	free(p->addr_text);
+	free(p);
+}
+
+int portal_watch(struct portal *p)
+{
+	struct listener *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -1;
+	l->p = p;
+	reactor_timer_init(&l->pause, pause_end, l);
+	if (reactor_add_fd(reactors[0], &l->rfd, p->listen_fd, EPOLLIN,
+			   on_accept, l) < 0) {
+		log_err("portal %s: cannot watch the socket", p->addr_text);
+		free(l);
+		return -1;
+	}
+	list_add_tail(&l->node, &listeners);
+	return 0;
+}
+
+static void listener_close(struct listener *l)
+{
+	reactor_timer_cancel(reactors[0], &l->pause);
+	reactor_del_fd(reactors[0], &l->rfd);
+	close(l->p->listen_fd);
+	l->p->listen_fd = -1;
+	list_del(&l->node);
+	free(l);
+}
+
+void portal_unwatch(struct portal *p)
+{
+	struct list_node *pos, *tmp;
+
+	list_for_each_safe(pos, tmp, &listeners) {
+		struct listener *l = list_entry(pos, struct listener, node);
+
+		if (l->p == p) {
+			listener_close(l);
+			return;
+		}
+	}
+	if (p->listen_fd >= 0) {	/* listening, never watched */
+		close(p->listen_fd);
+		p->listen_fd = -1;
+	}
+}
+
 int portal_start(struct tcqd *d, struct reactor **rs, int nrs)
 {
-	listeners = calloc((size_t)d->nportals, sizeof(*listeners));
-	if (!listeners && d->nportals)
-		return -1;
 	reactors = rs;
 	nreactors = nrs;
 	next_reactor = 0;
-	for (int i = 0; i < d->nportals; i++) {
-		struct listener *l = &listeners[i];
-
-		l->p = &d->portals[i];
-		reactor_timer_init(&l->pause, pause_end, l);
-		if (l->p->listen_fd < 0)
-			continue;
-		if (reactor_add_fd(rs[0], &l->rfd, l->p->listen_fd, EPOLLIN,
-				   on_accept, l) < 0) {
-			log_err("portal %s: cannot watch the socket",
-				l->p->addr_text);
+	for (int i = 0; i < d->nportals; i++)
+		if (d->portals[i]->listen_fd >= 0 && portal_watch(d->portals[i]))
 			return -1;
-		}
-		nlisteners = i + 1;
-	}
 	return 0;
 }
 
 void portal_stop(void)
 {
-	for (int i = 0; i < nlisteners; i++) {
-		struct listener *l = &listeners[i];
-
-		reactor_timer_cancel(reactors[0], &l->pause);
-		if (l->p->listen_fd < 0)
-			continue;
-		reactor_del_fd(reactors[0], &l->rfd);
-		close(l->p->listen_fd);
-		l->p->listen_fd = -1;
-	}
-	free(listeners);
-	listeners = NULL;
-	nlisteners = 0;
+	while (!list_empty(&listeners))
+		listener_close(list_first_entry(&listeners, struct listener,
+						node));
 }

@@ -29,12 +29,22 @@ void portal_format_addr(const struct sockaddr *sa, char *buf, size_t len);
  */
 int portal_listen(struct portal *p, char *err, size_t errlen);
 
+/* A portal of that address text (not yet listening), or NULL with a
+ * message in err; portal_free frees one that nothing uses any more. */
+struct portal *portal_new(const char *text, uint16_t tpgt, char *err,
+			  size_t errlen);
+void portal_free(struct portal *p);
+
 /*
  * Starts accepting on every listening portal of d. The accept handler runs
  * on rs[0]; each connection goes to rs[i] round-robin via reactor_post and
  * conn_accept. Call on rs[0]'s thread (or before any reactor runs).
  */
 int portal_start(struct tcqd *d, struct reactor **rs, int nreactors);
+/* After portal_start, on rs[0]'s thread: accepts on one more listening
+ * portal (0 or -1), or stops accepting on p and closes its socket. */
+int portal_watch(struct portal *p);
+void portal_unwatch(struct portal *p);
 /* Stops accepting and closes the listening sockets (on rs[0]'s thread). */
 void portal_stop(void);
 #endif

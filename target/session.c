@@ -181,6 +181,7 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 		free(s);
 		return ISCSI_LS_OUT_OF_RESOURCES;
 	}
+	target_hold(s->target);	/* dropped when s is freed */
 	do {
 		s->tsih = next_tsih++;
 		if (next_tsih == 0)
@@ -355,6 +356,7 @@ static void sess_free_deferred(struct reactor_defer *d)
 	pthread_mutex_unlock(&reg_lock);
 	sess_leave_tasksets(s);
 	cmd_pool_free(s);
+	target_put(s->target);
 	free(s);
 }
 

@@ -1,9 +1,32 @@
-/* The daemon's runtime model: defaults and target lookup. */
+/* The daemon's runtime model: defaults, its lock, target lookup. */
+#include <pthread.h>
 #include <stddef.h>
 #include <strings.h>
 #include "target/target.h"
 
 struct tcqd *tcqd;
+
+static pthread_rwlock_t tcqd_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+void tcqd_read_lock(void)
+{
+	pthread_rwlock_rdlock(&tcqd_lock);
+}
+
+void tcqd_read_unlock(void)
+{
+	pthread_rwlock_unlock(&tcqd_lock);
+}
+
+void tcqd_write_lock(void)
+{
+	pthread_rwlock_wrlock(&tcqd_lock);
+}
+
+void tcqd_write_unlock(void)
+{
+	pthread_rwlock_unlock(&tcqd_lock);
+}
 
 void tcq_settings_default(struct tcq_settings *s)
 {
@@ -43,4 +66,33 @@ struct target *target_find(const char *name)
 		if (strcasecmp(tcqd->targets[i]->dev.name, name) == 0)
 			return tcqd->targets[i];
 	return NULL;
+}
+
+struct target *target_get(const char *name)
+{
+	struct target *t;
+
+	tcqd_read_lock();
+	t = target_find(name);
+	if (t)
+		__atomic_add_fetch(&t->refs, 1, __ATOMIC_ACQ_REL);
+	tcqd_read_unlock();
+	return t;
+}
+
+void target_hold(struct target *t)
+{
+	if (t)
+		__atomic_add_fetch(&t->refs, 1, __ATOMIC_ACQ_REL);
+}
+
+void target_put(struct target *t)
+{
+	if (t)
+		__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL);
+}
+
+unsigned target_refs(const struct target *t)
+{
+	return __atomic_load_n(&t->refs, __ATOMIC_ACQUIRE);
 }

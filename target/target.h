@@ -1,8 +1,20 @@
 /*
  * The daemon's runtime model: portals, targets and their LUNs, built from
  * the configuration (target/config_build.c) and read by login, discovery
- * and the device server. It changes only at start-up (and, later, through tcqctl
- * under tcqd.lock), so the data path reads it without locks.
+ * and the device server, and changed live by tcqctl (target/live*.c) on
+ * reactor 0.
+ *
+ * Who reads what, and how it stays safe while it changes:
+ *  - the lists of portals and targets, and a target's login settings
+ *    (alias, CHAP, ACL, limits), are read under tcqd_read_lock() (login,
+ *    discovery; short) and changed under tcqd_write_lock();
+ *  - a target outlives its removal while anything holds it: a login in
+ *    progress or a session takes a reference (target_get/target_put);
+ *  - the data path finds LUNs in the target's sdev map without a lock
+ *    (published and withdrawn atomically, scsi/sdev.h); a LUN is freed
+ *    only once every reactor has let go of it (target/live_lun.c);
+ *  - a removed portal stays allocated until exit (connections point at
+ *    it), only its socket closes.
  */
 #ifndef TCQ_TARGET_H
 #define TCQ_TARGET_H
@@ -30,11 +42,15 @@ struct portal {
  * group tag, LUNs and port groups live there) and who may log in. */
 struct target {
 	struct sdev dev;
+	/* login settings, under tcqd_read_lock */
 	char alias[TCQ_NAME_MAX];
 	struct auth_chap_cfg chap;	/* chap.user[0] == 0: no CHAP */
 	struct acl acl;			/* who may log in; empty: anyone */
 	uint32_t max_sessions;		/* 0: no limit */
 	uint32_t max_sessions_per_initiator;
+	/* lifetime */
+	unsigned refs;			/* atomic: logins and sessions */
+	bool removed;			/* no longer in tcqd->targets */
 };
 
 /* Settings that apply daemon-wide, from [global] or the command line. */
@@ -64,16 +80,38 @@ struct tcq_settings {
 					 * "": /var/lib/tcq */
 };
 
+struct cfg;
+
 struct tcqd {
 	struct tcq_settings set;
-	struct portal *portals;
+	struct portal **portals;
 	int nportals;
 	struct target **targets;
 	int ntargets;
+	/* The live configuration, kept in step with every change (tcqctl
+	 * save writes it), and the file it came from ("" for --export). */
+	struct cfg *cfg;
+	char cfg_path[4096];
 };
 
 extern struct tcqd *tcqd;	/* the daemon (one per process) */
 
+/* The lock of the lists and the login settings (see above). */
+void tcqd_read_lock(void);
+void tcqd_read_unlock(void);
+void tcqd_write_lock(void);
+void tcqd_write_unlock(void);
+
+/* The target of that name, with a reference the caller drops with
+ * target_put; NULL when there is none. */
+struct target *target_get(const char *name);
+/* One more reference to a target the caller holds already. */
+void target_hold(struct target *t);
+void target_put(struct target *t);
+/* A target's references now (0: nothing holds it but the list). */
+unsigned target_refs(const struct target *t);
+/* The target of that name without a reference: under tcqd_read_lock, or
+ * on reactor 0 (where the lists change). */
 struct target *target_find(const char *name);
 void tcq_settings_default(struct tcq_settings *s);
 #endif

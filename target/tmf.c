@@ -78,9 +78,7 @@ static struct lun *cmd_lun(const struct cmd *cmd)
 	if (cmd->dispatched)
 		return cmd->task.lun;
 	n = pdu_lun_decode(get_be64(cmd->bhs + BHS_LUN));
-	if (!s->target || n >= (uint64_t)s->target->dev.nluns)
-		return NULL;
-	return s->target->dev.luns[n];
+	return s->target ? sdev_lun(&s->target->dev, n) : NULL;
 }
 
 /* Marks cmd as aborted (by m, when a TMF waits for it); returns true when
@@ -221,8 +219,8 @@ void tmf_rx(struct conn *c, const uint8_t *bhs)
 	if (tmf_lun_scoped(q.function)) {
 		uint64_t n = pdu_lun_decode(q.lun);
 
-		if (s->target && n < (uint64_t)s->target->dev.nluns)
-			l = s->target->dev.luns[n];
+		if (s->target)
+			l = sdev_lun(&s->target->dev, n);
 		if (!l) {
 			m->response = ISCSI_TMF_RSP_NO_LUN;
 			tmf_release(m);
@@ -266,8 +264,9 @@ void tmf_rx(struct conn *c, const uint8_t *bhs)
 			tmf_nexus_loss(s);
 			break;
 		}
-		for (int i = 0; i < s->target->dev.nluns; i++) {
-			struct lun *tl = s->target->dev.luns[i];
+		for (int i = 0; i < sdev_nluns(&s->target->dev); i++) {
+			struct lun *tl = sdev_lun(&s->target->dev,
+						  (uint64_t)i);
 
 			if (!tl)
 				continue;

@@ -214,7 +214,7 @@ int FUZZ_ENTRY(conn)(const uint8_t *data, size_t size)
 		return 0;
 	fcntl(sv[1], F_SETFL, fcntl(sv[1], F_GETFL) | O_NONBLOCK);
 	peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (conn_accept(&reactor, sv[0], &tcqd->portals[0],
+	if (conn_accept(&reactor, sv[0], tcqd->portals[0],
 			(const struct sockaddr *)&peer, sizeof(peer)) < 0) {
 		close(sv[1]);
 		settle(-1);

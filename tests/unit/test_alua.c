@@ -462,7 +462,7 @@ START_TEST(config_build)
 	struct target *t = d->targets[0];
 	struct lun *l = t->dev.luns[0];
 	ck_assert_uint_eq(t->dev.tpgt, 3);		/* from rel_port_id */
-	ck_assert_uint_eq(d->portals[0].tpgt, 3);
+	ck_assert_uint_eq(d->portals[0]->tpgt, 3);
 	ck_assert_uint_eq(l->tpg_id, 3);
 	ck_assert_uint_eq(l->rel_port_id, 3);
 	ck_assert_uint_eq(l->alua_state, ALUA_STANDBY);
