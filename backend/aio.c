@@ -53,6 +53,49 @@ static void aio_close(struct bdev *b)
 	b->priv = NULL;
 }
 
+/* A file takes the new size (grown sparse; shrunk only when asked); a
+ * block device's size is its own, read back. */
+static int aio_resize(struct bdev *b, uint64_t *size, bool shrink, char *err,
+		      size_t errlen)
+{
+	struct aio_dev *dev = b->priv;
+	uint64_t cur = __atomic_load_n(&b->size, __ATOMIC_ACQUIRE);
+
+	if (dev->is_blk) {
+		uint64_t devsize;
+
+		if (ioctl(dev->fd, BLKGETSIZE64, &devsize) < 0) {
+			snprintf(err, errlen, "aio: BLKGETSIZE64: %s",
+				 strerror(errno));
+			return -1;
+		}
+		devsize -= devsize % b->block_size;
+		if (*size && *size != devsize) {
+			snprintf(err, errlen, "aio: the block device has %llu "
+				 "bytes: resize the device itself",
+				 (unsigned long long)devsize);
+			return -1;
+		}
+		*size = devsize;
+		return 0;
+	}
+	if (!*size) {
+		snprintf(err, errlen, "aio: a file needs the new size");
+		return -1;
+	}
+	if (*size < cur && !shrink) {
+		snprintf(err, errlen, "aio: %llu bytes is smaller than the "
+			 "LUN's %llu: shrinking needs --shrink",
+			 (unsigned long long)*size, (unsigned long long)cur);
+		return -1;
+	}
+	if (ftruncate(dev->fd, (off_t)*size) < 0) {
+		snprintf(err, errlen, "aio: ftruncate: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Holes of a sparse file are deallocated blocks; a block device (or a
  * filesystem without SEEK_DATA) reports everything mapped. */
 static int aio_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
@@ -101,6 +144,7 @@ static const struct bdev_ops aio_ops = {
 	.flush = aio_flush,
 	.close = aio_close,
 	.lba_status = aio_lba_status,
+	.resize = aio_resize,
 };
 
 /* ---- open -------------------------------------------------------------- */

@@ -197,27 +197,78 @@ opened:
 
 /* The caller makes sure no I/O is in flight and, for backends that
  * register fds, that each queue's reactor is idle or is the caller. */
+static void queue_free(struct bdev *b, int i)
+{
+	struct bdev_queue *q = b->queues[i];
+	struct bdev_queue_impl *qi = container_of(q, struct bdev_queue_impl, q);
+
+	if (b->ops->queue_fini)
+		b->ops->queue_fini(q);
+	reactor_defer_cancel(&q->flush_defer);
+	bdev_cq_fini(&qi->rejected);
+	free(qi);
+	__atomic_store_n(&b->queues[i], NULL, __ATOMIC_RELEASE);
+}
+
 void bdev_close(struct bdev *b)
 {
 	if (!b)
 		return;
-	for (int i = 0; i < BDEV_MAX_QUEUES; i++) {
-		struct bdev_queue *q = b->queues[i];
-		struct bdev_queue_impl *qi;
-
-		if (!q)
-			continue;
-		qi = container_of(q, struct bdev_queue_impl, q);
-		if (b->ops->queue_fini)
-			b->ops->queue_fini(q);
-		reactor_defer_cancel(&q->flush_defer);
-		bdev_cq_fini(&qi->rejected);
-		free(qi);
-		b->queues[i] = NULL;
-	}
+	for (int i = 0; i < BDEV_MAX_QUEUES; i++)
+		if (b->queues[i])
+			queue_free(b, i);
 	if (b->ops->close)
 		b->ops->close(b);
 	bdev_free(b);
+}
+
+int bdev_queue_put(struct bdev *b, struct reactor *r)
+{
+	struct bdev_queue *q;
+	struct bdev_queue_impl *qi;
+	int rc = 0;
+
+	if (r->index < 0 || r->index >= BDEV_MAX_QUEUES)
+		return 0;
+	pthread_mutex_lock(&b->qlock);
+	q = b->queues[r->index];
+	if (q) {
+		qi = container_of(q, struct bdev_queue_impl, q);
+		if (q->inflight || !list_empty(&q->waiting) ||
+		    !list_empty(&qi->rejected.list))
+			rc = -EBUSY;
+		else
+			queue_free(b, r->index);
+	}
+	pthread_mutex_unlock(&b->qlock);
+	return rc;
+}
+
+int bdev_resize(struct bdev *b, uint64_t size, bool shrink, char *err,
+		size_t errlen)
+{
+	uint64_t want = size;
+
+	if (size % b->block_size) {
+		snprintf(err, errlen, "size %llu is not a multiple of the "
+			 "block size %u", (unsigned long long)size,
+			 b->block_size);
+		return -1;
+	}
+	if (!b->ops->resize) {
+		snprintf(err, errlen, "the %s backend cannot be resized",
+			 b->ops->name);
+		return -1;
+	}
+	if (b->ops->resize(b, &want, shrink, err, errlen) < 0)
+		return -1;
+	if (!want || want % b->block_size) {
+		snprintf(err, errlen, "%s: the medium reports %llu bytes",
+			 b->ops->name, (unsigned long long)want);
+		return -1;
+	}
+	bdev_resized(b, want);
+	return 0;
 }
 
 /* ---- queues ------------------------------------------------------------ */

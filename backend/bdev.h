@@ -72,6 +72,13 @@ struct bdev_ops {
 	 * SEEK_DATA/SEEK_HOLE), run synchronously. NULL: all mapped. */
 	int (*lba_status)(struct bdev *b, uint64_t offset, uint64_t *len,
 			  bool *mapped);
+	/* Optional: the medium becomes *size bytes (a file grows, or with
+	 * shrink shrinks), or, for a medium whose size is its own (a block
+	 * device, an image), *size is read back from it (a given size must
+	 * then match). Synchronous; 0, or -1 with a message in err. NULL:
+	 * the backend cannot be resized. */
+	int (*resize)(struct bdev *b, uint64_t *size, bool shrink, char *err,
+		      size_t errlen);
 };
 
 #define BDEV_MAX_QUEUES 64
@@ -137,6 +144,18 @@ void bdev_close(struct bdev *b);
 /* The queue of b for reactor r, created on first use (call it on r's
  * thread); NULL when r->index >= BDEV_MAX_QUEUES or setup failed. */
 struct bdev_queue *bdev_queue_get(struct bdev *b, struct reactor *r);
+/* On r's thread, while the reactors run (a LUN removed live): tears
+ * down b's queue for r once nothing is in flight on it. 0 (also when
+ * there is none), -EBUSY when I/O is still in flight: call it again
+ * later. bdev_close then has no queue of r left to tear down. */
+int bdev_queue_put(struct bdev *b, struct reactor *r);
+
+/* Changes the medium's size while it is in use (size 0: read it back
+ * from a medium whose size is its own): see bdev_ops.resize. On success
+ * the size is published and the resize hook runs (the LUN tells its
+ * initiators). 0, or -1 with a message in err; nothing changes then. */
+int bdev_resize(struct bdev *b, uint64_t size, bool shrink, char *err,
+		size_t errlen);
 
 /* Submits io on q; io->done runs later on q's reactor thread. */
 void bdev_submit(struct bdev_queue *q, struct bdev_io *io);

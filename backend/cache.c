@@ -373,6 +373,7 @@ static const struct bdev_ops cache_ops = {
 	.submit = cache_submit,
 	.close = cache_close,
 	.lba_status = wrap_lba_status,
+	.resize = wrap_resize,
 };
 
 static const struct cache_opts cache_defaults;

@@ -261,6 +261,7 @@ static const struct bdev_ops delay_ops = {
 	.submit = delay_submit,
 	.close = delay_close,
 	.lba_status = wrap_lba_status,
+	.resize = wrap_resize,
 };
 
 static const struct delay_opts delay_defaults = {

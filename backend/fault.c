@@ -180,6 +180,7 @@ static const struct bdev_ops fault_ops = {
 	.submit = fault_submit,
 	.close = fault_close,
 	.lba_status = wrap_lba_status,
+	.resize = wrap_resize,
 };
 
 /* "A-B;C;D-E" appended to the ranges (the key may come again). */

@@ -5,6 +5,7 @@
  * Options: size=N[KMGT] (default 1 GiB, or params->size).
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "backend/bdev.h"
@@ -37,11 +38,23 @@ static void null_submit(struct bdev_queue *q, struct bdev_io *io)
 	bdev_cq_push(q->priv, io, 0);
 }
 
+/* No medium: any size will do. */
+static int null_resize(struct bdev *b, uint64_t *size, bool shrink, char *err,
+		       size_t errlen)
+{
+	if (!*size) {
+		snprintf(err, errlen, "null: a size is needed");
+		return -1;
+	}
+	return 0;
+}
+
 static const struct bdev_ops null_ops = {
 	.name = "null",
 	.queue_init = null_queue_init,
 	.queue_fini = null_queue_fini,
 	.submit = null_submit,
+	.resize = null_resize,
 };
 
 struct null_opts {

@@ -541,12 +541,41 @@ static void rbd_close_dev(struct bdev *b)
 	b->priv = NULL;
 }
 
+/* The image's size is its own (`rbd resize`): read it back now, rather
+ * than wait for the update watch. */
+static int rbd_resize_dev(struct bdev *b, uint64_t *size, bool shrink,
+			  char *err, size_t errlen)
+{
+	struct rbd_dev *dev = b->priv;
+	uint64_t now;
+	int rc = rbd_get_size(dev->image, &now);
+
+	if (rc < 0) {
+		snprintf(err, errlen, "rbd: %s: size: %s", dev->name,
+			 strerror(-rc));
+		return -1;
+	}
+	now -= now % b->block_size;
+	if (*size && *size != now) {
+		snprintf(err, errlen, "rbd: %s has %llu bytes: resize the "
+			 "image itself (rbd resize)", dev->name,
+			 (unsigned long long)now);
+		return -1;
+	}
+	pthread_mutex_lock(&dev->rlock);
+	dev->rsize = now;	/* the watch need not report it again */
+	pthread_mutex_unlock(&dev->rlock);
+	*size = now;
+	return 0;
+}
+
 static const struct bdev_ops rbd_ops = {
 	.name = "rbd",
 	.queue_init = rbd_queue_init,
 	.queue_fini = rbd_queue_fini,
 	.submit = rbd_submit,
 	.close = rbd_close_dev,
+	.resize = rbd_resize_dev,
 };
 
 /* Connects and opens the image; fills dev, or writes err. */

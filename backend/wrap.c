@@ -116,6 +116,22 @@ int wrap_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 	return bdev_lba_status(base, offset, len, mapped);
 }
 
+int wrap_resize(struct bdev *b, uint64_t *size, bool shrink, char *err,
+		size_t errlen)
+{
+	struct bdev *base = *(struct bdev **)b->priv;
+
+	if (!base->ops->resize) {
+		snprintf(err, errlen, "the %s backend cannot be resized",
+			 base->ops->name);
+		return -1;
+	}
+	if (base->ops->resize(base, size, shrink, err, errlen) < 0)
+		return -1;
+	bdev_resized(base, *size);	/* no hook: the LUN hooks b */
+	return 0;
+}
+
 bool bdev_spec_uses_path(const char *spec)
 {
 	for (;;) {

@@ -52,6 +52,9 @@ struct bdev *wrap_open(const struct bdev_ops *ops,
 /* Forwards GET LBA STATUS to the base (b->priv must start with it). */
 int wrap_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 		    bool *mapped);
+/* Forwards a resize to the base (b->priv must start with it). */
+int wrap_resize(struct bdev *b, uint64_t *size, bool shrink, char *err,
+		size_t errlen);
 
 /* splitmix64: small, seedable, good enough for test distributions. */
 static inline uint64_t wrap_rand(uint64_t *s)

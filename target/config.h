@@ -128,6 +128,16 @@ int cfg_check_name(const char *name, char *err, size_t errlen);
 /* Builds the runtime daemon from a checked cfg: portals (not yet
  * listening), targets, backends and LUNs. NULL with a message in err. */
 struct tcqd *cfg_build(const struct cfg *c, char *err, size_t errlen);
+/* One target of a checked cfg (its LUNs published in its sdev, the
+ * target itself in no list yet), and one LUN of t (not yet published):
+ * NULL with a message in err. The destroyers close LUNs and backends. */
+struct target *cfg_build_target(const struct cfg_target *ct,
+				const struct tcq_settings *set, char *err,
+				size_t errlen);
+void cfg_destroy_target(struct target *t);
+struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
+			  char *err, size_t errlen);
+void cfg_destroy_lun(struct lun *l);
 /* Reservations kept with APTPL through a restart (scsi/pr_aptpl.c), for every
  * LUN not on a shared store. 0, or -1 with a message in err. */
 int cfg_load_reservations(struct tcqd *d, char *err, size_t errlen);

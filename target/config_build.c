@@ -12,8 +12,8 @@
 #include "target/portal.h"
 #include "target/session.h"
 
-static int build_lun(struct target *t, const struct cfg_lun *cl,
-		     char *err, size_t errlen)
+struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
+			  char *err, size_t errlen)
 {
 	struct bdev_params bp = {
 		.path = cl->path,
@@ -33,7 +33,7 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 	if (!b) {
 		snprintf(err, errlen, "[lun %s %u] %s: %s", t->dev.name, cl->id,
 			 cl->path ? cl->path : cl->backend, berr);
-		return -1;
+		return NULL;
 	}
 	l = lun_create(&t->dev, cl->id, b, t->dev.name);
 	if (l && cl->serial[0])	/* the same identity on every gateway */
@@ -42,7 +42,7 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 		bdev_close(b);
 		snprintf(err, errlen, "[lun %s %u]: cannot create the LUN",
 			 t->dev.name, cl->id);
-		return -1;
+		return NULL;
 	}
 	/* A backend without a volatile cache has no WCE to report. */
 	l->write_cache = l->write_cache_default =
@@ -58,7 +58,6 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 		b->thin = cl->thin;
 	l->read_only = cl->read_only || b->read_only;
 	alua_lun_apply(l, &t->dev.alua);
-	sdev_set_lun(&t->dev, cl->id, l);	/* cfg_destroy_tcqd frees it */
 	if (!cl->no_shared_state && bdev_rbd_cluster(b, &cluster, &bname) == 0) {
 		/* Gateways of one rbd image share reservations in RADOS
 		 * (scsi/pr_store.c). */
@@ -68,10 +67,82 @@ static int build_lun(struct target *t, const struct cfg_lun *cl,
 			lun_store_close(s);
 			snprintf(err, errlen, "[lun %s %u] %s", t->dev.name, cl->id,
 				 berr);
-			return -1;
+			cfg_destroy_lun(l);
+			return NULL;
 		}
 	}
-	return 0;
+	return l;
+}
+
+void cfg_destroy_lun(struct lun *l)
+{
+	struct bdev *b;
+
+	if (!l)
+		return;
+	/* The LUN borrows its backend: close it after the LUN. */
+	b = l->bdev;
+	lun_destroy(l);
+	if (b)
+		bdev_close(b);
+}
+
+struct target *cfg_build_target(const struct cfg_target *ct,
+				const struct tcq_settings *set, char *err,
+				size_t errlen)
+{
+	struct target *t = calloc(1, sizeof(*t));
+
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(t->dev.name, sizeof(t->dev.name), "%s", ct->name);
+	snprintf(t->alias, sizeof(t->alias), "%s", ct->alias);
+	t->dev.tpgt = ct->tpgt;
+	t->dev.max_xfer_len = set->max_xfer_len;
+	t->dev.ops = &sess_sdev_ops;
+	t->dev.state_dir = set->state_dir;
+	t->dev.alua = ct->alua;
+	/* Done by cfg_finish; again for a cfg built by hand. */
+	if (alua_finish(&t->dev.alua, err, errlen) < 0)
+		goto fail;
+	/* Each gateway is its own SCSI target port: unless tpgt is given,
+	 * its portal group tag is its relative port id. */
+	if (!ct->tpgt_set && ct->alua.rel_port_id)
+		t->dev.tpgt = ct->alua.rel_port_id;
+	t->chap = ct->chap;
+	t->max_sessions = ct->max_sessions;
+	t->max_sessions_per_initiator = ct->max_sessions_per_initiator;
+	if (acl_copy(&t->acl, &ct->acl) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (int j = 0; j < TCQ_MAX_LUNS; j++) {
+		struct lun *l;
+
+		if (!ct->luns[j])
+			continue;
+		l = cfg_build_lun(t, ct->luns[j], err, errlen);
+		if (!l)
+			goto fail;
+		sdev_set_lun(&t->dev, (unsigned)j, l);
+	}
+	return t;
+fail:
+	cfg_destroy_target(t);
+	return NULL;
+}
+
+void cfg_destroy_target(struct target *t)
+{
+	if (!t)
+		return;
+	for (int j = 0; j < sdev_nluns(&t->dev); j++)
+		cfg_destroy_lun(sdev_lun(&t->dev, (uint64_t)j));
+	acl_free(&t->acl);
+	OPENSSL_cleanse(&t->chap, sizeof(t->chap));
+	free(t);
 }
 
 struct tcqd *cfg_build(const struct cfg *c, char *err, size_t errlen)
@@ -93,38 +164,16 @@ struct tcqd *cfg_build(const struct cfg *c, char *err, size_t errlen)
 		d->portals[d->nportals++] = p;
 	}
 	for (int i = 0; i < c->ntargets; i++) {
-		const struct cfg_target *ct = c->targets[i];
-		struct target *t = calloc(1, sizeof(*t));
+		struct target *t = cfg_build_target(c->targets[i], &d->set,
+						    err, errlen);
 
 		if (!t)
-			goto oom;
-		d->targets[d->ntargets++] = t;
-		snprintf(t->dev.name, sizeof(t->dev.name), "%s", ct->name);
-		snprintf(t->alias, sizeof(t->alias), "%s", ct->alias);
-		t->dev.tpgt = ct->tpgt;
-		t->dev.max_xfer_len = c->set.max_xfer_len;
-		t->dev.ops = &sess_sdev_ops;
-		t->dev.state_dir = d->set.state_dir;
-		t->dev.alua = ct->alua;
-		/* Done by cfg_finish; again for a cfg built by hand. */
-		if (alua_finish(&t->dev.alua, err, errlen) < 0)
 			goto fail;
-		/* Each gateway is its own SCSI target port: unless tpgt is
-		 * given, its portal group tag is its relative port id. */
-		if (!ct->tpgt_set && ct->alua.rel_port_id)
-			t->dev.tpgt = ct->alua.rel_port_id;
+		d->targets[d->ntargets++] = t;
 		/* One target: its portals are its portal group. */
 		if (c->ntargets == 1)
 			for (int j = 0; j < d->nportals; j++)
 				d->portals[j]->tpgt = t->dev.tpgt;
-		t->chap = ct->chap;
-		t->max_sessions = ct->max_sessions;
-		t->max_sessions_per_initiator = ct->max_sessions_per_initiator;
-		if (acl_copy(&t->acl, &ct->acl) < 0)
-			goto oom;
-		for (int j = 0; j < TCQ_MAX_LUNS; j++)
-			if (ct->luns[j] && build_lun(t, ct->luns[j], err, errlen) < 0)
-				goto fail;
 	}
 	return d;
 oom:
@@ -155,25 +204,8 @@ void cfg_destroy_tcqd(struct tcqd *d)
 {
 	if (!d)
 		return;
-	for (int i = 0; i < d->ntargets; i++) {
-		struct target *t = d->targets[i];
-
-		for (int j = 0; j < t->dev.nluns; j++) {
-			struct lun *l = t->dev.luns[j];
-			struct bdev *b;
-
-			if (!l)
-				continue;
-			/* The LUN borrows its backend: close it after the LUN. */
-			b = l->bdev;
-			lun_destroy(l);
-			if (b)
-				bdev_close(b);
-		}
-		acl_free(&t->acl);
-		OPENSSL_cleanse(&t->chap, sizeof(t->chap));
-		free(t);
-	}
+	for (int i = 0; i < d->ntargets; i++)
+		cfg_destroy_target(d->targets[i]);
 	free(d->targets);
 	for (int i = 0; i < d->nportals; i++)
 		portal_free(d->portals[i]);

@@ -31,6 +31,14 @@ struct cfg_type {
 	bool repeatable;	/* each line adds one more (listen, tpg, ...) */
 };
 
+/* What a changed value takes on a running tcqd (reload, tcqctl). */
+enum cfg_live {
+	CFG_LIVE,	/* changes in place, sessions stay up */
+	CFG_RECREATE,	/* the LUN or target is made again (remove + add:
+			 * refused while it is busy) */
+	CFG_RESTART,	/* only a restart applies it; reload refuses it */
+};
+
 struct cfg_key {
 	const char *name;
 	enum cfg_section section;
@@ -38,6 +46,7 @@ struct cfg_key {
 	const struct cfg_type *type;
 	uint64_t min, max;	/* the range of a number or size, if any */
 	const char *help;	/* one line */
+	enum cfg_live live;
 };
 
 extern const struct cfg_key cfg_keys[];

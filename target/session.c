@@ -343,6 +343,74 @@ void sess_leave_tasksets(struct session *s)
 
 /* ---- teardown ---------------------------------------------------------- */
 
+/* ---- letting go of a LUN withdrawn live ---------------------------------- */
+
+/* The sessions of reactor r, living or dead but not yet freed (they can
+ * be freed only on r, the caller's thread, so they stay valid). */
+static unsigned sessions_of(struct reactor *r, struct session ***out)
+{
+	struct list_node *pos;
+	unsigned n = 0, cap = 0;
+	struct session **v = NULL;
+
+	pthread_mutex_lock(&reg_lock);
+	list_for_each(pos, &all_sessions) {
+		struct session *s = list_entry(pos, struct session, all_node);
+
+		if (s->r != r)
+			continue;
+		if (n == cap) {
+			unsigned ncap = cap ? cap * 2 : 16;
+			struct session **nv = realloc(v, ncap * sizeof(*nv));
+
+			if (!nv)
+				break;
+			v = nv;
+			cap = ncap;
+		}
+		v[n++] = s;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	*out = v;
+	return n;
+}
+
+unsigned sess_release_lun(struct reactor *r, struct lun *l, bool abort)
+{
+	struct session **v;
+	unsigned n = sessions_of(r, &v), busy = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct session *s = v[i];
+		struct taskset *ts = l->id < TCQ_MAX_LUNS ? s->ts[l->id] : NULL;
+
+		if (!ts || ts->lun != l)
+			continue;
+		if (abort)
+			tmf_abort_for_other(s, l);
+		if (taskset_count(ts)) {
+			busy++;
+			continue;
+		}
+		s->ts[l->id] = NULL;
+		lun_nexus_leave(ts);
+	}
+	free(v);
+	return busy;
+}
+
+unsigned sess_count_target(const struct target *t)
+{
+	struct list_node *pos;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&reg_lock);
+	list_for_each(pos, &all_sessions)
+		n += list_entry(pos, struct session, all_node)->target == t;
+	pthread_mutex_unlock(&reg_lock);
+	return n;
+}
+
 /* Freed at the end of the pass: the last command may finish inside a
  * task set callback that still uses the task set afterwards. */
 static void sess_free_deferred(struct reactor_defer *d)

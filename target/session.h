@@ -81,6 +81,15 @@ void sess_abort_lun_tasks(struct lun *l, const char *iport,
  * functions above (target->dev.ops). */
 extern const struct sdev_ops sess_sdev_ops;
 
+/* On reactor r's thread: every session of r lets go of l, a LUN
+ * withdrawn live. With abort, their tasks on l are aborted first, as a
+ * LUN reset aborts other nexuses' tasks (TAS as l says); a session whose
+ * task set on l is empty leaves l. Returns how many task sets still
+ * hold tasks: call again later. */
+unsigned sess_release_lun(struct reactor *r, struct lun *l, bool abort);
+/* Sessions (live, or dead with commands still finishing) of t. */
+unsigned sess_count_target(const struct target *t);
+
 /* Closes, from any thread, the connection of every session to t but
  * except (TARGET COLD RESET); each on its own reactor, soon after. */
 void sess_close_target(const struct target *t, const void *except,
