@@ -288,3 +288,112 @@ int cfg_finish(struct cfg *c, const char *fname)
 	cfg_sort_msgs(c);
 	return c->nerrors ? -1 : 0;
 }
+
+/* ---- live changes ----------------------------------------------------- */
+
+struct cfg_target *cfg_find_target(const struct cfg *c, const char *name)
+{
+	return find_target(c, name);
+}
+
+struct cfg_lun *cfg_find_lun(const struct cfg *c, const char *target,
+			     unsigned id)
+{
+	return find_lun(c, target, id);
+}
+
+static void free_lun(struct cfg_lun *l)
+{
+	free(l->path);
+	free(l->backend);
+	free(l);
+}
+
+int cfg_remove_lun(struct cfg *c, const char *target, unsigned id)
+{
+	for (int i = 0; i < c->nluns; i++) {
+		struct cfg_lun *l = c->luns[i];
+		struct cfg_target *t;
+
+		if (l->id != id || strcasecmp(l->target, target))
+			continue;
+		if ((t = find_target(c, target)) && id < TCQ_MAX_LUNS &&
+		    t->luns[id] == l)
+			t->luns[id] = NULL;
+		free_lun(l);
+		memmove(&c->luns[i], &c->luns[i + 1],
+			sizeof(*c->luns) * (size_t)(c->nluns - i - 1));
+		c->nluns--;
+		return 0;
+	}
+	return -1;
+}
+
+int cfg_remove_target(struct cfg *c, const char *name)
+{
+	for (int i = 0; i < c->ntargets; i++) {
+		struct cfg_target *t = c->targets[i];
+
+		if (strcasecmp(t->name, name))
+			continue;
+		for (unsigned j = 0; j < TCQ_MAX_LUNS; j++)
+			if (t->luns[j])
+				cfg_remove_lun(c, t->name, j);
+		acl_free(&t->acl);
+		OPENSSL_cleanse(&t->chap, sizeof(t->chap));
+		free(t);
+		memmove(&c->targets[i], &c->targets[i + 1],
+			sizeof(*c->targets) * (size_t)(c->ntargets - i - 1));
+		c->ntargets--;
+		return 0;
+	}
+	return -1;
+}
+
+int cfg_remove_listen(struct cfg *c, const char *addr)
+{
+	for (int i = 0; i < c->nlisten; i++) {
+		if (strcasecmp(c->listen[i], addr))
+			continue;
+		free(c->listen[i]);
+		memmove(&c->listen[i], &c->listen[i + 1],
+			sizeof(*c->listen) * (size_t)(c->nlisten - i - 1));
+		c->nlisten--;
+		return 0;
+	}
+	return -1;
+}
+
+int cfg_set_pairs(struct cfg *c, enum cfg_section sec, void *base,
+		  char *const *words, int n, char *err, size_t errlen)
+{
+	static const char *const names[] = { "[global]", "[target]",
+					     "[lun]" };
+
+	for (int i = 0; i < n; i++) {
+		const char *eq = strchr(words[i], '=');
+		char key[64], verr[300];
+		const struct cfg_key *k;
+		size_t kl = eq ? (size_t)(eq - words[i]) : 0;
+
+		if (!eq || kl == 0 || kl >= sizeof(key)) {
+			snprintf(err, errlen, "'%.64s': expected key=value",
+				 words[i]);
+			return -1;
+		}
+		memcpy(key, words[i], kl);
+		key[kl] = '\0';
+		k = cfg_key_find(sec, key);
+		if (!k) {
+			snprintf(err, errlen, "unknown key '%s' for a %s section",
+				 key, names[sec]);
+			return -1;
+		}
+		if (k->type->set(k, c, base, eq + 1, verr, sizeof(verr)) < 0) {
+			snprintf(err, errlen, "bad value for '%s': %s", k->name,
+				 verr);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "target/target.h"
+#include "target/config_keys.h"
 
 #define CFG_DEFAULT_LISTEN "0.0.0.0:3260"
 #define CFG_DEFAULT_BACKEND "aio"
@@ -99,6 +100,38 @@ struct cfg_target *cfg_add_target(struct cfg *c, const char *name,
 struct cfg_lun *cfg_add_lun(struct cfg *c, const char *target, unsigned id,
 			    char *err, size_t errlen);
 int cfg_add_listen(struct cfg *c, const char *addr, char *err, size_t errlen);
+
+/* Taking a cfg apart (live changes): 0, or -1 when there is no such
+ * target / LUN / listen line. Removing a target removes its LUNs. */
+int cfg_remove_target(struct cfg *c, const char *name);
+int cfg_remove_lun(struct cfg *c, const char *target, unsigned id);
+int cfg_remove_listen(struct cfg *c, const char *addr);
+struct cfg_target *cfg_find_target(const struct cfg *c, const char *name);
+struct cfg_lun *cfg_find_lun(const struct cfg *c, const char *target,
+			     unsigned id);
+/* "key=value" words into a section (base: &c->set, a cfg_target or a
+ * cfg_lun), through the key table: the same keys and values as the
+ * file. 0, or -1 with a message naming the key in err (base may be
+ * half changed: work on a copy). */
+int cfg_set_pairs(struct cfg *c, enum cfg_section sec, void *base,
+		  char *const *words, int n, char *err, size_t errlen);
+
+/* config_save.c. The configuration as tcqd.conf text, every key that
+ * differs from its default (header first if given); malloc'ed, NULL when
+ * out of memory. */
+char *cfg_format(const struct cfg *c, const char *header);
+/* Writes it to path atomically (a temporary file, fsync, rename), mode
+ * 0600. 0, or -1 with a message in err. */
+int cfg_save(const struct cfg *c, const char *path, char *err,
+	     size_t errlen);
+/* dst becomes a checked copy of src (written as text and read back). 0,
+ * or -1 with the first message in err. */
+int cfg_copy(struct cfg *dst, const struct cfg *src, char *err,
+	     size_t errlen);
+/* Whether key k has the same value(s) in section a of ca and b of cb. */
+struct cfg_key;
+bool cfg_key_equal(const struct cfg_key *k, const struct cfg *ca,
+		   const void *a, const struct cfg *cb, const void *b);
 
 /* Value parsers shared with the command line; 0 or -1 with err set. */
 int cfg_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);

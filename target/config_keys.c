@@ -9,6 +9,7 @@
 #include "tcq/log.h"
 #include "target/config.h"
 #include "target/config_keys.h"
+#include "target/config_priv.h"
 
 #define FIELD(base, k) ((char *)(base) + (k)->off)
 
@@ -272,30 +273,30 @@ static int add_port_group(const struct cfg_key *k, struct cfg *c,
 /* ---- the types --------------------------------------------------------- */
 
 static const struct cfg_type
-	T_U32 = { "NUMBER", set_u32, false },
-	T_U16 = { "NUMBER", set_u16, false },
-	T_INT = { "NUMBER", set_int, false },
-	T_TPGT = { "NUMBER", set_tpgt, false },
-	T_SIZE32 = { "SIZE", set_size32, false },
-	T_SIZE64 = { "SIZE", set_size64, false },
-	T_BLOCK_SIZE = { "512|4096", set_block_size, false },
-	T_BOOL = { "yes|no", set_bool, false },
-	T_TRISTATE = { "auto|yes|no", set_tristate, false },
-	T_DIGEST = { "allow|deny", set_digest, false },
-	T_BARRIER = { "drain|flush|ignore", set_barrier, false },
-	T_QAM = { "restricted|unrestricted", set_qam, false },
-	T_SHARED_STATE = { "auto|none", set_shared_state, false },
-	T_LOG_LEVEL = { "error|warn|info|debug", set_log_level, false },
-	T_STRING = { "TEXT", set_string, false },
-	T_NAME_TEXT = { "TEXT", set_name_text, false },
-	T_SERIAL = { "SERIAL", set_serial, false },
-	T_CHAP_USER = { "NAME", set_chap_user, false },
-	T_CHAP_SECRET = { "SECRET", set_chap_secret, false },
-	T_CHAP_ALGS = { "ALG[,ALG...]", set_chap_algs, false },
-	T_LISTEN = { "ADDR:PORT", add_listen, true },
-	T_ALLOW_NAME = { "NAME-PATTERN", add_allowed_name, true },
-	T_ALLOW_NET = { "ADDR[/BITS]", add_allowed_net, true },
-	T_PORT_GROUP = { "ID:STATE:PORT[,PORT...]", add_port_group, true };
+	T_U32 = { "NUMBER", set_u32, false, cfg_fmt_u32 },
+	T_U16 = { "NUMBER", set_u16, false, cfg_fmt_u16 },
+	T_INT = { "NUMBER", set_int, false, cfg_fmt_int },
+	T_TPGT = { "NUMBER", set_tpgt, false, cfg_fmt_u16 },
+	T_SIZE32 = { "SIZE", set_size32, false, cfg_fmt_size32 },
+	T_SIZE64 = { "SIZE", set_size64, false, cfg_fmt_size64 },
+	T_BLOCK_SIZE = { "512|4096", set_block_size, false, cfg_fmt_u32 },
+	T_BOOL = { "yes|no", set_bool, false, cfg_fmt_bool },
+	T_TRISTATE = { "auto|yes|no", set_tristate, false, cfg_fmt_tristate },
+	T_DIGEST = { "allow|deny", set_digest, false, cfg_fmt_digest },
+	T_BARRIER = { "drain|flush|ignore", set_barrier, false, cfg_fmt_barrier },
+	T_QAM = { "restricted|unrestricted", set_qam, false, cfg_fmt_qam },
+	T_SHARED_STATE = { "auto|none", set_shared_state, false, cfg_fmt_shared_state },
+	T_LOG_LEVEL = { "error|warn|info|debug", set_log_level, false, cfg_fmt_log_level },
+	T_STRING = { "TEXT", set_string, false, cfg_fmt_string },
+	T_NAME_TEXT = { "TEXT", set_name_text, false, cfg_fmt_text },
+	T_SERIAL = { "SERIAL", set_serial, false, cfg_fmt_text },
+	T_CHAP_USER = { "NAME", set_chap_user, false, cfg_fmt_text },
+	T_CHAP_SECRET = { "SECRET", set_chap_secret, false, cfg_fmt_text },
+	T_CHAP_ALGS = { "ALG[,ALG...]", set_chap_algs, false, cfg_fmt_chap_algs },
+	T_LISTEN = { "ADDR:PORT", add_listen, true, cfg_fmt_listen },
+	T_ALLOW_NAME = { "NAME-PATTERN", add_allowed_name, true, cfg_fmt_allow_name },
+	T_ALLOW_NET = { "ADDR[/BITS]", add_allowed_net, true, cfg_fmt_allow_net },
+	T_PORT_GROUP = { "ID:STATE:PORT[,PORT...]", add_port_group, true, cfg_fmt_port_group };
 
 /* ---- the table --------------------------------------------------------- */
 

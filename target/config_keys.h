@@ -25,10 +25,18 @@ enum cfg_section {
 typedef int cfg_setter(const struct cfg_key *k, struct cfg *c, void *base,
 		       const char *v, char *err, size_t errlen);
 
+/* Gives the value(s) of k in base (or c) as the text the setter reads:
+ * emit once per value (a repeatable key: once per line), not at all when
+ * unset. */
+typedef void cfg_emit(void *ctx, const char *value);
+typedef void cfg_formatter(const struct cfg_key *k, const struct cfg *c,
+			   const void *base, cfg_emit *emit, void *ctx);
+
 struct cfg_type {
 	const char *syntax;	/* how a value is written: "NUMBER", "yes|no" */
 	cfg_setter *set;
 	bool repeatable;	/* each line adds one more (listen, tpg, ...) */
+	cfg_formatter *fmt;	/* config_format.c */
 };
 
 /* What a changed value takes on a running tcqd (reload, tcqctl). */

@@ -14,4 +14,26 @@ void cfg_msg(struct cfg *c, const char *fname, int line, bool error,
 	     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Sorts the messages by line, keeping the order of one line's. */
 void cfg_sort_msgs(struct cfg *c);
+
+/* config_format.c: the formatter of each value type (config_keys.h). */
+#include "target/config_keys.h"
+cfg_formatter cfg_fmt_u32;
+cfg_formatter cfg_fmt_u16;
+cfg_formatter cfg_fmt_int;
+cfg_formatter cfg_fmt_size32;
+cfg_formatter cfg_fmt_size64;
+cfg_formatter cfg_fmt_bool;
+cfg_formatter cfg_fmt_tristate;
+cfg_formatter cfg_fmt_digest;
+cfg_formatter cfg_fmt_barrier;
+cfg_formatter cfg_fmt_qam;
+cfg_formatter cfg_fmt_shared_state;
+cfg_formatter cfg_fmt_log_level;
+cfg_formatter cfg_fmt_string;
+cfg_formatter cfg_fmt_text;
+cfg_formatter cfg_fmt_chap_algs;
+cfg_formatter cfg_fmt_listen;
+cfg_formatter cfg_fmt_allow_name;
+cfg_formatter cfg_fmt_allow_net;
+cfg_formatter cfg_fmt_port_group;
 #endif
