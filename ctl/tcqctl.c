@@ -25,23 +25,50 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: tcqctl [-s SOCKET] [--json] COMMAND [ARGS]\n"
 "\n"
-"commands:\n"
+"watching:\n"
 "  stats [LUN]              per-LUN statistics: commands by task attribute,\n"
 "                           in-flight I/O (now, peak, occupancy at submit),\n"
 "                           latency percentiles, ORDERED drain time, flushes\n"
-"  luns                     LUNs and their live settings\n"
+"  luns [LUN]               LUNs and their live settings\n"
+"  targets                  targets, their LUNs and sessions\n"
 "  sessions                 sessions and their negotiated parameters\n"
-"  set LUN KEY=VALUE...     change settings live, sessions stay up:\n"
-"                           queue_depth=1..1024 barrier=drain|flush|ignore\n"
-"                           write_cache=on|off\n"
+"  config                   the running configuration, as tcqd.conf text\n"
 "  reset [LUN]              zero the statistics\n"
-"  crash LUN                drop every unsaved write of a 'cache' backend\n"
-"                           LUN, as a power cut would\n"
 "\n"
-"LUN is TARGET/N, or just N when tcqd serves one target.\n"
+"live changes (sessions stay up; each is whole or not at all; the keys\n"
+"are those of tcqd.conf, see tcqd.conf(5)):\n"
+"  target add IQN [KEY=VALUE...]      a new target ([target] keys)\n"
+"  target remove IQN [--force]        refused while it has sessions;\n"
+"                                     --force asks them to log out\n"
+"  lun add TARGET/N KEY=VALUE...      a new LUN: path=FILE or backend=SPEC,\n"
+"                                     size=SIZE, create=yes, any [lun] key\n"
+"  lun remove TARGET/N [--force]      refused with tasks in flight; --force\n"
+"                                     aborts them as a LUN reset would\n"
+"  lun resize TARGET/N SIZE [--shrink] a file grows (or shrinks); a block\n"
+"                                     device or rbd image is re-read\n"
+"  set LUN KEY=VALUE...               change [lun] keys: queue_depth,\n"
+"                                     barrier, write_cache change in place;\n"
+"                                     others re-create the LUN\n"
+"  portal add|remove ADDR:PORT        listen on one more address, or stop\n"
+"  acl add|remove TARGET NAME|NET     who may log in (an initiator name\n"
+"                                     pattern, or ADDR[/BITS])\n"
+"  chap set TARGET user=U secret=S [mutual_user=U mutual_secret=S]\n"
+"  chap clear TARGET                  CHAP of a target (TARGET 'discovery':\n"
+"                                     of discovery sessions)\n"
+"  save [FILE]                        write the running configuration\n"
+"                                     (default: tcqd's file), atomically, 0600\n"
+"  reload                             read tcqd's file again and apply the\n"
+"                                     difference (as SIGHUP does)\n"
+"  crash LUN                          drop every unsaved write of a 'cache'\n"
+"                                     backend LUN, as a power cut would\n"
+"\n"
+"LUN is TARGET/N, or just N when tcqd serves one target. Adding or\n"
+"removing a LUN gives the target's initiators REPORTED LUNS DATA HAS\n"
+"CHANGED; a resize gives CAPACITY DATA HAS CHANGED.\n"
 "\n"
 "options:\n"
-"  -s, --socket PATH        tcqd's control socket (default $TCQ_CTL, else\n"
+"  -s, --socket PATH, --ctl PATH\n"
+"                           tcqd's control socket (default $TCQ_CTL, else\n"
 "                           " DEFAULT_SOCKET "; tcqd --ctl or ctl in [global])\n"
 "  -j, --json               print tcqd's JSON answer\n"
 "  -h, --help               show this help\n");
@@ -278,6 +305,44 @@ static void print_sessions(json_object *r)
 	}
 }
 
+/* What a live change did, one part per line. */
+static void print_changed(json_object *r)
+{
+	const char *m = gets_(r, "changed");
+
+	while (*m) {
+		const char *e = strstr(m, "; ");
+		int n = e ? (int)(e - m) : (int)strlen(m);
+
+		printf("%.*s\n", n, m);
+		m += n;
+		if (e)
+			m += 2;
+	}
+}
+
+static void print_targets(json_object *r)
+{
+	json_object *ts = get(r, "targets");
+	size_t n = json_object_array_length(ts);
+
+	if (n == 0)
+		printf("no targets\n");
+	for (size_t i = 0; i < n; i++) {
+		json_object *t = json_object_array_get_idx(ts, i);
+		json_object *luns = get(t, "luns");
+		size_t nl = json_object_array_length(luns);
+
+		printf("%s  tpgt %" PRId64 "  sessions %" PRId64 "  chap %s  luns",
+		       gets_(t, "name"), geti(t, "tpgt"), geti(t, "sessions"),
+		       json_object_get_boolean(get(t, "chap")) ? "on" : "off");
+		for (size_t j = 0; j < nl; j++)
+			printf("%s%d", j ? "," : " ",
+			       json_object_get_int(json_object_array_get_idx(luns, j)));
+		printf("%s\n", nl ? "" : " none");
+	}
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -296,12 +361,20 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "-s") || !strcmp(a, "--socket")) {
+		if (!strcmp(a, "-s") || !strcmp(a, "--socket") ||
+		    !strcmp(a, "--ctl")) {	/* tcqd's own name for it */
 			if (++i == argc)
 				die_usage("%s needs a path", a);
 			sock = argv[i];
 		} else if (!strncmp(a, "--socket=", 9)) {
 			sock = a + 9;
+		} else if (!strncmp(a, "--ctl=", 6)) {
+			sock = a + 6;
+		} else if (!strcmp(a, "--force") || !strcmp(a, "--shrink")) {
+			/* options of a change: tcqd reads them */
+			if (npos == (int)(sizeof(pos) / sizeof(pos[0])))
+				die_usage("too many arguments%s", "");
+			pos[npos++] = a;
 		} else if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
 			json = true;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -368,6 +441,15 @@ int main(int argc, char **argv)
 		print_sessions(r);
 	} else if (!strcmp(pos[0], "set")) {
 		print_lun_head(get(r, "lun"));
+		print_changed(r);
+	} else if (get(r, "changed")) {
+		print_changed(r);
+	} else if (!strcmp(pos[0], "config")) {
+		fputs(gets_(r, "text"), stdout);
+	} else if (!strcmp(pos[0], "targets")) {
+		print_targets(r);
+	} else if (!strcmp(pos[0], "save")) {
+		printf("saved to %s\n", gets_(r, "file"));
 	} else if (!strcmp(pos[0], "crash")) {
 		printf("crashed: %" PRId64 " unsaved block%s dropped\n",
 		       geti(r, "dropped_blocks"),

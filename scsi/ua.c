@@ -175,3 +175,18 @@ void ua_establish_all(struct lun *l, uint16_t asc)
 	ua_establish_match_locked(l, reset ? drop_all : NULL, NULL, asc);
 	pthread_mutex_unlock(&l->lock);
 }
+
+unsigned ua_sets_tasks(struct lun *l)
+{
+	struct ua_lun *u = l->ua;
+	struct list_node *pos;
+	unsigned n = 0;
+
+	if (!u)
+		return 0;
+	pthread_mutex_lock(&l->lock);
+	list_for_each(pos, &u->sets)
+		n += taskset_count(list_entry(pos, struct taskset, ua_node));
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}

@@ -62,4 +62,7 @@ void ua_establish_others(struct lun *l, const void *nexus, uint16_t asc);
 typedef bool (*ua_match_fn)(const struct taskset *ts, void *arg);
 void ua_establish_match_locked(struct lun *l, ua_match_fn match, void *arg,
 			       uint16_t asc);
+/* Tasks in the task sets of every nexus of l now (a snapshot taken
+ * from any thread: the sets' reactors keep changing it). */
+unsigned ua_sets_tasks(struct lun *l);
 #endif

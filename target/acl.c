@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "target/acl.h"
 
 #define ACL_NAME_MAX 224
@@ -232,4 +233,38 @@ bool acl_allows(const struct acl *a, const char *iname,
 	for (int i = 0; i < a->nnets && !net_ok && peer; i++)
 		net_ok = acl_net_match(&a->nets[i], peer);
 	return name_ok && net_ok;
+}
+
+int acl_remove_name(struct acl *a, const char *pattern)
+{
+	for (int i = 0; i < a->nnames; i++) {
+		if (strcasecmp(a->names[i], pattern))
+			continue;
+		free(a->names[i]);
+		memmove(&a->names[i], &a->names[i + 1],
+			sizeof(*a->names) * (size_t)(a->nnames - i - 1));
+		a->nnames--;
+		return 0;
+	}
+	return -1;
+}
+
+int acl_remove_net(struct acl *a, const char *cidr)
+{
+	struct acl_net n;
+	char err[160];
+
+	if (acl_parse_net(cidr, &n, err, sizeof(err)) < 0)
+		return -1;
+	for (int i = 0; i < a->nnets; i++) {
+		if (a->nets[i].family != n.family ||
+		    a->nets[i].prefix != n.prefix ||
+		    memcmp(a->nets[i].addr, n.addr, sizeof(n.addr)))
+			continue;
+		memmove(&a->nets[i], &a->nets[i + 1],
+			sizeof(*a->nets) * (size_t)(a->nnets - i - 1));
+		a->nnets--;
+		return 0;
+	}
+	return -1;
 }

@@ -35,6 +35,10 @@ int acl_add_name(struct acl *a, const char *pattern, char *err,
 		 size_t errlen);
 int acl_add_net(struct acl *a, const char *cidr, char *err, size_t errlen);
 
+/* Removes an entry added with the same text; -1 when there is none. */
+int acl_remove_name(struct acl *a, const char *pattern);
+int acl_remove_net(struct acl *a, const char *cidr);
+
 /* "10.0.0.0/8", "fd00::/8", or a single address (full-length prefix). */
 int acl_parse_net(const char *cidr, struct acl_net *out, char *err,
 		  size_t errlen);

@@ -150,6 +150,7 @@ struct cfg_lun *cfg_add_lun(struct cfg *c, const char *target, unsigned id,
 			    char *err, size_t errlen)
 {
 	struct cfg_lun *l, *old, **v;
+	struct cfg_target *t;
 
 	if (cfg_check_name(target, err, errlen) < 0)
 		return NULL;
@@ -184,6 +185,9 @@ struct cfg_lun *cfg_add_lun(struct cfg *c, const char *target, unsigned id,
 	l->thin = -1;
 	l->queue_depth = CFG_DEFAULT_QUEUE_DEPTH;
 	c->luns[c->nluns++] = l;
+	/* Linked now if its target is known; else by cfg_finish. */
+	if ((t = find_target(c, target)))
+		t->luns[id] = l;
 	return l;
 }
 

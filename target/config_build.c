@@ -210,5 +210,9 @@ void cfg_destroy_tcqd(struct tcqd *d)
 	for (int i = 0; i < d->nportals; i++)
 		portal_free(d->portals[i]);
 	free(d->portals);
+	if (d->cfg) {
+		cfg_free(d->cfg);
+		free(d->cfg);
+	}
 	free(d);
 }

@@ -174,14 +174,21 @@ char *cfg_format(const struct cfg *c, const char *header)
 		 * makes from its own ids; the ids default to 1. */
 		groups.tpg_id = t->alua.tpg_id;
 		groups.rel_port_id = t->alua.rel_port_id;
+		groups.ngroups = 0;
 		alua_finish(&groups, err, sizeof(err));
 		memset(&dt->alua, 0, sizeof(dt->alua));
 		alua_finish(&dt->alua, err, sizeof(err));
 		dt->alua.ngroups = groups.ngroups;
 		memcpy(dt->alua.groups, groups.groups, sizeof(groups.groups));
 		dt->tpgt = t->tpgt_set ? 0 : t->tpgt;
+		/* A target added by hand (tcqctl) is not finished yet:
+		 * write it as cfg_finish will make it. */
+		struct cfg_target tf = *t;
+
+		if (!tf.alua.tpg_id || !tf.alua.ngroups)
+			alua_finish(&tf.alua, err, sizeof(err));
 		put(&o, "\n[target %s]\n", t->name);
-		put_section(&o, CFG_TARGET, c, t, &dflt, dt);
+		put_section(&o, CFG_TARGET, c, &tf, &dflt, dt);
 		dt->alua = da;
 		for (int j = 0; j < TCQ_MAX_LUNS; j++) {
 			if (!t->luns[j])
@@ -285,6 +292,48 @@ io_error:
 	return -1;
 }
 
+/* The first error of a cfg read from text, its "configuration:LINE: "
+ * replaced by the section the line is in: the text was made by
+ * cfg_format, so its line numbers mean nothing to whoever asked. */
+static void first_error(const struct cfg *c, const char *text, char *err,
+			size_t errlen)
+{
+	for (int i = 0; i < c->nmsgs; i++) {
+		const char *m = c->msgs[i], *rest;
+		char section[TCQ_NAME_MAX + 16] = "";
+		int line = 0, n = 0;
+
+		if (sscanf(m, "configuration:%d: %n", &line, &n) < 1 || !n) {
+			if (strncmp(m, "configuration: ", 15) == 0)
+				m += 15;
+			if (strncmp(m, "warning: ", 9) == 0)
+				continue;
+			snprintf(err, errlen, "%s", m);
+			return;
+		}
+		rest = m + n;
+		if (strncmp(rest, "warning: ", 9) == 0)
+			continue;
+		/* The last section header at or above that line. */
+		for (const char *p = text; *p && line > 0; line--) {
+			const char *eol = strchr(p, '\n');
+			size_t len = eol ? (size_t)(eol - p) : strlen(p);
+
+			if (*p == '[' && len < sizeof(section)) {
+				memcpy(section, p, len);
+				section[len] = '\0';
+			}
+			if (!eol)
+				break;
+			p = eol + 1;
+		}
+		snprintf(err, errlen, "%s%s%s", section, section[0] ? ": " : "",
+			 rest);
+		return;
+	}
+	snprintf(err, errlen, "the configuration does not check out");
+}
+
 int cfg_copy(struct cfg *dst, const struct cfg *src, char *err,
 	     size_t errlen)
 {
@@ -297,10 +346,10 @@ int cfg_copy(struct cfg *dst, const struct cfg *src, char *err,
 		return -1;
 	}
 	rc = cfg_load_string(dst, "configuration", text);
+	if (rc < 0)
+		first_error(dst, text, err, errlen);
 	free(text);
 	if (rc < 0) {
-		snprintf(err, errlen, "%s",
-			 dst->nmsgs ? dst->msgs[0] : "cannot copy");
 		cfg_free(dst);
 		return -1;
 	}

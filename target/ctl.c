@@ -77,9 +77,31 @@ const struct ctl_command ctl_commands[] = {
 	  "the LUNs and their live settings" },
 	{ "sessions", ctl_cmd_sessions, 0, 0, "",
 	  "the sessions: initiator, target, peer, negotiated parameters" },
-	{ "set", ctl_cmd_set, 2, -1,
-	  "LUN key=value... (keys: queue_depth, barrier, write_cache)",
-	  "changes a LUN's settings while it runs" },
+	{ "set", ctl_cmd_set, 2, -1, "LUN key=value...",
+	  "changes a LUN's [lun] keys while it runs" },
+	{ "targets", ctl_cmd_targets, 0, 0, "",
+	  "the targets, their LUNs and sessions" },
+	{ "target", ctl_cmd_target, 2, -1,
+	  "add IQN [key=value...] | remove IQN [--force]",
+	  "adds or removes a target live" },
+	{ "lun", ctl_cmd_lun, 2, -1,
+	  "add TARGET/N key=value... | remove TARGET/N [--force] | "
+	  "resize TARGET/N SIZE [--shrink]",
+	  "adds, removes or resizes a LUN live" },
+	{ "portal", ctl_cmd_portal, 2, 2, "add|remove ADDR:PORT",
+	  "listens on one more address, or stops" },
+	{ "acl", ctl_cmd_acl, 3, 3, "add|remove TARGET NAME|ADDR[/BITS]",
+	  "changes who may log in to a target" },
+	{ "chap", ctl_cmd_chap, 2, 6,
+	  "set TARGET user=U secret=S [mutual_user=U mutual_secret=S] | "
+	  "clear TARGET",
+	  "changes a target's CHAP (TARGET discovery: discovery's)" },
+	{ "save", ctl_cmd_save, 0, 1, "[FILE]",
+	  "writes the running configuration (default: tcqd's file)" },
+	{ "reload", ctl_cmd_reload, 0, 0, "",
+	  "reads tcqd's file again and applies the difference live" },
+	{ "config", ctl_cmd_config, 0, 0, "",
+	  "the running configuration, as tcqd.conf text" },
 	{ "reset", ctl_cmd_reset, 0, 1, "[LUN]",
 	  "clears the statistics" },
 	{ "crash", ctl_cmd_crash, 1, 1, "LUN",
@@ -230,6 +252,30 @@ json_object *ctl_on_every_reactor(struct ctl_conn *cc, void (*fn)(void *),
 	}
 	ctl_op_run(op);	/* ours, last: may reply at once */
 	return NULL;
+}
+
+/* ---- answers that come later ------------------------------------------- */
+
+struct ctl_op *ctl_defer(struct ctl_conn *cc)
+{
+	struct ctl_op *op = calloc(1, sizeof(*op));
+
+	if (!op)
+		return NULL;
+	op->cc = cc;
+	cc->op = op;
+	return op;
+}
+
+void ctl_deferred_reply(struct ctl_op *op, json_object *reply)
+{
+	if (op->cc) {
+		op->cc->op = NULL;
+		ctl_conn_reply(op->cc, reply);
+	} else {
+		json_object_put(reply);	/* the client went away */
+	}
+	free(op);
 }
 
 /* ---- connections -------------------------------------------------------- */

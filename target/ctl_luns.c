@@ -1,7 +1,7 @@
 /*
  * tcqctl's view of the LUNs (ctl_priv.h): finding one by name, describing
- * it, and the commands that act on one: luns, set (live settings) and
- * crash (a simulated power loss of a cache backend).
+ * it, and the commands that act on one: luns and crash (a simulated
+ * power loss of a cache backend); set is a live change (ctl_live.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -148,128 +148,6 @@ static void luns_add(struct lun *l, void *array)
 json_object *ctl_cmd_luns(struct ctl_conn *cc, char **argv, int argc)
 {
 	return ctl_reply_luns(argv, argc, luns_add);
-}
-
-/* ---- set ---------------------------------------------------------------- */
-
-struct lun_change {
-	bool qd, barrier, wc;
-	uint32_t queue_depth;
-	enum lun_barrier b;
-	bool write_cache;
-};
-
-static int parse_onoff(const char *v, bool *out)
-{
-	if (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "1") ||
-	    !strcmp(v, "true")) {
-		*out = true;
-		return 0;
-	}
-	if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "0") ||
-	    !strcmp(v, "false")) {
-		*out = false;
-		return 0;
-	}
-	return -1;
-}
-
-/* One "key=value" of set into ch; NULL, or the error reply. */
-static json_object *set_parse(char *kv, struct lun_change *ch)
-{
-	char *eq = strchr(kv, '=');
-	const char *k = kv, *v;
-	char err[160];
-	uint64_t d;
-
-	if (!eq || eq == kv)
-		return ctl_reply_err("'%.64s': expected key=value", kv);
-	*eq = '\0';
-	v = eq + 1;
-	if (!strcmp(k, "queue_depth")) {
-		if (cfg_parse_uint(v, 1, CFG_MAX_QUEUE_DEPTH, &d, err,
-				   sizeof(err)) < 0)
-			return ctl_reply_err("queue_depth '%.32s': expected "
-					     "1..%d", v, CFG_MAX_QUEUE_DEPTH);
-		ch->qd = true;
-		ch->queue_depth = (uint32_t)d;
-	} else if (!strcmp(k, "barrier")) {
-		if (!strcmp(v, "drain"))
-			ch->b = BARRIER_DRAIN;
-		else if (!strcmp(v, "flush"))
-			ch->b = BARRIER_FLUSH;
-		else if (!strcmp(v, "ignore"))
-			ch->b = BARRIER_IGNORE;
-		else
-			return ctl_reply_err("barrier '%.32s': expected "
-					     "drain, flush or ignore", v);
-		ch->barrier = true;
-	} else if (!strcmp(k, "write_cache")) {
-		if (parse_onoff(v, &ch->write_cache) < 0)
-			return ctl_reply_err("write_cache '%.32s': expected "
-					     "on or off", v);
-		ch->wc = true;
-	} else {
-		return ctl_reply_err("unknown setting '%.64s' (queue_depth, "
-				     "barrier, write_cache)", k);
-	}
-	return NULL;
-}
-
-/* Each value is one atomic store the data path reads relaxed: sessions
- * keep running and see the new value on their next task (queue_depth: on
- * their next submit or completion). */
-static void set_apply(struct lun *l, const struct lun_change *ch)
-{
-	if (ch->qd)
-		atomic_store_explicit(&l->bdev->queue_depth, ch->queue_depth,
-				      memory_order_relaxed);
-	if (ch->barrier)
-		lun_set_barrier(l, ch->b);
-	if (ch->wc) {
-		bool changed;
-
-		pthread_mutex_lock(&l->lock);	/* vs MODE SELECT */
-		changed = lun_get_write_cache(l) != ch->write_cache;
-		lun_set_write_cache(l, ch->write_cache);
-		pthread_mutex_unlock(&l->lock);
-		/* WCE is a mode parameter: every I_T nexus is told (SPC-4
-		 * 5.14: MODE PARAMETERS CHANGED). */
-		if (changed)
-			ua_establish_all(l, ASC_MODE_PARAMETERS_CHANGED);
-	}
-}
-
-/* Checks every key=value before applying any, so a bad request changes
- * nothing. */
-json_object *ctl_cmd_set(struct ctl_conn *cc, char **argv, int argc)
-{
-	struct lun_change ch = { 0 };
-	char err[300];
-	struct lun *l;
-	json_object *r;
-
-	l = ctl_find_lun(argv[0], err, sizeof(err));
-	if (!l)
-		return ctl_reply_err("%s", err);
-	for (int i = 1; i < argc; i++) {
-		if ((r = set_parse(argv[i], &ch)))
-			return r;
-	}
-	if (ch.qd && !l->bdev)
-		return ctl_reply_err("LUN has no backend");
-	/* A write-through backend (rbd cache=none) has no cache to turn on:
-	 * WCE would claim writes may be lost that never can be. */
-	if (ch.wc && ch.write_cache && l->bdev && l->bdev->write_through)
-		return ctl_reply_err("write_cache on: the backend has no "
-				     "volatile write cache (%.64s)",
-				     l->bdev->spec);
-	set_apply(l, &ch);
-	log_info("tcqctl: %s/%llu: settings changed",
-		 l->dev ? l->dev->name : "?", (unsigned long long)l->id);
-	r = ctl_reply_ok();
-	json_object_object_add(r, "lun", ctl_lun_json(l));
-	return r;
 }
 
 /* ---- crash -------------------------------------------------------------- */

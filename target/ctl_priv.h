@@ -45,6 +45,13 @@ void ctl_add_us(json_object *o, const char *k, uint64_t ns);
 json_object *ctl_on_every_reactor(struct ctl_conn *cc, void (*fn)(void *),
 				  void *arg);
 
+/* An answer that comes later, once a live change completes: NULL when
+ * out of memory. ctl_deferred_reply sends it (or drops it if the client
+ * left) and frees op; on reactor 0. */
+struct ctl_op;
+struct ctl_op *ctl_defer(struct ctl_conn *cc);
+void ctl_deferred_reply(struct ctl_op *op, json_object *reply);
+
 /* ---- LUNs (ctl_luns.c) ---- */
 /* Calls fn for every LUN of every target, or just for only. */
 void ctl_for_each_lun(struct lun *only, void (*fn)(struct lun *l, void *a),
@@ -63,4 +70,14 @@ json_object *ctl_cmd_crash(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_stats(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_reset(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_sessions(struct ctl_conn *cc, char **argv, int argc);
+/* ctl_live.c: live changes, save, reload, the running configuration */
+json_object *ctl_cmd_target(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_targets(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_lun(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_portal(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_acl(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_chap(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_save(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_reload(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_config(struct ctl_conn *cc, char **argv, int argc);
 #endif

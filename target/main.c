@@ -19,6 +19,7 @@
 #include "target/config.h"
 #include "target/conn.h"
 #include "target/ctl.h"
+#include "target/live.h"
 #include "target/portal.h"
 #include "tcq/reactor.h"
 #include "target/target.h"
@@ -53,11 +54,39 @@ static void grace_expired(struct reactor_timer *t)
 	_exit(1);
 }
 
+static void reload_done(void *arg, int rc, const char *msg)
+{
+	log_info("reload: %s", *msg ? msg : "nothing changed");
+}
+
+/* SIGHUP: the file again, applied live (target/live_reload.c). */
+static void reload_on_signal(void)
+{
+	char err[4096];
+
+	if (shutting_down)
+		return;
+	log_info("SIGHUP: reloading %s", tcqd->cfg_path[0] ? tcqd->cfg_path :
+		 "(no file)");
+	if (live_reload(reload_done, NULL, err, sizeof(err)) < 0)
+		log_err("reload refused: %s", err);
+}
+
+/* The command line's overrides, put back on each file a reload reads. */
+static void reapply_overrides(struct cfg *c, const void *arg)
+{
+	cmdline_override(c, arg);
+}
+
 static void on_signal(struct reactor *r, uint32_t events, void *arg)
 {
 	struct signalfd_siginfo si;
 
 	while (read(sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			reload_on_signal();
+			continue;
+		}
 		if (shutting_down) {
 			log_warn("second signal %u: exiting at once", si.ssi_signo);
 			_exit(1);
@@ -157,11 +186,21 @@ int main(int argc, char **argv)
 		log_set_level((enum log_level)c.log_level);
 
 	tcqd = cfg_build(&c, err, sizeof(err));
-	cfg_free(&c);
 	if (!tcqd) {
+		cfg_free(&c);
 		log_err("%s", err);
 		return 1;
 	}
+	/* The running configuration, which live changes follow and tcqctl
+	 * save writes. */
+	if (!(tcqd->cfg = malloc(sizeof(*tcqd->cfg)))) {
+		log_err("out of memory");
+		return 1;
+	}
+	*tcqd->cfg = c;
+	if (!o.export_path)
+		snprintf(tcqd->cfg_path, sizeof(tcqd->cfg_path), "%s", cfgname);
+	live_set_overrides(reapply_overrides, &o);
 	/* Reservations kept with APTPL through a restart (scsi/pr_aptpl.c). */
 	if (cfg_load_reservations(tcqd, err, sizeof(err)) < 0) {
 		log_err("%s", err);
@@ -176,6 +215,7 @@ int main(int argc, char **argv)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);	/* reload, not the default exit */
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 
 	reactors = calloc((size_t)nreactors, sizeof(*reactors));
@@ -191,6 +231,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	live_init(reactors, nreactors);
 	for (int i = 0; i < tcqd->nportals; i++) {
 		if (portal_listen(tcqd->portals[i], err, sizeof(err)) < 0) {
 			log_err("%s", err);
@@ -240,6 +281,7 @@ int main(int argc, char **argv)
 	/* Backends keep per-reactor queues: close them while reactors live. */
 	cfg_destroy_tcqd(tcqd);
 	tcqd = NULL;
+	live_fini();
 	for (int i = 0; i < nreactors; i++) {
 		reactor_fini(reactors[i]);
 		free(reactors[i]);

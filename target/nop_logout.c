@@ -85,3 +85,25 @@ void logout_rx(struct conn *c, const uint8_t *bhs)
 	s->logout.waiting = true;
 	logout_answer_if_idle(s);
 }
+
+/* RFC 7143 11.9.1, AsyncEvent 1: the target asks for a logout within
+ * secs seconds (Parameter3); the initiator logs out (or is dropped later
+ * by whoever asked, e.g. a target removed live). */
+void logout_request_async(struct session *s, uint16_t secs)
+{
+	struct conn *c = s->conn;
+	struct pdu_async a;
+	uint8_t out[ISCSI_BHS_LEN];
+
+	if (!c || c->state != CONN_FFP || s->dead)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.statsn = conn_next_statsn(c);
+	a.expcmdsn = s->win.exp_cmdsn;
+	a.maxcmdsn = s->win.max_cmdsn;
+	a.event = ISCSI_ASYNC_LOGOUT_REQUEST;
+	a.param3 = secs;
+	pdu_encode_async(out, &a);
+	conn_send_pdu(c, out, NULL, 0);
+	log_info("session %s: asked to log out within %u s", s->iname, secs);
+}

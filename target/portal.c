@@ -197,7 +197,7 @@ struct portal *portal_new(const char *text, uint16_t tpgt, char *err,
 	p->listen_fd = -1;
 	p->tpgt = tpgt;
 	if (portal_parse_addr(text, &p->addr, &p->addr_len, err, errlen) < 0 ||
-	    !(p->addr_text = strdup(text))) {
+	    !(p->addr_text = strdup(text)) || !(p->conf_text = strdup(text))) {
 		if (!err[0])
 			snprintf(err, errlen, "out of memory");
 		portal_free(p);
@@ -211,6 +211,7 @@ void portal_free(struct portal *p)
 	if (!p)
 		return;
 	free(p->addr_text);
+	free(p->conf_text);
 	free(p);
 }
 

@@ -50,6 +50,7 @@ struct kill_msg {
 	struct session *s;
 	uint64_t gen;
 	const char *why;		/* a string literal, for the log */
+	int logout_s;			/* >= 0: ask for a logout, not close */
 };
 
 static void sess_kill_on_reactor(void *arg)
@@ -71,8 +72,12 @@ static void sess_kill_on_reactor(void *arg)
 		}
 	}
 	pthread_mutex_unlock(&reg_lock);
-	if (found && !m->s->dead && m->s->conn)
-		conn_close(m->s->conn, m->why);
+	if (found && !m->s->dead && m->s->conn) {
+		if (m->logout_s >= 0)
+			logout_request_async(m->s, (uint16_t)m->logout_s);
+		else
+			conn_close(m->s->conn, m->why);
+	}
 	free(m);
 }
 
@@ -86,8 +91,30 @@ static void sess_post_kill(struct session *o, const char *why)
 	m->s = o;
 	m->gen = o->gen;
 	m->why = why;
+	m->logout_s = -1;
 	if (reactor_post(o->r, sess_kill_on_reactor, m))
 		free(m);
+}
+
+void sess_logout_target(const struct target *t, uint16_t secs)
+{
+	struct list_node *pos;
+
+	pthread_mutex_lock(&reg_lock);
+	list_for_each(pos, &registry) {
+		struct session *o = list_entry(pos, struct session, reg_node);
+		struct kill_msg *m;
+
+		if (o->discovery || o->target != t || !(m = malloc(sizeof(*m))))
+			continue;
+		m->s = o;
+		m->gen = o->gen;
+		m->why = "logout requested";
+		m->logout_s = secs;
+		if (reactor_post(o->r, sess_kill_on_reactor, m))
+			free(m);
+	}
+	pthread_mutex_unlock(&reg_lock);
 }
 
 void sess_close_target(const struct target *t, const void *except,

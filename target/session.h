@@ -87,6 +87,9 @@ extern const struct sdev_ops sess_sdev_ops;
  * task set on l is empty leaves l. Returns how many task sets still
  * hold tasks: call again later. */
 unsigned sess_release_lun(struct reactor *r, struct lun *l, bool abort);
+/* Asks, from any thread, every session of t to log out within secs
+ * seconds (an Async Message, AsyncEvent 1), each on its own reactor. */
+void sess_logout_target(const struct target *t, uint16_t secs);
 /* Sessions (live, or dead with commands still finishing) of t. */
 unsigned sess_count_target(const struct target *t);
 

@@ -195,6 +195,8 @@ void nop_out_rx(struct conn *c, const uint8_t *bhs, uint8_t *data,
 void logout_rx(struct conn *c, const uint8_t *bhs);
 /* Answers a waiting Logout once no command is left. */
 void logout_answer_if_idle(struct session *s);
+/* Sends an Async Message asking for a logout within secs seconds. */
+void logout_request_async(struct session *s, uint16_t secs);
 
 /* tmf.c: a Task Management Function Request in its CmdSN turn. */
 void tmf_rx(struct conn *c, const uint8_t *bhs);

@@ -31,7 +31,9 @@ struct lun;
 #define TCQ_MAX_LUNS SDEV_MAX_LUNS
 
 struct portal {
-	char *addr_text;	/* "127.0.0.1:3260", "[::1]:3260" as configured */
+	char *addr_text;	/* "127.0.0.1:3260", "[::1]:3260": the real one
+				 * once it listens (port 0 picks one) */
+	char *conf_text;	/* as configured (the listen line) */
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
 	uint16_t tpgt;		/* target portal group tag */

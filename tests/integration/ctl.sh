@@ -220,7 +220,7 @@ bad_queue_depth_0_refused() { refused "queue_depth" set 0 queue_depth=0; }
 bad_queue_depth_2000_refused() { refused "queue_depth" set 0 queue_depth=2000; }
 bad_barrier_value_refused() { refused "barrier" set 0 barrier=sometimes; }
 bad_write_cache_value_refused() { refused "write_cache" set 0 write_cache=maybe; }
-unknown_setting_refused() { refused "unknown setting" set 0 colour=blue; }
+unknown_setting_refused() { refused "unknown key 'colour'" set 0 colour=blue; }
 missing_lun_refused() { refused "no LUN 7" set 7 queue_depth=1; }
 missing_target_refused() { refused "no target" set iqn.2026-11.org.tcq:nope/0 barrier=drain; }
 unknown_command_refused() { refused "unknown command" frobnicate; }

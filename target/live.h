@@ -1,0 +1,54 @@
+/*
+ * Live changes (DESIGN.md, "Live changes"): a new configuration replaces
+ * the running one without a restart. Every change, from tcqctl or a
+ * reload, is made the same way: the new configuration is a checked
+ * struct cfg (so the file's keys, values and checks apply); live_apply
+ * compares it with the running one key by key, prepares everything that
+ * can fail (backends opened, portals bound) and only then commits, so a
+ * change happens whole or not at all. What is let go of (LUNs, targets)
+ * is released afterwards, asynchronously, reactor by reactor.
+ */
+#ifndef TCQ_LIVE_H
+#define TCQ_LIVE_H
+#include <stdbool.h>
+#include <stddef.h>
+
+struct cfg;
+struct reactor;
+struct lun;
+struct tcqd;
+
+struct live_opts {
+	bool force;	/* abort a busy LUN's tasks, log out a removed
+			 * target's sessions */
+	bool shrink;	/* a LUN's size may go down */
+};
+
+/* Called once the change is complete (everything released), on reactor 0.
+ * rc 0; msg says what changed ("" when nothing did). */
+typedef void live_done_fn(void *arg, int rc, const char *msg);
+
+/* The reactors the releases run on; before the first change. */
+void live_init(struct reactor **rs, int n);
+
+/*
+ * On reactor 0: makes n (checked, owned by the callee from now on) the
+ * running configuration. -1 with a message in err when it is refused
+ * (nothing changed). 0 when committed: done runs once the releases end
+ * (maybe before live_apply returns).
+ */
+int live_apply(struct cfg *n, const struct live_opts *o, live_done_fn *done,
+	       void *arg, char *err, size_t errlen);
+/* Whether a change is still being released (a new one is refused). */
+bool live_busy(void);
+
+/* Re-reads the file tcqd was started with and applies it (SIGHUP,
+ * tcqctl reload). As live_apply; the file's errors name file:line. */
+int live_reload(live_done_fn *done, void *arg, char *err, size_t errlen);
+/* What the command line overrode in the file (tcqd --ctl, ...), applied
+ * again to each file a reload reads. */
+void live_set_overrides(void (*fn)(struct cfg *c, const void *arg),
+			const void *arg);
+/* Frees what live changes kept until exit (removed portals). */
+void live_fini(void);
+#endif

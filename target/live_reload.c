@@ -1,0 +1,60 @@
+/*
+ * Reloading the configuration file (live.h): SIGHUP and tcqctl reload read
+ * the file tcqd was started with again, put the command line's overrides
+ * back on it, and apply it as any live change: whole or not at all, with
+ * the file's own messages (file:line) when it has errors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tcq/log.h"
+#include "target/config.h"
+#include "target/live.h"
+#include "target/portal.h"
+#include "target/target.h"
+
+static struct {
+	void (*fn)(struct cfg *c, const void *arg);
+	const void *arg;
+} overrides;
+
+void live_set_overrides(void (*fn)(struct cfg *c, const void *arg),
+			const void *arg)
+{
+	overrides.fn = fn;
+	overrides.arg = arg;
+}
+
+int live_reload(live_done_fn *done, void *arg, char *err, size_t errlen)
+{
+	struct cfg *n;
+
+	if (!tcqd || !tcqd->cfg_path[0]) {
+		snprintf(err, errlen, "tcqd was started without a configuration "
+			 "file (--export): there is nothing to reload");
+		return -1;
+	}
+	if (!(n = malloc(sizeof(*n)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	cfg_init(n);
+	if (cfg_load_file(n, tcqd->cfg_path) < 0) {
+		size_t len = 0;
+
+		len += (size_t)snprintf(err, errlen, "%s: %d error%s, nothing "
+					"changed", tcqd->cfg_path, n->nerrors,
+					n->nerrors == 1 ? "" : "s");
+		for (int i = 0; i < n->nmsgs && len < errlen; i++)
+			len += (size_t)snprintf(err + len, errlen - len, "\n%s",
+						n->msgs[i]);
+		cfg_free(n);
+		free(n);
+		return -1;
+	}
+	for (int i = 0; i < n->nmsgs; i++)
+		log_warn("%s", n->msgs[i]);
+	if (overrides.fn)
+		overrides.fn(n, overrides.arg);
+	return live_apply(n, NULL, done, arg, err, errlen);
+}
