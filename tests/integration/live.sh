@@ -1,0 +1,345 @@
+#!/bin/bash
+# Live changes against a running tcqd with sessions up (target/live.c):
+# LUNs added, resized and removed while a libiscsi session watches for
+# the unit attentions SPC-4 asks for (3F/0E, 2A/09) and LOGICAL UNIT NOT
+# SUPPORTED (25/00) after a removal; busy LUNs and targets with sessions
+# refused unless --force; targets, portals, ACLs and CHAP changed with
+# libiscsi's tools logging in; every refused change changes nothing;
+# save + restart gives the same running configuration; reload and SIGHUP
+# apply an edited file and leave a session up, and a bad file changes
+# nothing and names file:line.
+# shellcheck source=tests/integration/lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
+LIVECDB=${LIVECDB:-$top_builddir/tests/integration/livecdb}
+BENCH=${BENCH:-$top_builddir/tcq-bench}
+need_built "$TCQCTL" "$LIVECDB" "$BENCH"
+
+SOCK=$TEST_TMP/ctl.sock
+CONF=$TEST_TMP/tcqd.conf
+T=iqn.2026-11.org.tcq:live
+T2=iqn.2026-11.org.tcq:live-two
+TUR=000000000000
+RLUNS=a00000000000000001000000:256	# REPORT LUNS, 256 bytes
+RCAP10=25000000000000000000:8		# READ CAPACITY(10)
+UA_LUNS="CHECK CONDITION key=0x6 asc=0x3f ascq=0x0e"
+UA_CAP="CHECK CONDITION key=0x6 asc=0x2a ascq=0x09"
+NOT_SUPPORTED="CHECK CONDITION key=0x5 asc=0x25 ascq=0x00"
+
+ctl() { run "$TCQCTL" --ctl "$SOCK" "$@"; }
+# refused WANT ARGS...: tcqctl ARGS fails (status 1) saying WANT.
+refused() {
+	local want=$1 rc=0
+	shift
+	ctl "$@" || rc=$?
+	[ "$rc" -eq 1 ] || fail "tcqctl $*: status $rc, expected 1"
+	[[ $OUT == *"$want"* ]] || fail "tcqctl $*: message lacks '$want'"
+}
+config_now() { tc "$TCQCTL" --ctl "$SOCK" config; }
+
+# ---- a session that watches -------------------------------------------------
+# watch_start URL: a livecdb session as a coprocess; watch CMD sends one
+# "LUN CDB" line and puts the answer in $ANS.
+watch_start() {
+	coproc WATCH { exec "$LIVECDB" "$1" 2>&1; }
+	BG_PIDS+=("$WATCH_PID")
+	read -r -t 20 ANS <&"${WATCH[0]}" || fail "livecdb did not start"
+	[ "$ANS" = READY ] || fail "livecdb: $ANS"
+}
+watch() {
+	printf '%s\n' "$1" >&"${WATCH[1]}"
+	read -r -t 30 ANS <&"${WATCH[0]}" || fail "livecdb gave no answer to '$1'"
+	say "livecdb: $1 -> $ANS"
+}
+# expect_answer LINE WANT WHAT
+expect_answer() {
+	watch "$1"
+	[ "$ANS" = "$2" ] || fail "$3: '$1' answered '$ANS', expected '$2'"
+	ok "$3"
+}
+# A fresh session's power-on unit attention, taken.
+watch_settle() {
+	local i
+	for ((i = 0; i < 4; i++)); do
+		watch "$1 $TUR"
+		[ "$ANS" = "GOOD -" ] && return 0
+	done
+	fail "LUN $1 does not become ready: $ANS"
+}
+
+fixture_live() {
+	tcqd_conf "$CONF" "$T" 8M "ctl = $SOCK" "state_dir = $TEST_TMP"
+	chmod 600 "$CONF"
+	start_tcqd -c "$CONF"
+}
+
+# ---- LUNs ---------------------------------------------------------------------
+lun_add_reports_luns_changed() {
+	watch_start "$TCQD_URL"
+	watch_settle 0
+	ctl lun add "$T/1" path="$TEST_TMP/lun1.img" size=8M create=yes ||
+		fail "lun add: $OUT"
+	[[ $OUT == *"LUN $T/1 added"* ]] || fail "lun add does not say what it did"
+	expect_answer "0 $TUR" "$UA_LUNS" \
+		"the open session's next command gets REPORTED LUNS DATA HAS CHANGED"
+	expect_answer "0 $RLUNS" \
+		"GOOD 000000100000000000000000000000000001000000000000" \
+		"REPORT LUNS lists LUN 0 and the new LUN 1"
+	watch_settle 1
+	expect_answer "1 $RCAP10" "GOOD 00003fff00000200" \
+		"the new LUN has 16384 blocks of 512 bytes"
+}
+
+lun_resize_reports_capacity_changed() {
+	watch_start "$TCQD_URL"
+	watch_settle 1
+	ctl lun resize "$T/1" 12M || fail "lun resize: $OUT"
+	[ "$(stat -c %s "$TEST_TMP/lun1.img")" = 12582912 ] ||
+		fail "the file did not grow to 12 MiB"
+	expect_answer "1 $TUR" "$UA_CAP" \
+		"the open session gets CAPACITY DATA HAS CHANGED"
+	expect_answer "1 $RCAP10" "GOOD 00005fff00000200" \
+		"READ CAPACITY shows 24576 blocks"
+}
+
+lun_shrink_needs_the_flag() {
+	refused "--shrink" lun resize "$T/1" 4M
+	[ "$(stat -c %s "$TEST_TMP/lun1.img")" = 12582912 ] ||
+		fail "a refused shrink changed the file"
+	ok "a shrink without --shrink is refused and the file stays 12 MiB"
+	ctl lun resize "$T/1" 4M --shrink || fail "lun resize --shrink: $OUT"
+	[ "$(stat -c %s "$TEST_TMP/lun1.img")" = 4194304 ] ||
+		fail "the file did not shrink to 4 MiB"
+	ok "with --shrink the file is 4 MiB"
+}
+
+bad_changes_change_nothing() {
+	local before
+	before=$(config_now) || fail "tcqctl config failed"
+	refused "$TEST_TMP/none/x.img" lun add "$T/2" path="$TEST_TMP/none/x.img" size=1M
+	refused "unknown key 'colour'" lun add "$T/2" path="$TEST_TMP/x.img" colour=blue
+	refused "not a multiple of block_size" lun add "$T/2" path="$TEST_TMP/x.img" size=1000 create=yes
+	refused "'queue_depth'" set "$T/0" queue_depth=0 barrier=flush
+	refused "duplicate LUN 1" lun add "$T/1" path="$TEST_TMP/x.img" size=1M create=yes
+	refused "no target" lun add iqn.2026-11.org.tcq:nope/0 backend=null size=1M
+	cp "$CONF" "$CONF.keep"
+	sed -i 's/^threads = 2/threads = 1/' "$CONF"
+	refused "[global] threads changes only with a restart" reload
+	mv "$CONF.keep" "$CONF"
+	[ "$(config_now)" = "$before" ] || fail "a refused change changed the configuration"
+	[ ! -e "$TEST_TMP/x.img" ] || fail "a refused change created a file"
+	ok "every refused change names its cause and changes nothing"
+}
+
+lun_remove_gives_not_supported() {
+	watch_start "$TCQD_URL"
+	watch_settle 0
+	watch_settle 1
+	ctl lun remove "$T/1" || fail "lun remove: $OUT"
+	expect_answer "1 $TUR" "$NOT_SUPPORTED" \
+		"a command to the removed LUN gets LOGICAL UNIT NOT SUPPORTED"
+	expect_answer "0 $TUR" "$UA_LUNS" \
+		"the other LUN's nexus gets REPORTED LUNS DATA HAS CHANGED"
+	expect_answer "0 $RLUNS" "GOOD 00000008000000000000000000000000" \
+		"REPORT LUNS lists LUN 0 only"
+}
+
+# A LUN whose commands take 1.5 s keeps tasks in flight while tcq-bench
+# reads from it.
+busy_lun_remove_refused_then_forced() {
+	ctl lun add "$T/3" backend=delay:latency=1500ms,base=null size=64M ||
+		fail "lun add: $OUT"
+	"$BENCH" --quiet --rw randread --bs 4k --depth 8 --runtime 4 \
+		"iscsi://$TCQD_PORTAL/$T/3" >"$TEST_TMP/bench.out" 2>&1 &
+	BG_PIDS+=($!)
+	wait_until 50 busy_now || fail "no tasks in flight on LUN 3"
+	refused "in flight" lun remove "$T/3"
+	ok "removing a LUN with tasks in flight is refused"
+	ctl lun remove "$T/3" --force || fail "lun remove --force: $OUT"
+	ctl luns
+	[[ $OUT != *"$T/3"* ]] || fail "LUN 3 is still listed"
+	kill -0 "$TCQD_PID" || fail "tcqd died"
+	ok "--force removes it; tcqd keeps serving"
+}
+busy_now() {
+	OUT=$(tc "$TCQCTL" --ctl "$SOCK" stats "$T/3" 2>&1) &&
+		[[ $OUT =~ in\ flight\ +now\ [1-9] ]]
+}
+
+# ---- targets, portals, ACLs, CHAP -------------------------------------------
+target_add_serves_logins() {
+	ctl target add "$T2" alias=second || fail "target add: $OUT"
+	ctl lun add "$T2/0" backend=null size=64M || fail "lun add: $OUT"
+	run iscsi-readcapacity16 -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0" ||
+		fail "iscsi-readcapacity16 on the new target failed"
+	grep -q "Total size:67108864" <<<"$OUT" || fail "size is not 64 MiB"
+	run iscsi-ls -i "$INITIATOR" "iscsi://$TCQD_PORTAL" || fail "iscsi-ls failed"
+	grep -q "Target:$T2" <<<"$OUT" || fail "discovery does not list $T2"
+	ok "a target added live serves logins and is listed by SendTargets"
+}
+
+acl_changes_live() {
+	ctl acl add "$T2" iqn.2026-11.org.tcq:someone-else || fail "acl add: $OUT"
+	if run iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0"; then
+		fail "an initiator outside the new ACL logged in"
+	fi
+	ctl acl add "$T2" "$INITIATOR" || fail "acl add: $OUT"
+	run iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0" ||
+		fail "an initiator added to the ACL cannot log in"
+	ctl acl remove "$T2" iqn.2026-11.org.tcq:someone-else || fail "acl remove: $OUT"
+	ctl acl remove "$T2" "$INITIATOR" || fail "acl remove: $OUT"
+	refused "not in its ACL" acl remove "$T2" "$INITIATOR"
+	ok "ACL entries added and removed live decide the next logins"
+}
+
+chap_changes_live() {
+	ctl chap set "$T2" user=live-user secret=live-secret-0001 ||
+		fail "chap set: $OUT"
+	if run iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0"; then
+		fail "a login without CHAP succeeded"
+	fi
+	run iscsi-inq -i "$INITIATOR" \
+		"iscsi://live-user%live-secret-0001@$TCQD_PORTAL/$T2/0" ||
+		fail "a login with the new CHAP credentials failed"
+	refused "secret must be" chap set "$T2" user=u secret=short
+	ctl chap clear "$T2" || fail "chap clear: $OUT"
+	run iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0" ||
+		fail "after chap clear a login without CHAP failed"
+	ok "CHAP set and cleared live decides the next logins"
+}
+
+target_remove_refused_with_session_then_forced() {
+	watch_start "iscsi://$TCQD_PORTAL/$T2/0"
+	watch_settle 0
+	refused "has 1 session" target remove "$T2"
+	ok "removing a target with a session is refused"
+	ctl target remove "$T2" --force || fail "target remove --force: $OUT"
+	wait_until 100 no_session_of "$T2" || fail "the session of $T2 is still there"
+	log_has "asked to log out within 2 s" \
+		"the session was sent an async logout request"
+	ctl targets
+	[[ $OUT != *"$T2"* ]] || fail "$T2 is still listed"
+	ok "--force logs the session out and removes the target"
+}
+no_session_of() {
+	OUT=$(tc "$TCQCTL" --ctl "$SOCK" sessions 2>&1) && [[ $OUT != *"$1"* ]]
+}
+
+portal_add_and_remove() {
+	local port
+	ctl portal add 127.0.0.1:0 || fail "portal add: $OUT"
+	port=$(sed -n 's/^portal 127\.0\.0\.1:\([0-9]*\) added$/\1/p' <<<"$OUT")
+	[ -n "$port" ] || fail "portal add does not name the port"
+	run iscsi-inq -i "$INITIATOR" "iscsi://127.0.0.1:$port/$T/0" ||
+		fail "no login through the new portal"
+	ctl portal remove "127.0.0.1:$port" || fail "portal remove: $OUT"
+	if run iscsi-inq -i "$INITIATOR" "iscsi://127.0.0.1:$port/$T/0"; then
+		fail "a login through the removed portal succeeded"
+	fi
+	refused "last portal" portal remove "$TCQD_PORTAL"
+	ok "a portal added live accepts logins; removed, it does not"
+}
+
+# ---- reload ---------------------------------------------------------------------
+reload_applies_the_file_and_the_session_stays() {
+	local before after
+	watch_start "$TCQD_URL"
+	watch_settle 0
+	before=$(tc "$TCQCTL" --ctl "$SOCK" sessions | grep -o 'TSIH [0-9]*')
+	set_conf_qd 5
+	printf '\n[lun %s 4]\nbackend = null\nsize = 16M\n' "$T" >>"$CONF"
+	ctl reload || fail "reload: $OUT"
+	[[ $OUT == *"LUN $T/4 added"* ]] || fail "reload did not add LUN 4"
+	ctl luns "$T/0"
+	[[ $OUT == *"queue_depth 5"* ]] || fail "queue_depth is not 5 after reload"
+	expect_answer "0 $TUR" "$UA_LUNS" \
+		"the session sees the new LUN as REPORTED LUNS DATA HAS CHANGED"
+	expect_answer "0 $TUR" "GOOD -" "and keeps working"
+	after=$(tc "$TCQCTL" --ctl "$SOCK" sessions | grep -o 'TSIH [0-9]*')
+	[ -n "$before" ] && [ "$before" = "$after" ] ||
+		fail "the session changed across the reload ($before / $after)"
+	ok "the same session ($after) is up after the reload"
+}
+
+# set_conf_qd N: queue_depth = N in LUN 0's section of the file.
+set_conf_qd() {
+	sed -i '/^queue_depth = /d' "$CONF"
+	sed -i "s/^create = yes/create = yes\nqueue_depth = $1/" "$CONF"
+}
+
+sighup_reloads() {
+	set_conf_qd 6
+	kill -HUP "$TCQD_PID"
+	wait_until 50 qd_is 6 || fail "SIGHUP did not apply queue_depth 6"
+	kill -0 "$TCQD_PID" || fail "SIGHUP killed tcqd"
+	log_has "reload: LUN $T/0 settings changed" "SIGHUP reloads the file"
+}
+qd_is() {
+	OUT=$(tc "$TCQCTL" --ctl "$SOCK" luns "$T/0" 2>&1) &&
+		[[ $OUT == *"queue_depth $1 "* ]]
+}
+
+reload_of_a_bad_file_changes_nothing() {
+	local before line
+	before=$(config_now)
+	cp "$CONF" "$CONF.good"
+	printf 'queue_depth = many\n' >>"$CONF"
+	line=$(wc -l <"$CONF")
+	refused "$CONF:$line: bad value for 'queue_depth'" reload
+	mv "$CONF.good" "$CONF"
+	[ "$(config_now)" = "$before" ] || fail "a refused reload changed something"
+	ok "a file with an error is refused with file:line, nothing changes"
+}
+
+# ---- save ---------------------------------------------------------------------
+save_and_restart_give_the_same_state() {
+	local saved=$TEST_TMP/saved.conf copy=$TEST_TMP/copy.conf pid i
+	local sock2=$TEST_TMP/ctl2.sock live_cfg live_luns
+	ctl set "$T/0" barrier=flush write_cache=off || fail "set: $OUT"
+	ctl save "$saved" || fail "save: $OUT"
+	[ "$(stat -c %a "$saved")" = 600 ] || fail "the saved file is not mode 0600"
+	live_cfg=$(config_now | sed "s|^ctl = .*|ctl = $sock2|")
+	live_luns=$(tc "$TCQCTL" --ctl "$SOCK" luns)
+	# A second tcqd from what save wrote (its own socket; its own port,
+	# as listen is 127.0.0.1:0), beside the first.
+	sed "s|^ctl = .*|ctl = $sock2|" "$saved" >"$copy"
+	chmod 600 "$copy"
+	"$TCQD" -c "$copy" >"$TEST_TMP/second.out" 2>"$TEST_TMP/second.log" &
+	pid=$!
+	BG_PIDS+=("$pid")
+	for ((i = 0; i < 100; i++)); do
+		grep -q '^iscsi://' "$TEST_TMP/second.out" && break
+		sleep 0.1
+	done
+	OUT=$(tc "$TCQCTL" --ctl "$sock2" config) ||
+		{ cat "$TEST_TMP/second.log"; fail "the second tcqd does not answer"; }
+	[ "$OUT" = "$live_cfg" ] ||
+		fail "started from the saved file, tcqd runs another configuration: $(diff <(echo "$live_cfg") <(echo "$OUT"))"
+	OUT=$(tc "$TCQCTL" --ctl "$sock2" luns)
+	[ "$OUT" = "$live_luns" ] && [[ $OUT == *"barrier flush  write_cache off"* ]] ||
+		fail "the LUNs and their live settings differ: $OUT"
+	kill -TERM "$pid"
+	wait "$pid" || fail "the second tcqd did not stop cleanly"
+	ok "started from what save wrote, tcqd runs the same configuration"
+}
+
+CHECKS=(
+	@live
+	lun_add_reports_luns_changed
+	lun_resize_reports_capacity_changed
+	lun_shrink_needs_the_flag
+	bad_changes_change_nothing
+	lun_remove_gives_not_supported
+	busy_lun_remove_refused_then_forced
+	target_add_serves_logins
+	acl_changes_live
+	chap_changes_live
+	target_remove_refused_with_session_then_forced
+	portal_add_and_remove
+	reload_applies_the_file_and_the_session_stays
+	sighup_reloads
+	reload_of_a_bad_file_changes_nothing
+	save_and_restart_give_the_same_state
+)
+run_checks "$@"

@@ -1,0 +1,118 @@
+/*
+ * livecdb: one libiscsi session held open while a test changes tcqd live;
+ * CDBs come one per line on stdin, so the test decides when each is sent
+ * (between tcqctl commands) and sees every unit attention as it comes.
+ *
+ *   livecdb URL          then on stdin:  LUN CDBHEX[:ALLOC]   or   quit
+ *
+ * One line out per line in, flushed: "GOOD HEX..." (the Data-In, "-"
+ * when none), "CHECK CONDITION key=0xK asc=0xAA ascq=0xQQ", "STATUS 0xSS",
+ * or "ERROR message" when the session failed (the client then stops
+ * with status 1). Unlike rawcdb, a UNIT ATTENTION is printed, not
+ * retried. Exit 0 at the end of input or "quit".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/integration/iscsiclient.h"
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* "LUN CDBHEX[:ALLOC]": 0 or -1. */
+static int parse_line(const char *s, int *lun, unsigned char *cdb, int *len,
+		      unsigned long *alloc)
+{
+	char hex[40];
+	int n = 0;
+
+	*alloc = 0;
+	if (sscanf(s, "%d %39[0-9a-fA-F]%n", lun, hex, &n) < 2 || *lun < 0 ||
+	    *lun > 255)
+		return -1;
+	if (s[n] == ':') {
+		char *end;
+
+		*alloc = strtoul(s + n + 1, &end, 0);
+		if (end == s + n + 1 || *alloc > 1u << 20)
+			return -1;
+	}
+	*len = (int)strlen(hex) / 2;
+	if (strlen(hex) % 2 || *len < 6 || *len > 16)
+		return -1;
+	for (int i = 0; i < *len; i++)
+		cdb[i] = (unsigned char)(hexval(hex[2 * i]) << 4 |
+					 hexval(hex[2 * i + 1]));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct ic_opts o = {
+		.prog = "livecdb",
+		.default_initiator = "iqn.2026-11.org.tcq:livecdb",
+		.login_only = true,
+	};
+	struct iscsi_context *iscsi;
+	char line[256];
+	int rc, url_lun;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: livecdb URL < LUN CDBHEX[:ALLOC] lines\n");
+		return 2;
+	}
+	rc = ic_connect(argv[1], &o, &iscsi, &url_lun);
+	if (rc)
+		return rc;
+	printf("READY\n");
+	fflush(stdout);
+	while (fgets(line, sizeof(line), stdin)) {
+		unsigned char cdb[16];
+		unsigned long alloc;
+		struct scsi_task *t;
+		int lun, len;
+
+		if (!strncmp(line, "quit", 4))
+			break;
+		if (parse_line(line, &lun, cdb, &len, &alloc) < 0) {
+			printf("ERROR bad line\n");
+			fflush(stdout);
+			continue;
+		}
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			break;
+		memcpy(t->cdb, cdb, (size_t)len);
+		t->cdb_size = len;
+		t->xfer_dir = alloc ? SCSI_XFER_READ : SCSI_XFER_NONE;
+		t->expxferlen = (int)alloc;
+		if (!iscsi_scsi_command_sync(iscsi, lun, t, NULL)) {
+			printf("ERROR %s\n", iscsi_get_error(iscsi));
+			fflush(stdout);
+			scsi_free_scsi_task(t);
+			rc = 1;
+			break;
+		}
+		if (t->status == SCSI_STATUS_GOOD) {
+			printf("GOOD ");
+			for (int k = 0; k < t->datain.size; k++)
+				printf("%02x", t->datain.data[k]);
+			printf("%s\n", t->datain.size > 0 ? "" : "-");
+		} else {
+			ic_print_status(t);
+		}
+		fflush(stdout);
+		scsi_free_scsi_task(t);
+	}
+	ic_close(iscsi);
+	return rc;
+}
