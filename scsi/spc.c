@@ -281,8 +281,19 @@ void spc_report_luns(struct tcq_task *t)
 		}
 	}
 	put_be32(buf, n - 8);
-	if (spc_data_in(t, buf, n) == 0)
+	if (spc_data_in(t, buf, n) == 0) {
 		t->status = SAM_STAT_GOOD;
+		/* SPC-4 6.33: the inventory is now known to this I_T nexus:
+		 * its REPORTED LUNS DATA HAS CHANGED is cleared on every
+		 * LUN, so a scan is not followed by one more per LUN. */
+		for (int i = 0; tg && i < sdev_nluns(tg); i++) {
+			struct lun *l = sdev_lun(tg, (uint64_t)i);
+
+			if (l)
+				ua_clear_nexus(l, t->nexus,
+					       ASC_REPORTED_LUNS_CHANGED);
+		}
+	}
 	end(t);
 }
 

@@ -190,3 +190,26 @@ unsigned ua_sets_tasks(struct lun *l)
 	pthread_mutex_unlock(&l->lock);
 	return n;
 }
+
+void ua_clear_nexus(struct lun *l, const void *nexus, uint16_t asc)
+{
+	struct ua_lun *u = l->ua;
+	struct list_node *pos;
+
+	if (!u)
+		return;
+	pthread_mutex_lock(&l->lock);
+	list_for_each(pos, &u->sets) {
+		struct taskset *ts = list_entry(pos, struct taskset, ua_node);
+		unsigned k = 0;
+
+		if (ts->nexus != nexus)
+			continue;
+		for (unsigned i = 0; i < ts->ua_n; i++)
+			if (ts->ua_q[i] != asc)
+				ts->ua_q[k++] = ts->ua_q[i];
+		ts->ua_n = (uint8_t)k;
+		set_flag(ts);
+	}
+	pthread_mutex_unlock(&l->lock);
+}

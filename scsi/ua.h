@@ -65,4 +65,7 @@ void ua_establish_match_locked(struct lun *l, ua_match_fn match, void *arg,
 /* Tasks in the task sets of every nexus of l now (a snapshot taken
  * from any thread: the sets' reactors keep changing it). */
 unsigned ua_sets_tasks(struct lun *l);
+/* Drops the pending unit attentions asc of nexus on l (REPORT LUNS
+ * clears REPORTED LUNS DATA HAS CHANGED). */
+void ua_clear_nexus(struct lun *l, const void *nexus, uint16_t asc);
 #endif

@@ -280,6 +280,21 @@ qd_is() {
 		[[ $OUT == *"queue_depth $1 "* ]]
 }
 
+# SPC-4 6.33: REPORT LUNS tells the nexus the new inventory, so its
+# REPORTED LUNS DATA HAS CHANGED goes from every LUN, not just that one.
+report_luns_clears_the_ua_on_every_lun() {
+	watch_start "$TCQD_URL"
+	watch_settle 0
+	watch_settle 4
+	ctl lun add "$T/5" backend=null size=16M || fail "lun add: $OUT"
+	watch "0 $RLUNS"
+	[[ $ANS == GOOD* ]] || fail "REPORT LUNS: $ANS"
+	expect_answer "0 $TUR" "GOOD -" "no unit attention left on LUN 0"
+	expect_answer "4 $TUR" "GOOD -" "nor on LUN 4, after REPORT LUNS on LUN 0"
+	ctl lun remove "$T/5" || fail "lun remove: $OUT"
+	expect_answer "4 $TUR" "$UA_LUNS" "a removal is announced again"
+}
+
 reload_of_a_bad_file_changes_nothing() {
 	local before line
 	before=$(config_now)
@@ -339,6 +354,7 @@ CHECKS=(
 	portal_add_and_remove
 	reload_applies_the_file_and_the_session_stays
 	sighup_reloads
+	report_luns_clears_the_ua_on_every_lun
 	reload_of_a_bad_file_changes_nothing
 	save_and_restart_give_the_same_state
 )
