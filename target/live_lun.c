@@ -15,6 +15,7 @@
 #include "target/live_priv.h"
 #include "scsi/ua.h"
 #include "target/session.h"
+#include "target/target.h"
 
 #define RELEASE_RETRY_MS 5
 
@@ -42,7 +43,11 @@ static void release_finish(void *arg)	/* on reactor 0 */
 		return;
 	log_info("%s/%llu: removed", rel->l->dev ? rel->l->dev->name : "?",
 		 (unsigned long long)rel->l->id);
+	/* Readers off the reactors (the metrics endpoint) walk LUN maps
+	 * under the read lock: none may be inside this LUN as it goes. */
+	tcqd_write_lock();
 	cfg_destroy_lun(rel->l);
+	tcqd_write_unlock();
 	if (rel->done)
 		rel->done(rel->arg);
 	free(rel);

@@ -33,7 +33,9 @@ static void target_free(struct target_release *tr)
 {
 	log_info("target %s: removed", tr->t->dev.name);
 	/* Its LUNs are gone: cfg_destroy_target frees the rest. */
+	tcqd_write_lock();	/* see release_finish (live_lun.c) */
 	cfg_destroy_target(tr->t);
+	tcqd_write_unlock();
 	if (tr->done)
 		tr->done(tr->arg);
 	free(tr);

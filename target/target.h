@@ -12,7 +12,9 @@
  *    progress or a session takes a reference (target_get/target_put);
  *  - the data path finds LUNs in the target's sdev map without a lock
  *    (published and withdrawn atomically, scsi/sdev.h); a LUN is freed
- *    only once every reactor has let go of it (target/live_lun.c);
+ *    only once every reactor has let go of it (target/live_lun.c), and
+ *    under the write lock, so a reader off the reactors (metrics) may
+ *    use the LUNs it finds while it holds the read lock;
  *  - a removed portal stays allocated until exit (connections point at
  *    it), only its socket closes.
  */
