@@ -5,6 +5,7 @@
 #include "backend/bdev.h"
 #include "tcq/reactor.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/stats.h"
 #include "scsi/task.h"
 
@@ -151,18 +152,40 @@ void stats_task_arrive(struct lun *l, struct tcq_task *t)
 	default: a = 0; break;	/* SIMPLE, untagged, reserved */
 	}
 	BUMP(sl->c.cmds[a], 1);
+	BUMP(sl->c.cls[t->req.cmd ? t->req.cmd->access : CDB_ACCESS_NONE], 1);
+}
+
+/* The sense key of t's sense data, fixed (70h/71h) or descriptor
+ * (72h/73h) format (SPC-4 4.5). */
+static inline unsigned sense_key_of(const struct tcq_task *t)
+{
+	unsigned at = (t->sense[0] & 0x7e) == 0x72 ? 1 : 2;
+
+	return t->sense_len > at ? t->sense[at] & 0xfu : SK_NO_SENSE;
 }
 
 void stats_task_done(struct lun *l, const struct tcq_task *t)
 {
 	struct stats_slot *sl;
-	uint64_t now;
+	uint64_t now, d;
 
 	if (!t->t_arrive_ns || !(sl = slot_get(l)))
 		return;
 	now = reactor_now_ns();
+	d = now > t->t_arrive_ns ? now - t->t_arrive_ns : 0;
 	BUMP(sl->c.completed, 1);
-	hist_add(&sl->lat, now > t->t_arrive_ns ? now - t->t_arrive_ns : 0);
+	BUMP(sl->c.lat_ns_total, d);
+	hist_add(&sl->lat, d);
+	if (likely(t->status == SAM_STAT_GOOD)) {
+		if (!t->req.cmd)
+			return;
+		if (t->req.cmd->access == CDB_ACCESS_READ)
+			BUMP(sl->c.read_bytes, t->data_in_len);
+		else if (t->req.cmd->access == CDB_ACCESS_WRITE)
+			BUMP(sl->c.write_bytes, t->req.data_out_len);
+	} else if (t->status == SAM_STAT_CHECK_CONDITION) {
+		BUMP(sl->c.sense[sense_key_of(t)], 1);
+	}
 }
 
 void stats_ordered_enabled(struct lun *l, const struct tcq_task *t)
@@ -208,6 +231,41 @@ void stats_io_submitted(struct lun *l, const struct bdev_queue *q)
 		PUT(sl->c.peak_inflight, q->inflight);
 }
 
+/* ---- names --------------------------------------------------------------- */
+
+const char *stats_attr_name(unsigned i)
+{
+	static const char *const n[STATS_NATTR] = {
+		"simple", "ordered", "head_of_queue", "aca",
+	};
+
+	return i < STATS_NATTR ? n[i] : "?";
+}
+
+const char *stats_class_name(unsigned i)
+{
+	static const char *const n[STATS_NCLASS] = {
+		[CDB_ACCESS_NONE] = "other",
+		[CDB_ACCESS_READ] = "read",
+		[CDB_ACCESS_WRITE] = "write",
+	};
+
+	return i < STATS_NCLASS ? n[i] : "?";
+}
+
+const char *stats_sense_key_name(unsigned key)
+{
+	static const char *const n[STATS_NSENSE] = {
+		"no_sense", "recovered_error", "not_ready", "medium_error",
+		"hardware_error", "illegal_request", "unit_attention",
+		"data_protect", "blank_check", "vendor_specific",
+		"copy_aborted", "aborted_command", "obsolete_0c",
+		"volume_overflow", "miscompare", "completed",
+	};
+
+	return key < STATS_NSENSE ? n[key] : "?";
+}
+
 /* ---- readers ------------------------------------------------------------- */
 
 static void hist_sum(struct stats_hist *dst, const struct stats_hist *src)
@@ -241,6 +299,13 @@ void stats_snapshot(const struct lun *l, struct stats_snapshot *out)
 						  GET(c->drain_ns_max));
 			out->c.peak_inflight = MAX(out->c.peak_inflight,
 						   GET(c->peak_inflight));
+			out->c.lat_ns_total += GET(c->lat_ns_total);
+			for (int k = 0; k < STATS_NCLASS; k++)
+				out->c.cls[k] += GET(c->cls[k]);
+			out->c.read_bytes += GET(c->read_bytes);
+			out->c.write_bytes += GET(c->write_bytes);
+			for (int k = 0; k < STATS_NSENSE; k++)
+				out->c.sense[k] += GET(c->sense[k]);
 			hist_sum(&out->lat, &sl->lat);
 			hist_sum(&out->occ, &sl->occ);
 			hist_sum(&out->drain, &sl->drain);

@@ -27,6 +27,12 @@ struct stats_hist {
 
 /* Index 0: SIMPLE (and untagged), 1: ORDERED, 2: HEAD OF QUEUE, 3: ACA. */
 #define STATS_NATTR 4
+/* Commands by what their command table row does to the medium (enum
+ * cdb_access): 0 other (no medium access, or a CDB that did not decode),
+ * 1 read, 2 write. */
+#define STATS_NCLASS 3
+/* CHECK CONDITION by sense key (SPC-4 4.5.6: 0h..Fh). */
+#define STATS_NSENSE 16
 
 struct stats_counters {
 	uint64_t cmds[STATS_NATTR];	/* tasks that arrived, by attribute */
@@ -38,6 +44,12 @@ struct stats_counters {
 	uint64_t drain_ns_total;	/* their summed time from arrival */
 	uint64_t drain_ns_max;
 	uint64_t peak_inflight;		/* highest in-flight on one queue */
+	uint64_t lat_ns_total;		/* summed latency of completed tasks */
+	uint64_t cls[STATS_NCLASS];	/* tasks that arrived, by class */
+	/* Data moved by medium commands that completed GOOD: Data-In of the
+	 * read class, Data-Out of the write class. */
+	uint64_t read_bytes, write_bytes;
+	uint64_t sense[STATS_NSENSE];	/* CHECK CONDITION, by sense key */
 };
 
 /* One reactor's share; written only by that reactor's thread. */
@@ -84,8 +96,19 @@ void stats_io_submit(struct lun *l, const struct bdev_queue *q, int op,
 		     bool barrier);
 void stats_io_submitted(struct lun *l, const struct bdev_queue *q);
 
+/* ---- names (tcqctl's JSON keys, Prometheus label values) ---- */
+/* "simple", "ordered", "head_of_queue", "aca". */
+const char *stats_attr_name(unsigned i);
+/* "other", "read", "write". */
+const char *stats_class_name(unsigned i);
+/* SPC-4 table 28 in snake case: "no_sense" .. "completed". */
+const char *stats_sense_key_name(unsigned key);
+
 /* ---- readers ---- */
-/* Sums every slot of l (and reads the backend's in-flight counts). */
+/* Sums every slot of l (and reads the backend's in-flight counts) with
+ * relaxed loads: any thread may call it while the reactors count; each
+ * value is one that was written (never torn), and values of one snapshot
+ * may be a few commands apart. */
 void stats_snapshot(const struct lun *l, struct stats_snapshot *out);
 /* Zeroes the calling reactor's slot of s (its owner thread only). */
 void stats_reset_local(struct lun_stats *s);

@@ -58,6 +58,23 @@ static void stats_add(struct lun *l, void *array)
 	json_object_object_add(o, "commands", c);
 
 	x = json_object_new_object();
+	for (unsigned k = 0; k < STATS_NCLASS; k++)
+		ctl_add_u64(x, stats_class_name(k), s->c.cls[k]);
+	json_object_object_add(o, "classes", x);
+
+	x = json_object_new_object();
+	ctl_add_u64(x, "read", s->c.read_bytes);
+	ctl_add_u64(x, "written", s->c.write_bytes);
+	json_object_object_add(o, "bytes", x);
+
+	/* CHECK CONDITION by sense key: the keys that occurred. */
+	x = json_object_new_object();
+	for (unsigned k = 0; k < STATS_NSENSE; k++)
+		if (s->c.sense[k])
+			ctl_add_u64(x, stats_sense_key_name(k), s->c.sense[k]);
+	json_object_object_add(o, "sense_keys", x);
+
+	x = json_object_new_object();
 	ctl_add_u64(x, "current", s->inflight);
 	ctl_add_u64(x, "peak", s->c.peak_inflight);
 	ctl_add_u64(x, "ios", s->c.ios);
@@ -70,6 +87,7 @@ static void stats_add(struct lun *l, void *array)
 	ctl_add_us(x, "p50", stats_hist_quantile(&s->lat, 0.50));
 	ctl_add_us(x, "p99", stats_hist_quantile(&s->lat, 0.99));
 	ctl_add_us(x, "p99_9", stats_hist_quantile(&s->lat, 0.999));
+	ctl_add_us(x, "total", s->c.lat_ns_total);
 	json_object_object_add(o, "latency_us", x);
 
 	x = json_object_new_object();
