@@ -96,6 +96,7 @@ static void pend_add(struct conn *c, struct login_state *l)
 				 shed_count);
 			shed_logged_ns = reactor_now_ns();
 		}
+		target_count_refusal(victim->target, LOGIN_REFUSED_LIMIT);
 		conn_close(victim->conn, "too many connections logging in");
 	}
 	list_add_tail(&l->pend_node, &pend_head);
@@ -234,8 +235,9 @@ static void login_fill_rsp(struct conn *c, struct login_state *l,
 	l->responded = true;
 }
 
-/* Answers with a login status class and drops the connection. */
-static void login_fail(struct conn *c, int status, const char *why)
+/* Answers with a login status class and drops the connection (the
+ * refusal already counted). */
+static void login_reject(struct conn *c, int status, const char *why)
 {
 	struct login_state *l = c->login;
 	struct pdu_login_rsp r;
@@ -251,6 +253,21 @@ static void login_fail(struct conn *c, int status, const char *why)
 		 l->neg.initiator_name[0] ? l->neg.initiator_name : "?",
 		 status, why);
 	conn_close(c, why);
+}
+
+/* The same, counting the refusal by its status (target_count_refusal). */
+static void login_fail(struct conn *c, int status, const char *why)
+{
+	enum login_refusal r;
+
+	switch (status) {
+	case ISCSI_LS_AUTH_FAILED: r = LOGIN_REFUSED_CHAP; break;
+	case ISCSI_LS_AUTHZ_FAILED: r = LOGIN_REFUSED_ACL; break;
+	case ISCSI_LS_TARGET_NOT_FOUND: r = LOGIN_REFUSED_UNKNOWN_TARGET; break;
+	default: r = LOGIN_REFUSED_OTHER; break;
+	}
+	target_count_refusal(c->login->target, r);
+	login_reject(c, status, why);
 }
 
 /* Final response: bind the session, then switch the connection to FFP. */
@@ -302,7 +319,8 @@ static void login_send_chunk(struct conn *c, struct login_state *l)
 		int rc = login_finish(c, l, &r);
 
 		if (rc) {
-			login_fail(c, rc, "session creation failed");
+			/* sess_create counted why (a limit, memory). */
+			login_reject(c, rc, "session creation failed");
 			return;
 		}
 	}

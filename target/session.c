@@ -166,8 +166,10 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 	struct session *s = calloc(1, sizeof(*s));
 	struct list_node *pos, *tmp;
 
-	if (!s)
+	if (!s) {
+		target_count_refusal(sl->target, LOGIN_REFUSED_OTHER);
 		return ISCSI_LS_OUT_OF_RESOURCES;
+	}
 	s->r = c->r;
 	s->conn = c;
 	s->target = sl->target;
@@ -205,6 +207,7 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 		pthread_mutex_unlock(&reg_lock);
 		log_warn("%s: session of %s refused: %s", c->peer_text,
 			 s->iname, limit);
+		target_count_refusal(s->target, LOGIN_REFUSED_LIMIT);
 		free(s);
 		return ISCSI_LS_OUT_OF_RESOURCES;
 	}
@@ -309,6 +312,23 @@ unsigned sess_count(void)
 
 	pthread_mutex_lock(&reg_lock);
 	n = nsessions;
+	pthread_mutex_unlock(&reg_lock);
+	return n;
+}
+
+unsigned sess_count_target(const struct target *t)
+{
+	struct list_node *pos;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&reg_lock);
+	list_for_each(pos, &registry) {
+		const struct session *o =
+			list_entry(pos, struct session, reg_node);
+
+		if (!o->discovery && o->target == t)
+			n++;
+	}
 	pthread_mutex_unlock(&reg_lock);
 	return n;
 }

@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <strings.h>
+#include <stdint.h>
 #include "target/target.h"
 
 struct tcqd *tcqd;
@@ -95,4 +96,32 @@ void target_put(struct target *t)
 unsigned target_refs(const struct target *t)
 {
 	return __atomic_load_n(&t->refs, __ATOMIC_ACQUIRE);
+}
+
+/* ---- refused logins (metrics) ---- */
+
+const char *const login_refusal_names[LOGIN_REFUSED_N] = {
+	[LOGIN_REFUSED_CHAP] = "chap",
+	[LOGIN_REFUSED_ACL] = "acl",
+	[LOGIN_REFUSED_LIMIT] = "limit",
+	[LOGIN_REFUSED_UNKNOWN_TARGET] = "unknown_target",
+	[LOGIN_REFUSED_OTHER] = "other",
+};
+
+static uint64_t refused_all[LOGIN_REFUSED_N];
+
+void target_count_refusal(struct target *t, enum login_refusal why)
+{
+	if ((unsigned)why >= LOGIN_REFUSED_N)
+		why = LOGIN_REFUSED_OTHER;
+	__atomic_add_fetch(&refused_all[why], 1, __ATOMIC_RELAXED);
+	if (t)
+		__atomic_add_fetch(&t->logins_refused[why], 1,
+				   __ATOMIC_RELAXED);
+}
+
+void tcqd_refusals(uint64_t out[LOGIN_REFUSED_N])
+{
+	for (int i = 0; i < LOGIN_REFUSED_N; i++)
+		out[i] = __atomic_load_n(&refused_all[i], __ATOMIC_RELAXED);
 }

@@ -29,6 +29,22 @@
 
 struct lun;
 
+/* Why a login was refused, as tcqd's metrics count it (target/login.c,
+ * target/session.c; docs/metrics.md): CHAP or another authentication
+ * failure, the target's ACL, a session or pending-login limit, a
+ * TargetName tcqd does not serve, anything else (protocol errors, out of
+ * memory). */
+enum login_refusal {
+	LOGIN_REFUSED_CHAP,
+	LOGIN_REFUSED_ACL,
+	LOGIN_REFUSED_LIMIT,
+	LOGIN_REFUSED_UNKNOWN_TARGET,
+	LOGIN_REFUSED_OTHER,
+	LOGIN_REFUSED_N
+};
+/* "chap", "acl", "limit", "unknown_target", "other". */
+extern const char *const login_refusal_names[LOGIN_REFUSED_N];
+
 #define TCQ_NAME_MAX SDEV_NAME_MAX	/* iSCSI names: at most 223 bytes */
 #define TCQ_MAX_LUNS SDEV_MAX_LUNS
 
@@ -52,6 +68,8 @@ struct target {
 	struct acl acl;			/* who may log in; empty: anyone */
 	uint32_t max_sessions;		/* 0: no limit */
 	uint32_t max_sessions_per_initiator;
+	/* logins refused, by enum login_refusal (atomic, relaxed) */
+	uint64_t logins_refused[LOGIN_REFUSED_N];
 	/* lifetime */
 	unsigned refs;			/* atomic: logins and sessions */
 	bool removed;			/* no longer in tcqd->targets */
@@ -82,6 +100,8 @@ struct tcq_settings {
 	char ctl_path[TCQ_NAME_MAX];	/* tcqctl's unix socket; "": none */
 	char state_dir[TCQ_NAME_MAX];	/* APTPL reservations (scsi/pr_aptpl.c);
 					 * "": /var/lib/tcq */
+	char metrics[TCQ_NAME_MAX];	/* Prometheus /metrics on [ADDR:]PORT
+					 * (target/metrics_http.c); "": none */
 };
 
 struct cfg;
@@ -118,4 +138,10 @@ unsigned target_refs(const struct target *t);
  * on reactor 0 (where the lists change). */
 struct target *target_find(const char *name);
 void tcq_settings_default(struct tcq_settings *s);
+
+/* Counts a refused login, daemon-wide and, when t is not NULL, for t;
+ * from any thread (relaxed atomics). */
+void target_count_refusal(struct target *t, enum login_refusal why);
+/* The daemon-wide counts, by enum login_refusal. */
+void tcqd_refusals(uint64_t out[LOGIN_REFUSED_N]);
 #endif
