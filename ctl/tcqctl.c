@@ -33,6 +33,8 @@ static void usage(FILE *f)
 "  targets                  targets, their LUNs and sessions\n"
 "  sessions                 sessions and their negotiated parameters\n"
 "  config                   the running configuration, as tcqd.conf text\n"
+"  metrics                  the statistics as Prometheus text (also\n"
+"                           stats --prometheus; tcqd --metrics serves it)\n"
 "  reset [LUN]              zero the statistics\n"
 "\n"
 "live changes (sessions stay up; each is whole or not at all; the keys\n"
@@ -71,6 +73,7 @@ static void usage(FILE *f)
 "                           tcqd's control socket (default $TCQ_CTL, else\n"
 "                           " DEFAULT_SOCKET "; tcqd --ctl or ctl in [global])\n"
 "  -j, --json               print tcqd's JSON answer\n"
+"      --prometheus         with stats: Prometheus text, as metrics\n"
 "  -h, --help               show this help\n");
 }
 
@@ -352,7 +355,7 @@ int main(int argc, char **argv)
 	char line[4096];
 	size_t ll = 0;
 	int npos = 0, rc;
-	bool json = false;
+	bool json = false, prom = false;
 	json_object *r;
 	char *txt;
 
@@ -377,6 +380,8 @@ int main(int argc, char **argv)
 			pos[npos++] = a;
 		} else if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
 			json = true;
+		} else if (!strcmp(a, "--prometheus")) {
+			prom = true;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
@@ -390,6 +395,11 @@ int main(int argc, char **argv)
 	}
 	if (npos == 0)
 		die_usage("no command given%s", "");
+	/* stats --prometheus is the metrics command (all LUNs, text). */
+	if (prom && (strcmp(pos[0], "stats") || npos > 1))
+		die_usage("--prometheus goes with stats (all LUNs)%s", "");
+	if (prom)
+		pos[0] = "metrics";
 	/* The request is one line of space-separated words. */
 	for (int i = 0; i < npos; i++) {
 		size_t n = strlen(pos[i]);
@@ -433,6 +443,8 @@ int main(int argc, char **argv)
 		printf("%s\n", json_object_to_json_string_ext(
 			       r, JSON_C_TO_STRING_PRETTY |
 			       JSON_C_TO_STRING_SPACED));
+	} else if (!strcmp(pos[0], "metrics")) {
+		fputs(gets_(r, "text"), stdout);	/* raw, as /metrics */
 	} else if (!strcmp(pos[0], "stats")) {
 		print_stats(r);
 	} else if (!strcmp(pos[0], "luns")) {

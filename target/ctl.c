@@ -73,6 +73,8 @@ static void ctl_conn_reply(struct ctl_conn *cc, json_object *reply);
 const struct ctl_command ctl_commands[] = {
 	{ "stats", ctl_cmd_stats, 0, 1, "[LUN]",
 	  "per LUN: commands by attribute, in flight, latency, drain time" },
+	{ "metrics", ctl_cmd_metrics, 0, 0, "",
+	  "the statistics as Prometheus text (what /metrics serves)" },
 	{ "luns", ctl_cmd_luns, 0, 1, "[LUN]",
 	  "the LUNs and their live settings" },
 	{ "sessions", ctl_cmd_sessions, 0, 0, "",

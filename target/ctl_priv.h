@@ -1,8 +1,9 @@
 /*
  * What the files of the control socket share: ctl.c (the server: socket,
  * connections, the line protocol, the command table), ctl_luns.c (LUN
- * lookup; luns, set, crash), ctl_stats.c (stats, reset) and
- * ctl_sessions.c (sessions). Not for other modules.
+ * lookup; luns, set, crash), ctl_stats.c (stats, reset, metrics),
+ * ctl_sessions.c (sessions) and metrics_prom.c (the Prometheus text, which
+ * walks the LUNs with ctl_for_each_lun). Not for other modules.
  */
 #ifndef TCQ_CTL_PRIV_H
 #define TCQ_CTL_PRIV_H
@@ -69,6 +70,7 @@ json_object *ctl_cmd_set(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_crash(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_stats(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_reset(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_metrics(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_sessions(struct ctl_conn *cc, char **argv, int argc);
 /* ctl_live.c: live changes, save, reload, the running configuration */
 json_object *ctl_cmd_target(struct ctl_conn *cc, char **argv, int argc);

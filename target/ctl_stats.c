@@ -9,6 +9,7 @@
 #include "scsi/stats.h"
 #include "target/ctl.h"
 #include "target/ctl_priv.h"
+#include "target/metrics_prom.h"
 
 static json_object *hist_json(const struct stats_hist *h, double scale)
 {
@@ -112,6 +113,23 @@ static void stats_add(struct lun *l, void *array)
 json_object *ctl_cmd_stats(struct ctl_conn *cc, char **argv, int argc)
 {
 	return ctl_reply_luns(argv, argc, stats_add);
+}
+
+/* ---- metrics: the Prometheus text (target/metrics_prom.c) --------------- */
+
+json_object *ctl_cmd_metrics(struct ctl_conn *cc, char **argv, int argc)
+{
+	size_t len;
+	char *text = prom_text(&len);
+	json_object *r;
+
+	if (!text)
+		return ctl_reply_err("out of memory");
+	r = ctl_reply_ok();
+	json_object_object_add(r, "text",
+			       json_object_new_string_len(text, (int)len));
+	free(text);
+	return r;
 }
 
 /* ---- reset: on every reactor, each clearing its own slots --------------- */
