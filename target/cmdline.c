@@ -10,6 +10,7 @@
 #include "backend/bdev.h"
 #include "target/cmdline.h"
 #include "target/config.h"
+#include "target/portal.h"
 
 #define EXPORT_DEFAULT_LISTEN "127.0.0.1:3260"
 #define EXPORT_DEFAULT_IQN "iqn.2026-11.org.tcq:export"
@@ -76,6 +77,9 @@ static void usage(FILE *f)
 "                           overrides ctl in [global])\n"
 "      --state-dir DIR      where APTPL reservations are kept (default\n"
 "                           /var/lib/tcq; overrides state_dir in [global])\n"
+"      --metrics [ADDR:]PORT  serve Prometheus /metrics over HTTP (PORT or\n"
+"                           :PORT: 127.0.0.1; [::1]:PORT; overrides metrics\n"
+"                           in [global])\n"
 "  -v, --verbose            log at debug level\n"
 "  -h, --help               show this help\n"
 "  -V, --version            show the version\n",
@@ -96,7 +100,7 @@ enum {
 	OPT_THREADS, OPT_LOG_LEVEL, OPT_CHAP, OPT_MUTUAL_CHAP, OPT_ALLOW,
 };
 
-enum { OPT_CTL = 512, OPT_STATE_DIR };	/* global options outside the export range */
+enum { OPT_CTL = 512, OPT_STATE_DIR, OPT_METRICS };	/* global options outside the export range */
 /* LUN kind options of --export (scsi/sbc_media.c, sbc_ws.c). */
 enum { OPT_REMOVABLE = 600, OPT_THIN, OPT_SANITIZE };
 /* Ordering options of --export. */
@@ -121,6 +125,7 @@ static const struct option long_opts[] = {
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "ctl", required_argument, NULL, OPT_CTL },
 	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "chap", required_argument, NULL, OPT_CHAP },
 	{ "mutual-chap", required_argument, NULL, OPT_MUTUAL_CHAP },
 	{ "allow", required_argument, NULL, OPT_ALLOW },
@@ -180,6 +185,7 @@ void cmdline_parse(int argc, char **argv, struct cmdline *o)
 		case OPT_LOG_LEVEL: o->log_level = optarg; break;
 		case OPT_CTL: o->ctl = optarg; break;
 		case OPT_STATE_DIR: o->state_dir = optarg; break;
+		case OPT_METRICS: o->metrics = optarg; break;
 		case OPT_CHAP: o->chap = optarg; o->export_only_used = true; break;
 		case OPT_MUTUAL_CHAP:
 			o->mutual_chap = optarg;
@@ -372,6 +378,18 @@ void cmdline_override(struct cfg *c, const struct cmdline *o)
 				    o->state_dir);
 		snprintf(c->set.state_dir, sizeof(c->set.state_dir), "%s",
 			 o->state_dir);
+	}
+	if (o->metrics) {
+		struct sockaddr_storage ss;
+		socklen_t len;
+
+		if (strlen(o->metrics) >= sizeof(c->set.metrics) ||
+		    metrics_parse_addr(o->metrics, &ss, &len, err,
+				       sizeof(err)) < 0)
+			usage_error("--metrics: %s", strlen(o->metrics) >=
+				    sizeof(c->set.metrics) ? "too long" : err);
+		snprintf(c->set.metrics, sizeof(c->set.metrics), "%s",
+			 o->metrics);
 	}
 	if (o->threads) {
 		uint64_t v;

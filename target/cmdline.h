@@ -40,12 +40,13 @@ struct cmdline {
 	int verbose;
 	const char *ctl;
 	const char *state_dir;
+	const char *metrics;		/* --metrics [ADDR:]PORT */
 };
 
 /* Parses argv into o; --help and --version exit 0. */
 void cmdline_parse(int argc, char **argv, struct cmdline *o);
 /* The configuration of --export (o->export_path set). */
 void cmdline_export_cfg(struct cfg *c, const struct cmdline *o);
-/* --ctl, --state-dir, --threads, --log-level and -v over what c says. */
+/* --ctl, --state-dir, --metrics, --threads, --log-level and -v over what c says. */
 void cmdline_override(struct cfg *c, const struct cmdline *o);
 #endif

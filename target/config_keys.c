@@ -10,6 +10,7 @@
 #include "target/config.h"
 #include "target/config_keys.h"
 #include "target/config_priv.h"
+#include "target/portal.h"
 
 #define FIELD(base, k) ((char *)(base) + (k)->off)
 
@@ -195,6 +196,23 @@ static int set_name_text(const struct cfg_key *k, struct cfg *c, void *base,
 	return 0;
 }
 
+/* [ADDR:]PORT of /metrics (target/metrics_http.c), checked now. */
+static int set_metrics(const struct cfg_key *k, struct cfg *c, void *base,
+		       const char *v, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	if (strlen(v) >= TCQ_NAME_MAX) {
+		snprintf(err, errlen, "longer than %d bytes", TCQ_NAME_MAX - 1);
+		return -1;
+	}
+	if (metrics_parse_addr(v, &ss, &len, err, errlen) < 0)
+		return -1;
+	snprintf(FIELD(base, k), TCQ_NAME_MAX, "%s", v);
+	return 0;
+}
+
 static int set_serial(const struct cfg_key *k, struct cfg *c, void *base,
 		      const char *v, char *err, size_t errlen)
 {
@@ -290,6 +308,7 @@ static const struct cfg_type
 	T_STRING = { "TEXT", set_string, false, cfg_fmt_string },
 	T_NAME_TEXT = { "TEXT", set_name_text, false, cfg_fmt_text },
 	T_SERIAL = { "SERIAL", set_serial, false, cfg_fmt_text },
+	T_METRICS = { "[ADDR:]PORT", set_metrics, false, cfg_fmt_text },
 	T_CHAP_USER = { "NAME", set_chap_user, false, cfg_fmt_text },
 	T_CHAP_SECRET = { "SECRET", set_chap_secret, false, cfg_fmt_text },
 	T_CHAP_ALGS = { "ALG[,ALG...]", set_chap_algs, false, cfg_fmt_chap_algs },
@@ -386,6 +405,9 @@ const struct cfg_key cfg_keys[] = {
 	  CFG_RESTART },
 	{ "state_dir", G(state_dir), &T_NAME_TEXT, 0, 0,
 	  "folder for APTPL reservations (default /var/lib/tcq)",
+	  CFG_RESTART },
+	{ "metrics", G(metrics), &T_METRICS, 0, 0,
+	  "serve Prometheus /metrics over HTTP here; PORT alone: loopback",
 	  CFG_RESTART },
 
 	/* [target NAME] */

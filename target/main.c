@@ -20,6 +20,8 @@
 #include "target/conn.h"
 #include "target/ctl.h"
 #include "target/live.h"
+#include "target/metrics_http.h"
+#include "target/metrics_prom.h"
 #include "target/portal.h"
 #include "tcq/reactor.h"
 #include "target/target.h"
@@ -162,6 +164,7 @@ int main(int argc, char **argv)
 	int rc, started = 1;
 
 	log_set_level(LOG_INFO);
+	prom_set_start_time();
 	reactor_timer_init(&grace_timer, grace_expired, NULL);
 	cmdline_parse(argc, argv, &o);
 	cfg_init(&c);
@@ -254,6 +257,14 @@ int main(int argc, char **argv)
 		}
 		log_info("control socket %s", tcqd->set.ctl_path);
 	}
+	/* Its own thread, after the signal mask: it inherits it. */
+	if (tcqd->set.metrics[0]) {
+		if (metrics_http_start(tcqd->set.metrics, err, sizeof(err)) < 0) {
+			log_err("%s", err);
+			return 1;
+		}
+		log_info("metrics on http://%s/metrics", metrics_http_addr());
+	}
 	if (portal_start(tcqd, reactors, nreactors) < 0)
 		return 1;
 	for (; started < nreactors; started++) {
@@ -278,6 +289,7 @@ int main(int argc, char **argv)
 	reactor_del_fd(reactors[0], &sig_rfd);
 	close(sig_fd);
 	ctl_stop();
+	metrics_http_stop();	/* it reads tcqd: before it goes */
 	/* Backends keep per-reactor queues: close them while reactors live. */
 	cfg_destroy_tcqd(tcqd);
 	tcqd = NULL;

@@ -19,6 +19,10 @@ struct reactor;
  */
 int portal_parse_addr(const char *text, struct sockaddr_storage *ss,
 		      socklen_t *len, char *err, size_t errlen);
+/* The address of tcqd's /metrics (metrics = in [global], --metrics): as
+ * portal_parse_addr, and a bare "PORT" or ":PORT" is 127.0.0.1:PORT. */
+int metrics_parse_addr(const char *text, struct sockaddr_storage *ss,
+		       socklen_t *len, char *err, size_t errlen);
 /* "1.2.3.4:3260" or "[::1]:3260". */
 void portal_format_addr(const struct sockaddr *sa, char *buf, size_t len);
 

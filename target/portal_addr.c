@@ -1,6 +1,7 @@
 /* Portal address texts <-> socket addresses, without touching sockets. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,28 @@ int portal_parse_addr(const char *text, struct sockaddr_storage *ss,
 		s4->sin_port = htons(port);
 		*len = sizeof(*s4);
 	}
+	return 0;
+}
+
+int metrics_parse_addr(const char *text, struct sockaddr_storage *ss,
+		       socklen_t *len, char *err, size_t errlen)
+{
+	char buf[sizeof("127.0.0.1:") + 8];
+	bool bare = text[0] == ':' || (text[0] && !strpbrk(text, ":[]*."));
+	uint16_t p;
+
+	/* PORT or :PORT: loopback only, unless an address is given. */
+	if (bare) {
+		if (parse_port(text + (text[0] == ':'), &p) < 0) {
+			snprintf(err, errlen, "'%s': expected [ADDR:]PORT, "
+				 "[IPV6]:PORT or :PORT (PORT 0..65535)", text);
+			return -1;
+		}
+		snprintf(buf, sizeof(buf), "127.0.0.1:%u", p);
+		text = buf;
+	}
+	if (portal_parse_addr(text, ss, len, err, errlen) < 0)
+		return -1;
 	return 0;
 }
 
