@@ -101,7 +101,8 @@ int metrics_parse_addr(const char *text, struct sockaddr_storage *ss,
 		       socklen_t *len, char *err, size_t errlen)
 {
 	char buf[sizeof("127.0.0.1:") + 8];
-	bool bare = text[0] == ':' || (text[0] && !strpbrk(text, ":[]*."));
+	bool bare = (text[0] == ':' && !strchr(text + 1, ':')) ||
+		    (text[0] && !strpbrk(text, ":[]*."));
 	uint16_t p;
 
 	/* PORT or :PORT: loopback only, unless an address is given. */
