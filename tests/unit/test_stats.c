@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 #include "backend/bdev.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/stats.h"
 #include "target/ctl.h"
 #include "tcq/reactor.h"
@@ -250,6 +251,85 @@ START_TEST(ctl_stats_and_reset)
 }
 END_TEST
 
+/* Class, bytes and sense keys: a READ(10) and a WRITE(10) that end GOOD,
+ * a READ(10) with fixed-format sense (key in byte 2, SPC-4 4.5.3) and a
+ * TEST UNIT READY with descriptor-format sense (key in byte 1, 4.5.2). */
+static void classes_on_reactor(void *arg)
+{
+	struct tcq_task t;
+
+	memset(&t, 0, sizeof(t));
+	t.req.cmd = opc_find(0x28, 0, 0);		/* READ(10) */
+	ck_assert_ptr_nonnull(t.req.cmd);
+	stats_task_arrive(lun, &t);
+	t.status = SAM_STAT_GOOD;
+	t.data_in_len = 8192;
+	stats_task_done(lun, &t);
+
+	memset(&t, 0, sizeof(t));
+	t.req.cmd = opc_find(0x2a, 0, 0);		/* WRITE(10) */
+	ck_assert_ptr_nonnull(t.req.cmd);
+	stats_task_arrive(lun, &t);
+	t.status = SAM_STAT_GOOD;
+	t.req.data_out_len = 4096;
+	stats_task_done(lun, &t);
+
+	memset(&t, 0, sizeof(t));
+	t.req.cmd = opc_find(0x28, 0, 0);
+	stats_task_arrive(lun, &t);
+	t.status = SAM_STAT_CHECK_CONDITION;
+	t.data_in_len = 512;		/* not GOOD: no bytes counted */
+	t.sense[0] = 0x70;
+	t.sense[2] = 0x03;		/* MEDIUM ERROR */
+	t.sense_len = 18;
+	stats_task_done(lun, &t);
+
+	memset(&t, 0, sizeof(t));
+	t.req.cmd = opc_find(0x00, 0, 0);		/* TEST UNIT READY */
+	ck_assert_ptr_nonnull(t.req.cmd);
+	stats_task_arrive(lun, &t);
+	t.status = SAM_STAT_CHECK_CONDITION;
+	t.sense[0] = 0x72;
+	t.sense[1] = 0x06;		/* UNIT ATTENTION */
+	t.sense_len = 8;
+	stats_task_done(lun, &t);
+}
+
+START_TEST(ctl_stats_classes_bytes_sense)
+{
+	json_object *r, *l, *text;
+
+	harness_call_on(&R, classes_on_reactor, NULL);
+	r = ask("stats\n");
+	ck_assert(ok(r));
+	l = lun0(r);
+	ck_assert_int_eq(json_object_get_int(path(l, "classes", "read")), 2);
+	ck_assert_int_eq(json_object_get_int(path(l, "classes", "write")), 1);
+	ck_assert_int_eq(json_object_get_int(path(l, "classes", "other")), 1);
+	ck_assert_int_eq(json_object_get_int(path(l, "bytes", "read")), 8192);
+	ck_assert_int_eq(json_object_get_int(path(l, "bytes", "written")), 4096);
+	ck_assert_int_eq(json_object_get_int(path(l, "sense_keys", "medium_error")), 1);
+	ck_assert_int_eq(json_object_get_int(path(l, "sense_keys", "unit_attention")), 1);
+	ck_assert_int_eq(json_object_object_length(path(l, "sense_keys", NULL)), 2);
+	json_object_put(r);
+
+	/* The same through the Prometheus text of the metrics command. */
+	r = ask("metrics\n");
+	ck_assert(ok(r));
+	text = path(r, "text", NULL);
+	const char *s = json_object_get_string(text);
+	ck_assert_ptr_nonnull(strstr(s, "\ntcq_lun_read_bytes_total{target=\"" IQN
+				     "\",lun=\"0\"} 8192\n"));
+	ck_assert_ptr_nonnull(strstr(s, "\ntcq_lun_errors_total{target=\"" IQN
+				     "\",lun=\"0\",sense_key=\"medium_error\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(s, "\ntcq_lun_commands_by_class_total{target=\""
+				     IQN "\",lun=\"0\",class=\"write\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(s, "\ntcq_target_sessions{target=\"" IQN
+				     "\"} 0\n"));
+	json_object_put(r);
+}
+END_TEST
+
 START_TEST(ctl_set_live)
 {
 	json_object *r;
@@ -359,6 +439,7 @@ static Suite *stats_suite(void)
 	harness_add(h, hist_quantiles);
 	tcase_add_checked_fixture(c, setup, teardown);
 	harness_add(c, ctl_stats_and_reset);
+	harness_add(c, ctl_stats_classes_bytes_sense);
 	harness_add(c, ctl_set_live);
 	harness_add(c, ctl_errors);
 	harness_add(c, ctl_refuses_live_socket);
