@@ -163,6 +163,24 @@ static const char *const bounds_text[PROM_NBOUNDS] = {
 	"0.1", "0.25", "0.5", "1", "2.5", "5", "10",
 };
 
+/* A histogram of one LUN: its buckets and the sum of its samples (ns). */
+typedef const struct stats_hist *lun_hist(const struct prom_lun *l,
+					  uint64_t *sum_ns);
+
+static const struct stats_hist *h_latency(const struct prom_lun *l,
+					  uint64_t *sum_ns)
+{
+	*sum_ns = l->s.c.lat_ns_total;
+	return &l->s.lat;
+}
+
+static const struct stats_hist *h_drain(const struct prom_lun *l,
+					uint64_t *sum_ns)
+{
+	*sum_ns = l->s.c.drain_ns_total;
+	return &l->s.drain;
+}
+
 /*
  * A histogram of the statistics (log-linear, ns) as Prometheus buckets:
  * a sample counts in le=B when its whole stats bucket lies at or below B.
@@ -171,18 +189,15 @@ static const char *const bounds_text[PROM_NBOUNDS] = {
  * the truth, and the last one (+Inf) and _count are exact.
  */
 static void histogram(struct prom_buf *b, const struct prom_view *v,
-		      const char *name, const char *help, size_t hist_off,
-		      size_t sum_off)
+		      const char *name, const char *help, lun_hist *get)
 {
 	char n[128];
 
 	family(b, name, "histogram", help);
 	for (int i = 0; i < v->nluns; i++) {
 		const struct prom_lun *l = &v->luns[i];
-		const struct stats_hist *h =
-			(const void *)((const char *)&l->s + hist_off);
-		uint64_t run = 0,
-			 sum = *(const uint64_t *)((const char *)&l->s + sum_off);
+		uint64_t run = 0, sum;
+		const struct stats_hist *h = get(l, &sum);
 		unsigned k = 0;
 
 		snprintf(n, sizeof(n), "%s_bucket", name);
@@ -293,9 +308,7 @@ static void render_luns(struct prom_buf *b, const struct prom_view *v)
 				    (unsigned long long)v->luns[i].s.c.sense[k]);
 		}
 	histogram(b, v, "tcq_lun_latency_seconds",
-		  "Command latency, arrival to completion.",
-		  offsetof(struct stats_snapshot, lat),
-		  offsetof(struct stats_snapshot, c.lat_ns_total));
+		  "Command latency, arrival to completion.", h_latency);
 	lun_family(b, v, "tcq_lun_inflight", "gauge",
 		   "Backend I/Os in flight now.", v_inflight);
 	lun_family(b, v, "tcq_lun_inflight_peak", "gauge",
@@ -308,8 +321,7 @@ static void render_luns(struct prom_buf *b, const struct prom_view *v)
 		   "Backend I/Os submitted.", v_ios);
 	histogram(b, v, "tcq_lun_ordered_drain_seconds",
 		  "Time ORDERED tasks waited for older tasks, arrival to enabled.",
-		  offsetof(struct stats_snapshot, drain),
-		  offsetof(struct stats_snapshot, c.drain_ns_total));
+		  h_drain);
 	lun_family(b, v, "tcq_lun_flushes_total", "counter",
 		   "Cache flushes submitted to the backend.", v_flushes);
 	lun_family(b, v, "tcq_lun_barrier_flushes_total", "counter",
