@@ -272,6 +272,40 @@ chap_refusal_counted_under_chap() {
 	ok "a good CHAP login is not counted"
 }
 
+# max_sessions = 1: a second session while one is up is refused (0x0302).
+fixture_limit() {
+	tcqd_conf "$TEST_TMP/limit.conf" "$IQN" 16M "max_sessions = 1" \
+		"metrics = 127.0.0.1:0"
+	start_tcqd -c "$TEST_TMP/limit.conf"
+	MADDR=$(metrics_addr) || exit 1
+	export MADDR
+}
+
+session_limit_refusal_counted_under_limit() {
+	local t0 g0
+	scrape
+	val "tcq_target_logins_refused_total{target=\"$IQN\",reason=\"limit\"}"
+	t0=$V
+	val 'tcq_logins_refused_total{reason="limit"}'
+	g0=$V
+	"$BENCH" --quiet --rw randread --bs 4k --depth 1 --runtime 3 \
+		"$TCQD_URL" >"$TEST_TMP/hold.out" 2>&1 &
+	BG_PIDS+=($!)
+	wait_until 30 sessions_are 1 || fail "the first session did not show"
+	if run "$BENCH" --quiet --ios 10 "$TCQD_URL"; then
+		fail "a second session logged in past max_sessions = 1"
+	fi
+	log_has "max_sessions of the daemon reached" "the second session hit the limit"
+	scrape
+	val "tcq_target_logins_refused_total{target=\"$IQN\",reason=\"limit\"}"
+	[ $((V - t0)) -eq 1 ] || fail "the target's limit refusals moved by $((V - t0)), expected 1"
+	val 'tcq_logins_refused_total{reason="limit"}'
+	[ $((V - g0)) -eq 1 ] || fail "daemon-wide limit refusals moved by $((V - g0)), expected 1"
+	ok "max_sessions refusal: reason=\"limit\" +1"
+	wait "${BG_PIDS[-1]}" || { cat "$TEST_TMP/hold.out"; fail "the first load failed"; }
+	unset 'BG_PIDS[-1]'
+}
+
 ipv6_loopback_metrics() {
 	local code
 	start_tcqd --metrics '[::1]:0'
@@ -343,6 +377,8 @@ CHECKS=(
 	unknown_target_refusal_counted
 	@chap
 	chap_refusal_counted_under_chap
+	@limit
+	session_limit_refusal_counted_under_limit
 	@
 	ipv6_loopback_metrics
 	metrics_from_config_file
