@@ -224,7 +224,7 @@ json_object *ctl_cmd_targets(struct ctl_conn *cc, char **argv, int argc)
 
 		ctl_add_str(o, "name", t->dev.name);
 		ctl_add_u64(o, "tpgt", t->dev.tpgt);
-		ctl_add_u64(o, "sessions", sess_count_target(t));
+		ctl_add_u64(o, "sessions", sess_logged_in(t));
 		ctl_add_bool(o, "chap", t->chap.chap.user[0] != 0);
 		for (int j = 0; j < sdev_nluns(&t->dev); j++)
 			if (sdev_lun(&t->dev, (uint64_t)j))

@@ -414,7 +414,7 @@ int prom_collect(struct prom_view *v)
 
 				snprintf(pt->name, sizeof(pt->name), "%s",
 					 t->dev.name);
-				pt->sessions = sess_count_target(t);
+				pt->sessions = sess_logged_in(t);
 				for (int r = 0; r < LOGIN_REFUSED_N; r++)
 					pt->refused[r] = __atomic_load_n(
 						&t->logins_refused[r],

@@ -316,7 +316,7 @@ unsigned sess_count(void)
 	return n;
 }
 
-unsigned sess_count_target(const struct target *t)
+unsigned sess_logged_in(const struct target *t)
 {
 	struct list_node *pos;
 	unsigned n = 0;

@@ -103,8 +103,8 @@ bool sess_tsih_exists(uint16_t tsih);
 
 /* Sessions listing for tcqctl and tests. */
 unsigned sess_count(void);
-/* Normal sessions to t now (any thread). */
-unsigned sess_count_target(const struct target *t);
+/* Normal sessions logged in to t now (any thread). */
+unsigned sess_logged_in(const struct target *t);
 
 /* One session as tcqctl lists it: copies of plain fields. */
 struct sess_info {

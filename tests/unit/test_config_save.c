@@ -46,6 +46,7 @@ static const char every_key[] =
 	"discovery_mutual_chap_secret = discovery-secret-2\n"
 	"ctl = /run/tcq-test.sock\n"
 	"state_dir = /var/lib/tcq-test\n"
+	"metrics = 127.0.0.1:9470\n"
 	"\n"
 	"[target " T1 "]\n"
 	"alias = first disk\n"

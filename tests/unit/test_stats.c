@@ -17,7 +17,9 @@
 #include "scsi/lun.h"
 #include "scsi/opcodes.h"
 #include "scsi/stats.h"
+#include "target/config.h"
 #include "target/ctl.h"
+#include "target/portal.h"
 #include "tcq/reactor.h"
 #include "target/target.h"
 #include "tests/unit/harness.h"
@@ -102,6 +104,18 @@ static void setup(void)
 	tcqd->targets = calloc(1, sizeof(*tcqd->targets));
 	tcqd->targets[0] = tgt;
 	tcqd->ntargets = 1;
+	/* The running configuration live changes (set) start from, and
+	 * the portal it names (never listening here). */
+	tcqd->portals = calloc(1, sizeof(*tcqd->portals));
+	tcqd->portals[0] = portal_new("127.0.0.1:0", 1, err, sizeof(err));
+	ck_assert_ptr_nonnull(tcqd->portals[0]);
+	tcqd->nportals = 1;
+	tcqd->cfg = malloc(sizeof(*tcqd->cfg));
+	cfg_init(tcqd->cfg);
+	ck_assert_int_eq(cfg_load_string(tcqd->cfg, "test", "[global]\n"
+					 "listen = 127.0.0.1:0\n[target " IQN "]\n"
+					 "[lun " IQN " 0]\nbackend = null\n"
+					 "size = 1M\nqueue_depth = 32\n"), 0);
 	snprintf(sock_path, sizeof(sock_path), "/tmp/tcq-test-stats.%d.sock",
 		 (int)getpid());
 	ck_assert_int_eq(ctl_start(sock_path, rlist, 1, err, sizeof(err)), 0);
@@ -123,6 +137,10 @@ static void teardown(void)
 	bdev_close(bd);
 	free(tgt);
 	free(tcqd->targets);
+	cfg_free(tcqd->cfg);
+	free(tcqd->cfg);
+	portal_free(tcqd->portals[0]);
+	free(tcqd->portals);
 	free(tcqd);
 	tcqd = NULL;
 	reactor_fini(&R);
