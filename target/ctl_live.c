@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include "tcq/log.h"
+#include "backend/bdev.h"
 #include "scsi/lun.h"
 #include "target/acl.h"
 #include "target/config.h"
@@ -316,7 +317,9 @@ json_object *ctl_cmd_set(struct ctl_conn *cc, char **argv, int argc)
 		return ctl_reply_err("%s", err);
 	if (argc < 2)
 		return ctl_reply_err("usage: set LUN key=value...");
-	if (!ctl_find_lun(argv[0], err, sizeof(err)))
+	struct lun *running = ctl_find_lun(argv[0], err, sizeof(err));
+
+	if (!running)
 		return ctl_reply_err("%s", err);
 	if ((r = change_begin(&ch, err, sizeof(err))))
 		return r;
@@ -333,6 +336,15 @@ json_object *ctl_cmd_set(struct ctl_conn *cc, char **argv, int argc)
 	if (cfg_set_pairs(ch.c, CFG_LUN, l, argv + 1, argc - 1, err,
 			  sizeof(err)) < 0)
 		return change_fail(&ch, err);
+	/* A write-through backend (rbd cache=none) reports WCE 0 whatever
+	 * the key says: asking for it on is an error, not a no-op, as WCE
+	 * would claim writes may be lost that never can be. */
+	for (int i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "write_cache=", 12) && l->write_cache &&
+		    running->bdev && running->bdev->write_through)
+			return change_fail(&ch, "write_cache on: the backend has "
+					   "no volatile write cache");
+	}
 	return change_commit(cc, &ch);
 }
 
