@@ -36,6 +36,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include "backend/aio_priv.h"
 #include "tcq/bufpool.h"
 #include "tcq/compiler.h"
@@ -136,6 +137,25 @@ static int aio_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 	return 0;
 }
 
+/* A sparse file: the blocks it holds, and the free space of its file
+ * system (what an unprivileged writer may still get). A block device
+ * has no such accounting. */
+static int aio_space(struct bdev *b, uint64_t *allocated,
+		     uint64_t *available)
+{
+	struct aio_dev *dev = b->priv;
+	struct stat st;
+	struct statvfs sv;
+
+	if (dev->is_blk)
+		return -EOPNOTSUPP;
+	if (fstat(dev->fd, &st) < 0 || fstatvfs(dev->fd, &sv) < 0)
+		return -errno;
+	*allocated = (uint64_t)st.st_blocks * 512;
+	*available = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return 0;
+}
+
 static const struct bdev_ops aio_ops = {
 	.name = "aio",
 	.queue_init = aio_queue_init,
@@ -145,6 +165,7 @@ static const struct bdev_ops aio_ops = {
 	.close = aio_close,
 	.lba_status = aio_lba_status,
 	.resize = aio_resize,
+	.space = aio_space,
 };
 
 /* ---- open -------------------------------------------------------------- */

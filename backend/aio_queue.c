@@ -249,7 +249,11 @@ static void aio_event(struct aio_queue *aq, struct aio_slot *s, long res)
 	}
 	if ((uint64_t)res != io->len &&
 	    !(io->op == BDEV_READ && aio_read_past_eof(aq, io, (uint64_t)res))) {
-		aio_finish(aq, s, -EIO);
+		/* A file's write stops short when its file system runs out
+		 * of space (the next write would say ENOSPC): the device
+		 * server answers SPACE ALLOCATION FAILED for it. */
+		aio_finish(aq, s, io->op == BDEV_WRITE && !aq->dev->is_blk ?
+			   -ENOSPC : -EIO);
 		return;
 	}
 	if (s->sync_after) {

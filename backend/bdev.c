@@ -463,6 +463,14 @@ int bdev_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 	return b->ops->lba_status(b, offset, len, mapped);
 }
 
+int bdev_space(struct bdev *b, uint64_t *allocated, uint64_t *available)
+{
+	*allocated = *available = 0;
+	if (!b->ops->space)
+		return -EOPNOTSUPP;
+	return b->ops->space(b, allocated, available);
+}
+
 /* 16 MiB of zero pages mapped read-only once: the kernel backs them all
  * with the one zero page, so it costs no memory. */
 #define ZERO_REGION (16u << 20)

@@ -79,6 +79,9 @@ struct bdev_ops {
 	 * the backend cannot be resized. */
 	int (*resize)(struct bdev *b, uint64_t *size, bool shrink, char *err,
 		      size_t errlen);
+	/* Optional: the space the medium holds and may still get (see
+	 * bdev_space). Cheap (a stat), run synchronously. NULL: unknown. */
+	int (*space)(struct bdev *b, uint64_t *allocated, uint64_t *available);
 };
 
 #define BDEV_MAX_QUEUES 64
@@ -182,6 +185,15 @@ bool bdev_is_zero_region(const void *p);
 /* Provisioning status of the run at offset (GET LBA STATUS). */
 int bdev_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 		    bool *mapped);
+
+/*
+ * Allocation of a thin medium, in bytes: *allocated is what the medium
+ * holds now (a sparse file's st_blocks * 512), *available what it may
+ * still allocate (the free space of the file system under it; may be
+ * shared with other files). 0, or -EOPNOTSUPP when the backend cannot
+ * tell (block devices, ram, rbd), or another -errno.
+ */
+int bdev_space(struct bdev *b, uint64_t *allocated, uint64_t *available);
 
 /* The option table of the backend called name ("null", "delay", ...;
  * NULL when there is none such): its keys with their types and help, for

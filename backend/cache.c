@@ -374,6 +374,7 @@ static const struct bdev_ops cache_ops = {
 	.close = cache_close,
 	.lba_status = wrap_lba_status,
 	.resize = wrap_resize,
+	.space = wrap_space,
 };
 
 static const struct cache_opts cache_defaults;

@@ -262,6 +262,7 @@ static const struct bdev_ops delay_ops = {
 	.close = delay_close,
 	.lba_status = wrap_lba_status,
 	.resize = wrap_resize,
+	.space = wrap_space,
 };
 
 static const struct delay_opts delay_defaults = {

@@ -181,6 +181,7 @@ static const struct bdev_ops fault_ops = {
 	.close = fault_close,
 	.lba_status = wrap_lba_status,
 	.resize = wrap_resize,
+	.space = wrap_space,
 };
 
 /* "A-B;C;D-E" appended to the ranges (the key may come again). */

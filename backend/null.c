@@ -49,12 +49,25 @@ static int null_resize(struct bdev *b, uint64_t *size, bool shrink, char *err,
 	return 0;
 }
 
+/* Nothing is ever stored: nothing allocated, all of it available. */
+static int null_space(struct bdev *b, uint64_t *allocated,
+		      uint64_t *available)
+{
+	*allocated = 0;
+	*available = b->size;
+	return 0;
+}
+
 static const struct bdev_ops null_ops = {
 	.name = "null",
 	.queue_init = null_queue_init,
 	.queue_fini = null_queue_fini,
 	.submit = null_submit,
 	.resize = null_resize,
+	return 0;
+}
+
+	.space = null_space,
 };
 
 struct null_opts {

@@ -132,6 +132,13 @@ int wrap_resize(struct bdev *b, uint64_t *size, bool shrink, char *err,
 	return 0;
 }
 
+int wrap_space(struct bdev *b, uint64_t *allocated, uint64_t *available)
+{
+	struct bdev *base = *(struct bdev **)b->priv;
+
+	return bdev_space(base, allocated, available);
+}
+
 bool bdev_spec_uses_path(const char *spec)
 {
 	for (;;) {

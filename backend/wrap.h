@@ -56,6 +56,9 @@ int wrap_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 int wrap_resize(struct bdev *b, uint64_t *size, bool shrink, char *err,
 		size_t errlen);
 
+/* Forwards the allocation query to the base (bdev_space). */
+int wrap_space(struct bdev *b, uint64_t *allocated, uint64_t *available);
+
 /* splitmix64: small, seedable, good enough for test distributions. */
 static inline uint64_t wrap_rand(uint64_t *s)
 {
