@@ -21,6 +21,7 @@
 #include "scsi/spc.h"
 #include "scsi/stats.h"
 #include "scsi/taskset.h"
+#include "scsi/thin.h"
 #include "scsi/ua.h"
 
 #ifndef PACKAGE_VERSION
@@ -131,6 +132,7 @@ void lun_destroy(struct lun *l)
 	l->store = NULL;
 	pthread_mutex_destroy(&l->lock);
 	sbc_lun_free(l->sbc);
+	thin_lun_free(l);
 	ua_lun_free(l);
 	pr_lun_free(l);
 	stats_free(l->stats);
@@ -317,6 +319,8 @@ void lun_reset(struct lun *l, void *nexus)
 	 * state is kept (SPC-4 5.13.12). */
 	ua_establish_all(l, ASC_BUS_DEVICE_RESET);
 	sbc_lun_reset(l);	/* PREVENT MEDIUM REMOVAL ends (SBC-3 4.x) */
+	thin_lun_reset(l);	/* a soft threshold still reached notifies
+				 * again */
 }
 
 void lun_capacity_changed(struct lun *l, uint64_t nblocks)

@@ -16,6 +16,7 @@ struct reactor;
 
 struct sdev;
 struct sbc_lun;
+struct thin_lun;
 struct ua_lun;
 struct pr_state;
 struct lun_stats;
@@ -67,6 +68,9 @@ struct lun {
 	uint8_t lbppbe;		/* log2(physical / logical block size),
 				 * READ CAPACITY(16) */
 	struct sbc_lun *sbc;	/* range locks, medium state, copy results */
+	struct thin_lun *thin;	/* scsi/thin.c: resource counts and the
+				 * soft threshold; NULL: not thin, or the
+				 * backend cannot tell its allocation */
 	struct lun_stats *stats;	/* scsi/stats.c: per-reactor counters */
 };
 

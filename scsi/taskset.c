@@ -6,6 +6,7 @@
 #include "scsi/opcodes.h"
 #include "scsi/stats.h"
 #include "scsi/taskset.h"
+#include "scsi/thin.h"
 
 struct taskset *taskset_new(struct lun *l, struct reactor *r, void *nexus,
 			    taskset_exec_fn exec)
@@ -267,6 +268,10 @@ void taskset_complete(struct tcq_task *t)
 	struct taskset *ts = t->order.set;
 
 	stats_task_done(ts ? ts->lun : t->lun, t);
+	/* A write may have allocated (or UNMAP freed) space: the soft
+	 * threshold is looked at shortly (scsi/thin.h). */
+	if (cdb_access(&t->req) == CDB_ACCESS_WRITE)
+		thin_note_write(ts ? ts->lun : t->lun);
 	if (!ts || !list_linked(&t->order.node)) {
 		finish_early(ts, t);
 		return;

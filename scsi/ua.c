@@ -5,6 +5,7 @@
 #include "scsi/lun.h"
 #include "scsi/pr.h"
 #include "scsi/sense.h"
+#include "scsi/thin.h"
 #include "scsi/ua.h"
 
 _Static_assert(sizeof(((struct taskset *)0)->ua_q) / sizeof(uint16_t) ==
@@ -103,6 +104,12 @@ bool ua_take(struct taskset *ts, struct sense_info *si)
 	si->key = SK_UNIT_ATTENTION;
 	si->asc = asc;
 	si->bit = -1;
+	if (asc == ASC_THIN_PROVISIONING_SOFT_THRESHOLD_REACHED) {
+		/* SBC-3 4.7.3.7.6: INFORMATION is the offset of the threshold
+		 * descriptor in the Logical Block Provisioning mode page. */
+		si->info_valid = true;
+		si->info = THIN_UA_INFO;
+	}
 	return true;
 }
 
