@@ -74,6 +74,24 @@ CDB_DECODER(cdb_dec_mode_select)
 	return 0;
 }
 
+/* LOG SENSE (SPC-4 6.6): byte 1 bit 1 (PPC, obsolete) is not implemented
+ * and SP asks to save, which we cannot: both rejected. PC, the page and
+ * subpage codes and the PARAMETER POINTER are checked by the executor
+ * (scsi/spc_log.c), which knows the LUN's pages. */
+CDB_DECODER(cdb_dec_log_sense)
+{
+	if (cdb_rsvd(cdb, 1, 0xfe, err) || cdb_rsvd_bytes(cdb, 4, 4, err))
+		return -1;
+	if (cdb[1] & 0x01)	/* SP */
+		return cdb_bad_field(err, 1, 0);
+	req->flags |= (uint8_t)((cdb[2] >> 6) << CDBF_PC_SHIFT);
+	req->page = cdb[2] & 0x3f;
+	req->subpage = cdb[3];
+	req->param_ptr = get_be16(cdb + 5);
+	req->alloc_len = req->data_in_len = get_be16(cdb + 7);
+	return 0;
+}
+
 CDB_DECODER(cdb_dec_report_luns)
 {
 	req->page = cdb[2];	/* SELECT REPORT */

@@ -42,6 +42,7 @@ CDB_DECODER(cdb_dec_request_sense);
 CDB_DECODER(cdb_dec_inquiry);
 CDB_DECODER(cdb_dec_mode_sense);
 CDB_DECODER(cdb_dec_mode_select);
+CDB_DECODER(cdb_dec_log_sense);
 CDB_DECODER(cdb_dec_report_luns);
 CDB_DECODER(cdb_dec_maintenance_in);
 CDB_DECODER(cdb_dec_pr_in);

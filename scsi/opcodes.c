@@ -138,6 +138,12 @@ static const struct opc_entry opc_tab[] = {
 	  DATA_IN, RESV_READ, TO_EMUL,
 	  .usage = { SOP_MODE_SENSE_10, 0x18 /* LLBAA, DBD */, 0xff, 0xff, 0,
 		     0, 0, LEN2, CTL } },
+	/* LOG SENSE (scsi/spc_log.c): PC, PAGE CODE, SUBPAGE CODE,
+	 * PARAMETER POINTER; SP and the obsolete PPC are rejected. */
+	{ .op = SOP_LOG_SENSE, .cdb_len = 10, .flags = F_SETTINGS,
+	  .decode = cdb_dec_log_sense, .exec = spc_log_sense,
+	  DATA_IN, RESV_ALLOWED, TO_EMUL,
+	  .usage = { SOP_LOG_SENSE, 0, 0xff, 0xff, 0, LEN2, LEN2, CTL } },
 	/* MAINTENANCE IN (scsi/rsoc.c, scsi/alua.c); RTPG byte 1 bits 7:5:
 	 * PARAMETER DATA FORMAT. */
 	{ .op = SOP_MAINTENANCE_IN, .sa = MI_REPORT_SUPPORTED_OPCODES,

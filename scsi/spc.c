@@ -14,6 +14,7 @@
 #include "scsi/sense.h"
 #include "scsi/spc.h"
 #include "scsi/taskset.h"
+#include "scsi/thin.h"
 #include "scsi/ua.h"
 
 
@@ -221,6 +222,10 @@ static uint32_t inquiry_vpd(const struct lun *l, uint8_t page, uint8_t *p)
 		return 64;
 	case 0xb2:		/* logical block provisioning */
 		p[3] = 4;
+		/* THRESHOLD EXPONENT: resource counts (LOG SENSE 0Ch) and the
+		 * soft threshold (mode page 1Ch/02h) in sets of 2^n blocks;
+		 * 0 where the allocation is not known. */
+		p[4] = thin_exponent(l);
 		if (l->bdev && l->bdev->thin) {
 			/* LBPU (UNMAP), LBPWS and LBPWS10 (WRITE SAME with
 			 * UNMAP), LBPRZ; ANC_SUP 0: no anchored state. */
@@ -399,7 +404,11 @@ void spc_mode_sense(struct tcq_task *t)
 		end(t);
 		return;
 	}
-	if (sub != 0 && sub != 0xff) {
+	/* Subpages: the Logical Block Provisioning page (1Ch/02h) of a
+	 * LUN with provisioning counts; FFh: every subpage too. */
+	bool lbp_page = page == THIN_MODE_PAGE && sub == THIN_MODE_SUBPAGE;
+	if ((sub != 0 && sub != 0xff && !lbp_page) ||
+	    (lbp_page && !thin_supported(l))) {
 		sense_invalid_cdb(t, 3, -1);
 		end(t);
 		return;
@@ -427,6 +436,10 @@ void spc_mode_sense(struct tcq_task *t)
 	if (page == MP_ALL) {
 		for (size_t i = 0; i < ARRAY_SIZE(mode_pages); i++)
 			n += mode_page(l, mode_pages[i], pc, buf + n);
+		if (sub == 0xff)
+			n += thin_mode_page(l, pc, buf + n);
+	} else if (lbp_page) {
+		n += thin_mode_page(l, pc, buf + n);
 	} else {
 		uint32_t pl = mode_page(l, page, pc, buf + n);
 		if (!pl) {
@@ -435,6 +448,8 @@ void spc_mode_sense(struct tcq_task *t)
 			return;
 		}
 		n += pl;
+		if (page == THIN_MODE_PAGE && sub == 0xff)
+			n += thin_mode_page(l, pc, buf + n);
 	}
 	uint8_t dsp = 0x10;	/* DPOFUA */
 	if (l->read_only || l->swp)

@@ -10,6 +10,8 @@ void spc_request_sense(struct tcq_task *t);
 void spc_report_luns(struct tcq_task *t);
 void spc_mode_sense(struct tcq_task *t);
 void spc_mode_select(struct tcq_task *t);
+/* LOG SENSE (scsi/spc_log.c). */
+void spc_log_sense(struct tcq_task *t);
 void spc_good(struct tcq_task *t);	/* START STOP UNIT, PREVENT ALLOW */
 
 /*

@@ -42,6 +42,7 @@ struct cdb_req {
 				 * exp_len) */
 	uint8_t control;	/* CONTROL byte (NACA) */
 	uint8_t page, subpage;	/* INQUIRY / MODE SENSE page codes */
+	uint16_t param_ptr;	/* LOG SENSE PARAMETER POINTER */
 };
 
 enum task_state {
