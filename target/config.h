@@ -34,6 +34,8 @@ struct cfg_lun {
 	bool removable;			/* INQUIRY RMB: eject and load */
 	int thin;			/* -1 auto (backend decides), 0, 1 */
 	bool sanitize;			/* SANITIZE allowed */
+	uint32_t thin_threshold;	/* soft threshold, percent allocated;
+					 * 0: none (scsi/thin.h) */
 	uint32_t queue_depth;		/* 1..CFG_MAX_QUEUE_DEPTH */
 	uint8_t barrier;		/* enum lun_barrier: 0 drain (default),
 					 * 1 flush, 2 ignore */

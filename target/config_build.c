@@ -8,6 +8,7 @@
 #include "scsi/lun.h"
 #include "backend/lun_store.h"
 #include "scsi/pr.h"
+#include "scsi/thin.h"
 #include "target/config.h"
 #include "target/portal.h"
 #include "target/session.h"
@@ -58,6 +59,14 @@ struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
 		b->thin = cl->thin;
 	l->read_only = cl->read_only || b->read_only;
 	alua_lun_apply(l, &t->dev.alua);
+	/* Provisioning counts once thin is settled; thin_threshold needs
+	 * them. */
+	if (thin_lun_setup(l, cl->thin_threshold, berr, sizeof(berr)) < 0) {
+		snprintf(err, errlen, "[lun %s %u] thin_threshold = %u: %s",
+			 t->dev.name, cl->id, cl->thin_threshold, berr);
+		cfg_destroy_lun(l);
+		return NULL;
+	}
 	if (!cl->no_shared_state && bdev_rbd_cluster(b, &cluster, &bname) == 0) {
 		/* Gateways of one rbd image share reservations in RADOS
 		 * (scsi/pr_store.c). */
