@@ -169,6 +169,9 @@ START_TEST(encode_all)
 	ck_assert_ptr_nonnull(d);
 	ck_assert_uint_eq(d[5], 0x01);		/* SERVACTV, no CTDP */
 	ck_assert_uint_eq(get_be16(d + 6), 16);
+	d = find_desc(buf, len, SOP_LOG_SENSE, 0);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_uint_eq(get_be16(d + 6), 10);
 	d = find_desc(buf, len, SOP_READ_10, 0);
 	ck_assert_ptr_nonnull(d);
 	ck_assert_uint_eq(d[5], 0x00);
@@ -260,6 +263,16 @@ START_TEST(encode_one)
 					SOP_SERVICE_ACTION_IN_16, 0, false, 0,
 					&err), 4);
 	ck_assert_uint_eq(buf[1], RSOC_SUPPORT_NONE);
+
+	/* LOG SENSE (SPC-4 6.6): PC and PAGE CODE, SUBPAGE CODE, PARAMETER
+	 * POINTER, ALLOCATION LENGTH; SP and the obsolete PPC rejected. */
+	n = opc_encode_one(buf, sizeof(buf), RSOC_OP, SOP_LOG_SENSE, 0, false,
+			   0, &err);
+	ck_assert_int_eq(n, 4 + 10);
+	ck_assert_uint_eq(buf[1], RSOC_SUPPORT_STD);
+	static const uint8_t ls[10] = { 0x4d, 0x00, 0xff, 0xff, 0x00, 0xff,
+					0xff, 0xff, 0xff, 0x04 };
+	ck_assert_mem_eq(buf + 4, ls, sizeof(ls));
 
 	/* Opcodes not implemented: not supported, with every option. */
 	for (unsigned opt = RSOC_OP; opt <= RSOC_OP_ANY; opt++) {
@@ -494,6 +507,9 @@ static const struct spec_row spec_rows[] = {
 	{ SOP_PERSISTENT_RESERVE_IN, 0, OPC_RESV_ALLOWED, true, false, false },
 	{ SOP_PERSISTENT_RESERVE_OUT, 1, OPC_RESV_ALLOWED, true, false,
 	  false },
+	/* SPC-4 table 66: LOG SENSE is allowed under every reservation;
+	 * 5.15.2.4.4: it runs in the standby state. */
+	{ SOP_LOG_SENSE, 0, OPC_RESV_ALLOWED, true, false, false },
 	{ SOP_MODE_SENSE_6, 0, OPC_RESV_READ, true, false, false },
 	{ SOP_MODE_SENSE_10, 0, OPC_RESV_READ, true, false, false },
 	{ SOP_MODE_SELECT_10, 0, OPC_RESV_CONFLICT, true, false, false },
