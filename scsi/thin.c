@@ -14,6 +14,8 @@
 #include "scsi/thin.h"
 #include "scsi/ua.h"
 
+unsigned thin_check_ms = THIN_CHECK_MS;
+
 struct thin_lun {
 	struct lun *l;
 	uint8_t exponent;	/* THRESHOLD EXPONENT */
@@ -85,7 +87,7 @@ void thin_write_done(struct lun *l)
 	if (!tl->pct || !r || atomic_exchange(&tl->scheduled, true))
 		return;
 	tl->timer_r = r;
-	reactor_timer_arm(r, &tl->timer, THIN_CHECK_MS);
+	reactor_timer_arm(r, &tl->timer, thin_check_ms);
 }
 
 static uint32_t sets_up(const struct thin_lun *tl, uint64_t bytes)

@@ -36,6 +36,9 @@
 struct thin_lun;
 
 #define THIN_CHECK_MS 100
+/* The delay of the check after a write, THIN_CHECK_MS (the unit tests
+ * lengthen it where they must act before it). */
+extern unsigned thin_check_ms;
 #define THIN_MAX_SETS 65536u
 /* The Logical Block Provisioning mode page (1Ch/02h): 16 bytes of header,
  * then the one threshold descriptor. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -31,6 +32,7 @@
 
 static struct harness_lun H;
 static char path[256];
+static int path_fd = -1;	/* the LUN file, unlinked once opened */
 
 /* A thin LUN over a sparse file of size bytes, its soft threshold at pct
  * (0: none), n nexuses joined. */
@@ -46,6 +48,11 @@ static void thin_open(uint64_t size, unsigned pct, unsigned n)
 	close(fd);
 	snprintf(spec, sizeof(spec), "aio:path=%s,direct=0", path);
 	harness_lun_open(&H, spec, size);
+	/* Gone from TMPDIR even if the check fails: the backend and we
+	 * keep it open. */
+	path_fd = open(path, O_RDONLY);
+	ck_assert_int_ge(path_fd, 0);
+	unlink(path);
 	ck_assert(H.bd->thin);
 	ck_assert_msg(thin_lun_setup(H.lun, pct, err, sizeof(err)) == 0,
 		      "%s", err);
@@ -55,14 +62,15 @@ static void thin_open(uint64_t size, unsigned pct, unsigned n)
 static void thin_close(void)
 {
 	harness_lun_teardown(&H);
-	unlink(path);
+	close(path_fd);
+	path_fd = -1;
 }
 
 static uint64_t file_allocated(void)
 {
 	struct stat st;
 
-	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(fstat(path_fd, &st), 0);
 	return (uint64_t)st.st_blocks * 512;
 }
 
@@ -232,7 +240,7 @@ START_TEST(log_sense_lbp_page_counts)
 			     0x00, 0x02, 0x23, 0x08, 0, 0, 0, 0, 0x01, 0, 0, 0 };
 
 	thin_open(size, 0, 1);
-	ck_assert_int_eq(statvfs(path, &sv), 0);
+	ck_assert_int_eq(fstatvfs(path_fd, &sv), 0);
 	ck_assert_msg((uint64_t)sv.f_bavail * sv.f_frsize > 4 * size,
 		      "TMPDIR needs room for the check");
 	for (int round = 0; round < 2; round++) {
@@ -381,9 +389,11 @@ START_TEST(soft_threshold_warns_each_nexus_once_per_crossing)
 END_TEST
 
 /* The check is not on the write path: before the timer fires nothing is
- * reported; LOG SENSE reads the allocation at once and warns too. */
+ * reported (the timer is made long here so that it cannot fire first);
+ * LOG SENSE reads the allocation at once and warns too. */
 START_TEST(soft_threshold_checked_by_timer_or_log_sense)
 {
+	thin_check_ms = 60000;
 	thin_open(4u << 20, 50, 2);
 	write_blocks(A, 0, 4096, 1);
 	tur_good(B);
@@ -391,6 +401,7 @@ START_TEST(soft_threshold_checked_by_timer_or_log_sense)
 	tur_threshold(A);
 	tur_threshold(B);
 	thin_close();
+	thin_check_ms = THIN_CHECK_MS;
 }
 END_TEST
 
