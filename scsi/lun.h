@@ -71,6 +71,8 @@ struct lun {
 	struct thin_lun *thin;	/* scsi/thin.c: resource counts and the
 				 * soft threshold; NULL: not thin, or the
 				 * backend cannot tell its allocation */
+	bool thin_warn;		/* it has a soft threshold: completed writes
+				 * arm its check (scsi/taskset.c) */
 	struct lun_stats *stats;	/* scsi/stats.c: per-reactor counters */
 };
 

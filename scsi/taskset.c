@@ -270,8 +270,7 @@ void taskset_complete(struct tcq_task *t)
 	stats_task_done(ts ? ts->lun : t->lun, t);
 	/* A write may have allocated (or UNMAP freed) space: the soft
 	 * threshold is looked at shortly (scsi/thin.h). */
-	if (cdb_access(&t->req) == CDB_ACCESS_WRITE)
-		thin_note_write(ts ? ts->lun : t->lun);
+	thin_note_write(ts ? ts->lun : t->lun, &t->req);
 	if (!ts || !list_linked(&t->order.node)) {
 		finish_early(ts, t);
 		return;

@@ -84,7 +84,7 @@ void thin_write_done(struct lun *l)
 	struct thin_lun *tl = l->thin;
 	struct reactor *r = reactor_self();
 
-	if (!tl->pct || !r || atomic_exchange(&tl->scheduled, true))
+	if (!r || atomic_exchange(&tl->scheduled, true))
 		return;
 	tl->timer_r = r;
 	reactor_timer_arm(r, &tl->timer, thin_check_ms);
@@ -141,6 +141,7 @@ int thin_lun_setup(struct lun *l, unsigned pct, char *err, size_t errlen)
 	atomic_init(&tl->scheduled, false);
 	reactor_timer_init(&tl->timer, timer_fired, tl);
 	l->thin = tl;
+	l->thin_warn = pct != 0;
 	return 0;
 }
 
@@ -154,6 +155,7 @@ void thin_lun_free(struct lun *l)
 		reactor_timer_cancel(tl->timer_r, &tl->timer);
 	free(tl);
 	l->thin = NULL;
+	l->thin_warn = false;
 }
 
 void thin_lun_reset(struct lun *l)

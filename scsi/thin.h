@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "scsi/cdb.h"
 #include "scsi/lun.h"
 
 struct thin_lun;
@@ -87,9 +88,11 @@ uint32_t thin_mode_page(const struct lun *l, int pc, uint8_t *p);
 
 /* A write-class command completed on the calling reactor (taskset). */
 void thin_write_done(struct lun *l);
-static inline void thin_note_write(struct lun *l)
+/* One load on the completion path of every task; the rest only where a
+ * threshold is set. */
+static inline void thin_note_write(struct lun *l, const struct cdb_req *req)
 {
-	if (l && l->thin)
+	if (l && l->thin_warn && cdb_access(req) == CDB_ACCESS_WRITE)
 		thin_write_done(l);
 }
 #endif
