@@ -80,6 +80,7 @@ struct lun *lun_create(struct sdev *dev, uint64_t id, struct bdev *b,
 	l->nblocks = b ? b->size / l->block_size : 0;
 	l->read_only = b && b->read_only;
 	l->write_cache = l->write_cache_default = true;
+	l->lbpere = true;
 	l->barrier = BARRIER_DRAIN;
 	snprintf(l->vendor, sizeof(l->vendor), "TCQ");
 	snprintf(l->product, sizeof(l->product), "tcq disk");

@@ -60,6 +60,8 @@ struct lun {
 	uint8_t qerr;
 	uint8_t tas;		/* control page TAS */
 	bool swp;		/* control page software write protect */
+	bool lbpere;		/* read-write error recovery page LBPERE:
+				 * soft threshold notification enabled */
 	bool removable;		/* INQUIRY RMB */
 	enum lun_barrier barrier; /* what an ORDERED task costs */
 	bool write_cache_default;

@@ -333,18 +333,33 @@ void spc_request_sense(struct tcq_task *t)
 
 enum { PC_CURRENT, PC_CHANGEABLE, PC_DEFAULT, PC_SAVED };
 
+#define MP_RW_ERROR 0x01
 #define MP_CACHING 0x08
 #define MP_CONTROL 0x0a
 #define MP_IEC 0x1c
 #define MP_ALL 0x3f
 
-static const uint8_t mode_pages[] = { MP_CACHING, MP_CONTROL, MP_IEC };
+static const uint8_t mode_pages[] = { MP_RW_ERROR, MP_CACHING, MP_CONTROL,
+				      MP_IEC };
 
 /* Writes page code's page for pc into p; returns its length or 0. */
 static uint32_t mode_page(const struct lun *l, uint8_t code, int pc,
 			  uint8_t *p)
 {
 	switch (code) {
+	case MP_RW_ERROR:
+		/* SBC-3 6.5.10, only where a soft threshold is set: LBPERE
+		 * enables its notification (default 1, changeable); no error
+		 * recovery to tune, the rest is 0. */
+		if (!l->thin_warn)
+			return 0;
+		memset(p, 0, 12);
+		p[0] = MP_RW_ERROR;
+		p[1] = 0x0a;
+		if (pc == PC_CHANGEABLE || pc == PC_DEFAULT ||
+		    (pc == PC_CURRENT && l->lbpere))
+			p[7] = 0x80;	/* LBPERE */
+		return 12;
 	case MP_CACHING:
 		memset(p, 0, 20);
 		p[0] = MP_CACHING;
@@ -482,7 +497,7 @@ static int mode_select_parse(struct tcq_task *t, const uint8_t *p,
 	struct lun *l = t->lun;
 	bool ten = t->req.opcode == SOP_MODE_SELECT_10;
 	uint32_t hl = ten ? 8 : 4, bdl, off;
-	bool wce = l->write_cache, swp = l->swp;
+	bool wce = l->write_cache, swp = l->swp, lbpere = l->lbpere;
 	uint8_t dsense = l->d_sense, qam = l->qam;
 
 	if (len < hl) {
@@ -544,12 +559,15 @@ static int mode_select_parse(struct tcq_task *t, const uint8_t *p,
 			dsense = (np[2] & 0x04) ? 1 : 0;
 			qam = np[3] >> 4;
 			swp = np[4] & 0x08;
+		} else if (code == MP_RW_ERROR) {
+			lbpere = np[7] & 0x80;
 		}
 		off += pl;
 	}
 	pthread_mutex_lock(&l->lock);
 	bool changed = l->write_cache != wce || l->d_sense != dsense ||
-		       l->qam != qam || l->swp != swp;
+		       l->qam != qam || l->swp != swp || l->lbpere != lbpere;
+	l->lbpere = lbpere;
 	l->write_cache = wce;
 	l->d_sense = dsense;
 	l->qam = qam;

@@ -43,6 +43,12 @@ static void evaluate(struct thin_lun *tl, uint64_t allocated)
 	if (!tl->pct)
 		return;
 	pthread_mutex_lock(&l->lock);
+	/* LBPERE 0 (MODE SELECT): no notification; a threshold reached
+	 * meanwhile notifies once it is 1 again. */
+	if (!l->lbpere) {
+		pthread_mutex_unlock(&l->lock);
+		return;
+	}
 	if (!tl->reached && allocated >= tl->reach_bytes) {
 		tl->reached = fired = true;
 		ua_establish_match_locked(l, NULL, NULL,

@@ -17,7 +17,9 @@
  * with INFORMATION the offset of the threshold descriptor in the mode
  * page (THIN_UA_INFO); the threshold re-arms once the allocation falls
  * below the bottom of its range (one set under the count), e.g. after
- * UNMAP.
+ * UNMAP. Such a LUN also has the Read-Write Error Recovery mode page with
+ * LBPERE (SBC-3 6.5.10): 1 by default, MODE SELECT of 0 turns the
+ * notification off.
  *
  * Cost: no stat() per write. A write-class command that completes arms
  * one per-LUN timer on its reactor, if none is armed; 100 ms later

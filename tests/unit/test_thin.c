@@ -422,6 +422,61 @@ START_TEST(soft_threshold_again_after_lun_reset)
 }
 END_TEST
 
+/* SBC-3 6.5.10: the Read-Write Error Recovery page of a LUN with a soft
+ * threshold has LBPERE 1, changeable; MODE SELECT of LBPERE 0 disables
+ * the notification (the other nexus hears MODE PARAMETERS CHANGED), 1
+ * enables it again and a threshold reached meanwhile then notifies. */
+START_TEST(lbpere_enables_the_notification)
+{
+	static const uint8_t page[12] = { 0x01, 0x0a, 0, 0, 0, 0, 0, 0x80,
+					  0, 0, 0, 0 };
+	uint8_t ms[10] = { SOP_MODE_SENSE_10, 0x08, 0x01, 0, 0, 0, 0, 0, 255,
+			   0 };
+	uint8_t sel[10] = { SOP_MODE_SELECT_10, 0x10, 0, 0, 0, 0, 0, 0, 20,
+			    0 };
+	uint8_t list[20];
+	static const uint8_t tur[6] = { SOP_TEST_UNIT_READY };
+
+	thin_open(4u << 20, 50, 2);
+	struct cmd *c = run(A, ms, 10, NULL, 0, 255);
+	EXPECT_GOOD(c);
+	ck_assert_uint_eq(c->t.data_in_len, 8 + 12);
+	ck_assert(memcmp(cmd_data(c) + 8, page, 12) == 0);
+	ms[2] = 0x40 | 0x01;		/* changeable: LBPERE */
+	c = run(A, ms, 10, NULL, 0, 255);
+	EXPECT_GOOD(c);
+	ck_assert(memcmp(cmd_data(c) + 8, page, 12) == 0);
+
+	memset(list, 0, sizeof(list));
+	memcpy(list + 8, page, 12);
+	list[8 + 7] = 0;		/* LBPERE 0 */
+	EXPECT_GOOD(run(A, sel, 10, list, 20, 0));
+	EXPECT_SENSE(run(B, tur, 6, NULL, 0, 0), SK_UNIT_ATTENTION, 0x2a, 0x01);
+	ms[2] = 0x01;
+	c = run(A, ms, 10, NULL, 0, 255);
+	EXPECT_GOOD(c);
+	ck_assert_uint_eq(cmd_data(c)[8 + 7], 0);
+	write_blocks(A, 0, 4096, 1);
+	wait_ms(THIN_CHECK_MS + 50);
+	tur_good(A);
+	tur_good(B);
+
+	list[8 + 7] = 0x80;		/* LBPERE 1 */
+	EXPECT_GOOD(run(A, sel, 10, list, 20, 0));
+	EXPECT_SENSE(run(B, tur, 6, NULL, 0, 0), SK_UNIT_ATTENTION, 0x2a, 0x01);
+	write_blocks(A, 0, 1, 1);
+	wait_ms(THIN_CHECK_MS + 50);
+	tur_threshold(A);
+	tur_threshold(B);
+	thin_close();
+
+	/* Without a threshold there is no such page. */
+	thin_open(4u << 20, 0, 1);
+	EXPECT_INVALID_FIELD_IN_CDB(run(A, ms, 10, NULL, 0, 255), 2, 5);
+	thin_close();
+}
+END_TEST
+
 /* ---- tcqd.conf -------------------------------------------------------- */
 
 #define TN "iqn.2026-11.org.tcq:thin"
@@ -545,6 +600,7 @@ static Suite *thin_suite(void)
 	harness_add(tc, soft_threshold_warns_each_nexus_once_per_crossing);
 	harness_add(tc, soft_threshold_checked_by_timer_or_log_sense);
 	harness_add(tc, soft_threshold_again_after_lun_reset);
+	harness_add(tc, lbpere_enables_the_notification);
 	harness_add(tc, config_thin_threshold);
 	harness_add(tc, no_space_fails_every_write_with_07_27_07);
 	suite_add_tcase(s, tc);
