@@ -151,10 +151,12 @@ soft_threshold_warns_every_initiator_once() {
 }
 
 full_tmpfs_answers_space_allocation_failed() {
-	# 7 MiB of 8 are taken: 2 MiB more cannot all be allocated.
+	# 7 MiB of 8 are taken: 2 MiB more cannot all be allocated. 384 KiB
+	# writes: the third finds 256 KiB and stops short (the file system
+	# is full then), the next ones find nothing.
 	local a=() lba
-	for ((lba = 12288; lba < 16384; lba += 1024)); do
-		a+=(write "$lba" 1024 33 nofua)
+	for ((lba = 12288; lba < 16384; lba += 768)); do
+		a+=(write "$lba" 768 33 nofua)
 	done
 	run "$SCSICMD" "$URL" "${a[@]}" || fail "scsicmd failed"
 	grep -qxF "$NOSPACE" <<<"$OUT" || fail "no 7/27/07 on a full tmpfs"
