@@ -64,9 +64,6 @@ static const struct bdev_ops null_ops = {
 	.queue_fini = null_queue_fini,
 	.submit = null_submit,
 	.resize = null_resize,
-	return 0;
-}
-
 	.space = null_space,
 };
 

@@ -83,6 +83,7 @@ static const char every_key[] =
 	"sanitize = yes\n"
 	"serial = SER-0001\n"
 	"shared_state = none\n"
+	"thin_threshold = 80\n"
 	"\n"
 	"[target " T2 "]\n"
 	"\n"
