@@ -164,6 +164,14 @@ void thin_lun_free(struct lun *l)
 	l->thin_warn = false;
 }
 
+void thin_lun_quiesce(struct lun *l, struct reactor *r)
+{
+	struct thin_lun *tl = l->thin;
+
+	if (tl && tl->timer_r == r && reactor_timer_armed(&tl->timer))
+		reactor_timer_cancel(r, &tl->timer);
+}
+
 void thin_lun_reset(struct lun *l)
 {
 	struct thin_lun *tl = l->thin;

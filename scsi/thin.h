@@ -37,6 +37,7 @@
 #include "scsi/lun.h"
 
 struct thin_lun;
+struct reactor;
 
 #define THIN_CHECK_MS 100
 /* The delay of the check after a write, THIN_CHECK_MS (the unit tests
@@ -60,6 +61,10 @@ int thin_lun_setup(struct lun *l, unsigned pct, char *err, size_t errlen);
 /* lun_destroy: cancels a pending check (reactors stopped, or the caller's
  * own) and frees the state. */
 void thin_lun_free(struct lun *l);
+/* On r's thread, once no task of l is left on r (a LUN removed live):
+ * a check pending on r is cancelled, so that thin_lun_free, later on
+ * another thread, finds none armed. */
+void thin_lun_quiesce(struct lun *l, struct reactor *r);
 /* LOGICAL UNIT RESET: the threshold notifies again at the next check if
  * it is still reached (SBC-3 4.7.3.7.6, "since the last logical unit
  * reset"). */

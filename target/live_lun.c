@@ -10,6 +10,7 @@
 #include "tcq/reactor.h"
 #include "backend/bdev.h"
 #include "scsi/lun.h"
+#include "scsi/thin.h"
 #include "target/config.h"
 #include "target/live.h"
 #include "target/live_priv.h"
@@ -62,6 +63,8 @@ static void release_try(struct release_step *st)
 	st->aborted = true;
 	if (!busy && (!rel->l->bdev || bdev_queue_put(rel->l->bdev, st->r) == 0)) {
 		struct reactor *r0 = live_reactor(0);
+
+		thin_lun_quiesce(rel->l, st->r);
 
 		free(st);
 		if (reactor_self() == r0 || reactor_post(r0, release_finish, rel))
