@@ -292,6 +292,15 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 					 t->dev.name, id);
 				return -1;
 			}
+			if (c.resize && nl->thin_threshold) {
+				/* Its threshold sets are counted from the size
+				 * it was made with (scsi/thin.h). */
+				snprintf(err, errlen, "LUN %s/%u has a "
+					 "thin_threshold: it is not resized in "
+					 "place (remove and add it)", t->dev.name,
+					 id);
+				return -1;
+			}
 			if (c.resize && nl->size &&
 			    nl->size < c.old->nblocks * c.old->block_size &&
 			    !p->o->shrink) {
