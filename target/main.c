@@ -22,6 +22,7 @@
 #include "target/live.h"
 #include "target/metrics_http.h"
 #include "target/metrics_prom.h"
+#include "target/notify.h"
 #include "target/portal.h"
 #include "tcq/reactor.h"
 #include "target/target.h"
@@ -95,6 +96,7 @@ static void on_signal(struct reactor *r, uint32_t events, void *arg)
 		}
 		shutting_down = true;
 		log_info("signal %u: shutting down", si.ssi_signo);
+		notify_stopping();
 		portal_stop();
 		reactor_timer_arm(r, &grace_timer, SHUTDOWN_GRACE_MS);
 		for (int i = 0; i < nreactors; i++)
@@ -279,6 +281,10 @@ int main(int argc, char **argv)
 	log_info("tcqd ready: %d target%s, %d reactor%s", tcqd->ntargets,
 		 tcqd->ntargets == 1 ? "" : "s", nreactors,
 		 nreactors == 1 ? "" : "s");
+	notify_status("%d target%s on %d portal%s", tcqd->ntargets,
+		      tcqd->ntargets == 1 ? "" : "s", tcqd->nportals,
+		      tcqd->nportals == 1 ? "" : "s");
+	notify_ready();
 
 	reactor_run(reactors[0]);
 
