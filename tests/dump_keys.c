@@ -1,0 +1,24 @@
+/*
+ * Prints the key table of tcqd.conf (target/config_keys.c), one key a
+ * line, tab-separated: section, name, syntax, min, max (0 0: no range),
+ * repeatable (0/1), live (live, recreate or restart) and the help line.
+ * tests/man.sh compares it with man/tcqd.conf.5.
+ */
+#include <stdio.h>
+#include "target/config_keys.h"
+
+int main(void)
+{
+	static const char *const sections[] = { "global", "target", "lun" };
+	static const char *const live[] = { "restart", "recreate", "live" };
+
+	for (size_t i = 0; i < cfg_nkeys; i++) {
+		const struct cfg_key *k = &cfg_keys[i];
+
+		printf("%s\t%s\t%s\t%llu\t%llu\t%d\t%s\t%s\n",
+		       sections[k->section], k->name, k->type->syntax,
+		       (unsigned long long)k->min, (unsigned long long)k->max,
+		       k->type->repeatable, live[k->live], k->help);
+	}
+	return 0;
+}
