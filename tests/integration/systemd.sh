@@ -1,0 +1,127 @@
+#!/bin/bash
+# systemd: the unit (conf/tcqd.service.in, made to point at the built
+# tcqd) passes `systemd-analyze verify` (and a broken copy does not), and
+# a tcqd started with NOTIFY_SOCKET sends READY=1 once its portal accepts
+# connections and STOPPING=1 on SIGTERM (Type=notify, target/notify.c).
+# shellcheck source=tests/integration/lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+need_built "$TCQD"
+UNIT_IN=$top_srcdir/conf/tcqd.service.in
+
+# unit DIR: the unit with the built tcqd in ExecStart, as DIR/tcqd.service.
+unit() {
+	mkdir -p "$1"
+	sed -e "s|@sbindir@|$(cd "$(dirname "$TCQD")" && pwd)|g" \
+		-e "s|@sysconfdir@|$TEST_TMP|g" "$UNIT_IN" >"$1/tcqd.service" ||
+		fail "cannot make the unit from $UNIT_IN"
+}
+
+# verify FILE: systemd-analyze verify, its complaints in $OUT (none: 0).
+# --man=no: the man pages of Documentation= are not installed here.
+verify() {
+	run systemd-analyze verify --man=no "$1" || return 1
+	[ -z "$OUT" ]
+}
+
+unit_passes_systemd_analyze_verify() {
+	need_tool systemd-analyze
+	unit "$TEST_TMP/good"
+	verify "$TEST_TMP/good/tcqd.service" ||
+		fail "systemd-analyze verify complains: $OUT"
+	ok "systemd-analyze verify: no complaint"
+	grep -qx 'Type=notify' "$TEST_TMP/good/tcqd.service" || fail "not Type=notify"
+	grep -qx 'ExecReload=/bin/kill -HUP $MAINPID' "$TEST_TMP/good/tcqd.service" ||
+		fail "ExecReload is not kill -HUP \$MAINPID"
+	ok "Type=notify, ExecReload sends SIGHUP"
+}
+
+broken_unit_fails_systemd_analyze_verify() {
+	need_tool systemd-analyze
+	unit "$TEST_TMP/bad"
+	sed -i 's|^ExecStart=[^ ]*|ExecStart=/nonexistent/tcqd|' \
+		"$TEST_TMP/bad/tcqd.service"
+	verify "$TEST_TMP/bad/tcqd.service" &&
+		fail "a unit whose ExecStart does not exist passes"
+	ok "a unit whose ExecStart does not exist fails verify"
+	unit "$TEST_TMP/bad2"
+	sed -i 's|^Type=notify|Type=notifyy|' "$TEST_TMP/bad2/tcqd.service"
+	verify "$TEST_TMP/bad2/tcqd.service" &&
+		fail "a unit with a bad Type= passes"
+	ok "a unit with a bad Type= fails verify"
+}
+
+# A unix datagram socket that logs every message it gets, one line per
+# message ("READY=1", "STOPPING=1", "STATUS=..."); on READY=1 it connects
+# to the portal tcqd printed (its URL in the file $2) and logs
+# "portal: connected" or "portal: FAILED ..." right after.
+LISTENER='
+import re, socket, sys, time
+path, url_file, log = sys.argv[1:4]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+s.settimeout(60)
+out = open(log, "a", buffering=1)
+out.write("listening\n")
+while True:
+    try:
+        data = s.recv(65536).decode()
+    except socket.timeout:
+        out.write("timeout\n")
+        break
+    for line in data.split("\n"):
+        out.write(line + "\n")
+    if "READY=1" in data.split("\n"):
+        m = None
+        try:
+            m = re.search(r"iscsi://([0-9.]+):([0-9]+)/", open(url_file).read())
+        except OSError:
+            pass
+        if not m:
+            out.write("portal: FAILED no URL printed before READY=1\n")
+        else:
+            try:
+                socket.create_connection((m.group(1), int(m.group(2))), 5).close()
+                out.write("portal: connected\n")
+            except OSError as e:
+                out.write("portal: FAILED %s\n" % e)
+    if "STOPPING=1" in data.split("\n"):
+        break
+'
+
+notify_ready_after_listen_stopping_on_sigterm() {
+	local sock=$TEST_TMP/notify.sock log=$TEST_TMP/notify.log pid
+	need_tool python3
+	: >"$log"
+	# tcqd's stdout file of the next start_tcqd (lib.sh).
+	python3 -c "$LISTENER" "$sock" "$TEST_TMP/tcqd.$((TCQD_RUNS + 1)).out" \
+		"$log" &
+	pid=$!
+	BG_PIDS+=("$pid")
+	wait_until 50 grep -qx listening "$log" ||
+		fail "the notify listener did not start"
+	export NOTIFY_SOCKET=$sock
+	start_tcqd
+	unset NOTIFY_SOCKET
+	wait_until 50 grep -q '^portal: ' "$log" ||
+		fail "no READY=1 within 5 s: $(paste -sd' ' "$log")"
+	grep -qx 'portal: connected' "$log" ||
+		fail "READY=1 came before the portal listened: $(grep '^portal' "$log")"
+	ok "READY=1 once the portal $TCQD_PORTAL accepts connections"
+	grep -q '^STATUS=1 target on 1 portal$' "$log" ||
+		fail "no STATUS= line: $(paste -sd' ' "$log")"
+	ok "STATUS= tells the targets and portals"
+	grep -q STOPPING=1 "$log" && fail "STOPPING=1 before SIGTERM"
+	stop_tcqd
+	wait_until 50 grep -qx 'STOPPING=1' "$log" ||
+		fail "no STOPPING=1 after SIGTERM: $(paste -sd' ' "$log")"
+	ok "STOPPING=1 on SIGTERM"
+	wait "$pid" || fail "the notify listener failed"
+}
+
+CHECKS=(
+	unit_passes_systemd_analyze_verify
+	broken_unit_fails_systemd_analyze_verify
+	notify_ready_after_listen_stopping_on_sigterm
+)
+run_checks "$@"
