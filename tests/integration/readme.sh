@@ -30,6 +30,7 @@
 
 README=${README:-$top_srcdir/README.md}
 need_built "$TCQD" "$top_builddir/tcqctl" "$top_builddir/tcq-bench"
+need_tool iscsi-ls qemu-img
 [ -f "$README" ] || fail "no $README"
 SB=$TEST_TMP/sb		# short: the control socket path must fit 107 bytes
 mkdir -p "$SB"/{srv,etc,run,var/lib/tcq,bin}
