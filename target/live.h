@@ -49,6 +49,9 @@ int live_reload(live_done_fn *done, void *arg, char *err, size_t errlen);
  * again to each file a reload reads. */
 void live_set_overrides(void (*fn)(struct cfg *c, const void *arg),
 			const void *arg);
+/* Called as a reload begins and once it ended (applied or refused):
+ * tcqd tells systemd RELOADING=1, then READY=1. */
+void live_set_reload_notify(void (*begin)(void), void (*end)(void));
 /* Frees what live changes kept until exit (removed portals). */
 void live_fini(void);
 #endif

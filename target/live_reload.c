@@ -25,7 +25,58 @@ void live_set_overrides(void (*fn)(struct cfg *c, const void *arg),
 	overrides.arg = arg;
 }
 
+static struct {
+	void (*begin)(void), (*end)(void);
+} notify;
+
+void live_set_reload_notify(void (*begin)(void), void (*end)(void))
+{
+	notify.begin = begin;
+	notify.end = end;
+}
+
+/* The caller's done, after telling the service manager. */
+struct reload_done {
+	live_done_fn *done;
+	void *arg;
+};
+
+static void reload_finished(void *arg, int rc, const char *msg)
+{
+	struct reload_done rd = *(struct reload_done *)arg;
+
+	free(arg);
+	if (notify.end)
+		notify.end();
+	if (rd.done)
+		rd.done(rd.arg, rc, msg);
+}
+
+static int reload(live_done_fn *done, void *arg, char *err, size_t errlen);
+
 int live_reload(live_done_fn *done, void *arg, char *err, size_t errlen)
+{
+	struct reload_done *rd = malloc(sizeof(*rd));
+	int rc;
+
+	if (!rd) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rd->done = done;
+	rd->arg = arg;
+	if (notify.begin)
+		notify.begin();
+	rc = reload(reload_finished, rd, err, errlen);
+	if (rc < 0) {
+		free(rd);
+		if (notify.end)
+			notify.end();
+	}
+	return rc;
+}
+
+static int reload(live_done_fn *done, void *arg, char *err, size_t errlen)
 {
 	struct cfg *n;
 

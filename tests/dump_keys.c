@@ -10,7 +10,10 @@
 int main(void)
 {
 	static const char *const sections[] = { "global", "target", "lun" };
-	static const char *const live[] = { "restart", "recreate", "live" };
+	static const char *const live[] = {
+		[CFG_LIVE] = "live", [CFG_RECREATE] = "recreate",
+		[CFG_RESTART] = "restart",
+	};
 
 	for (size_t i = 0; i < cfg_nkeys; i++) {
 		const struct cfg_key *k = &cfg_keys[i];

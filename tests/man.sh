@@ -111,7 +111,7 @@ tcqd_options_documented() {
 tcqctl_commands_documented() {
 	local help cmds opts c tags missing=()
 	help=$("$TCQCTL" --help)
-	cmds=$(sed -n '/^commands:/,/^$/p' <<<"$help" |
+	cmds=$(sed -n '1,/^options:/p' <<<"$help" |
 		sed -n 's/^  \([a-z][a-z-]*\).*/\1/p' | sort -u)
 	opts=$(sed -n '/^options:/,$p' <<<"$help" |
 		grep -oE -- '(^|[ ,])--?[a-zA-Z][a-z-]*' | sed 's/^[ ,]*//' |
