@@ -81,16 +81,18 @@ tap_result() {
 log_mark() {
 	local f
 	LOG_MARK=()
-	for f in "$TEST_TMP"/tcqd.*.log; do
+	for f in "$TEST_TMP"/tcqd.*.log "$TEST_TMP"/guest.*.log; do
 		[ -f "$f" ] && LOG_MARK[$f]=$(stat -c %s "$f")
 	done
 }
 
-# Prints the tcqd logs of this test (on failure): from the mark on, at
-# most the last 200 lines of each.
+# Prints the tcqd logs of this test (on failure), and the console of a
+# guest (tests/guest/guest.sh): from the mark on, at most the last 200
+# lines of each.
 dump_logs() {
 	local f from
-	for f in "$TEST_TMP"/tcqd.*.log "$TEST_TMP"/tcqd.*.out; do
+	for f in "$TEST_TMP"/tcqd.*.log "$TEST_TMP"/tcqd.*.out \
+		"$TEST_TMP"/guest.*.log; do
 		[ -s "$f" ] || continue
 		from=${LOG_MARK[$f]:-0}
 		[ "$(stat -c %s "$f")" -gt "$from" ] || continue
