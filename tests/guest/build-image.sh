@@ -51,9 +51,15 @@ mkdir -p "$CACHE/debs" "$CACHE/images"
 exec 9>"$CACHE/.lock"
 flock -w 600 9 || die "cannot lock $CACHE/.lock within 600 s"
 
-KPKG=$(apt-cache depends linux-image-amd64 2>/dev/null |
-	sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1) || true
-if [ -z "$KPKG" ]; then
+# One apt-cache call (the slow part of a cached run): the candidate
+# versions of the kernel's meta package, open-iscsi and busybox-static.
+declare -A VER=()
+while read -r p v; do
+	[ "$v" = "(none)" ] || VER[$p]=$v
+done < <(apt-cache policy linux-image-amd64 open-iscsi busybox-static 2>/dev/null |
+	awk '/^[^ ].*:$/ { p = substr($1, 1, length($1) - 1) }
+	     /^ *Candidate:/ { print p, $2 }')
+if [ -z "${VER[linux-image-amd64]:-}" ]; then
 	# No package lists (apt-get update never ran): the last image built.
 	if [ -s "$CACHE/images/last" ] && [ -d "$(cat "$CACHE/images/last")" ]; then
 		d=$(cat "$CACHE/images/last")
@@ -63,14 +69,14 @@ if [ -z "$KPKG" ]; then
 	fi
 	skip "apt-cache knows no linux-image-amd64 (run apt-get update)"
 fi
-PKGS=("$KPKG" open-iscsi busybox-static)
-declare -A VER=()
-for p in "${PKGS[@]}"; do
-	VER[$p]=$(cand "$p") || die "no candidate version of $p"
+for p in open-iscsi busybox-static; do
+	[ -n "${VER[$p]:-}" ] || die "no candidate version of $p"
 done
 
 KEY=$(
-	for p in "${PKGS[@]}"; do printf '%s=%s\n' "$p" "${VER[$p]}"; done
+	for p in linux-image-amd64 open-iscsi busybox-static; do
+		printf '%s=%s\n' "$p" "${VER[$p]}"
+	done
 	sha256sum <"$SELF"
 )
 KEY=$(printf '%s' "$KEY" | sha256sum | cut -c1-16)
@@ -80,6 +86,13 @@ if [ "$force" = 0 ] && [ -s "$OUTDIR/vmlinuz" ] && [ -s "$OUTDIR/initrd.img" ]; 
 	printf '%s\n%s\n' "$OUTDIR/vmlinuz" "$OUTDIR/initrd.img"
 	exit 0
 fi
+
+# The kernel package itself (what the meta package depends on).
+KPKG=$(apt-cache depends linux-image-amd64 2>/dev/null |
+	sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1) || true
+[ -n "$KPKG" ] || die "linux-image-amd64 depends on no kernel package"
+VER[$KPKG]=$(cand "$KPKG") || die "no candidate version of $KPKG"
+PKGS=("$KPKG" open-iscsi busybox-static)
 
 WORK=$(mktemp -d "$CACHE/build.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -206,10 +219,21 @@ ip link set lo up
 ip link set eth0 up
 ip addr add 10.0.2.15/24 dev eth0
 ip route add default via 10.0.2.2
+i=0
+while [ "$(cat /sys/class/net/eth0/carrier 2>/dev/null)" != 1 ] && [ "$i" -lt 50 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
 
 iname=$(param tcq.initiator)
 echo "InitiatorName=${iname:-iqn.2026-11.org.tcq:guest}" >/etc/iscsi/initiatorname.iscsi
-iscsid || log "iscsid failed to start"
+# In the foreground (no syslog here): what it logs goes to the console.
+iscsid -f </dev/null >/dev/console 2>&1 &
+i=0
+while ! grep -q ISCSIADM_ABSTRACT /proc/net/unix && [ "$i" -lt 50 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
 
 port=
 i=0
@@ -236,19 +260,23 @@ while :; do
 		continue
 	fi
 	[ "$tag" = C ] || continue
-	echo "$b64" | base64 -d >/tmp/cmd.sh
-	log "[$id] \$ $(head -c 300 /tmp/cmd.sh | tr '\n' ';')"
-	timeout "$secs" sh /tmp/cmd.sh </dev/null >/tmp/out 2>/tmp/err
+	# Files of its own: what a command that timed out left running
+	# writes nowhere the next one reads.
+	f=/tmp/c.$id
+	echo "$b64" | base64 -d >"$f.sh"
+	log "[$id] \$ $(head -c 300 "$f.sh" | tr -s '\n\t' '  ')"
+	timeout "$secs" sh "$f.sh" </dev/null >"$f.out" 2>"$f.err"
 	rc=$?
 	log "[$id] status $rc"
-	[ -s /tmp/err ] && head -n 20 /tmp/err | sed "s/^/tcq-guest: [$id] stderr: /" >/dev/console
+	[ -s "$f.err" ] && head -n 20 "$f.err" | sed "s/^/tcq-guest: [$id] stderr: /" >/dev/console
 	{
 		echo "O $id"
-		base64 </tmp/out
+		base64 <"$f.out"
 		echo "R $id"
-		base64 </tmp/err
+		base64 <"$f.err"
 		echo "E $id $rc"
 	} >&3
+	rm -f "$f.sh" "$f.out" "$f.err"
 done
 EOF
 chmod 755 "$R/init"
@@ -257,9 +285,14 @@ mkdir -p "$WORK/out"
 cp "$X/boot/vmlinuz-$KVER" "$WORK/out/vmlinuz"
 (cd "$R" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null -o -H newc --quiet | gzip -1) >"$WORK/out/initrd.img"
-for p in "${PKGS[@]}"; do printf '%s=%s\n' "$p" "${VER[$p]}"; done >"$WORK/out/versions"
+for p in linux-image-amd64 "${PKGS[@]}"; do
+	printf '%s=%s\n' "$p" "${VER[$p]}"
+done >"$WORK/out/versions"
 rm -rf "$OUTDIR"
 mv "$WORK/out" "$OUTDIR"
 printf '%s\n' "$OUTDIR" >"$CACHE/images/last"
+# The four newest images stay (other work trees may use other versions).
+find "$CACHE/images" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' |
+	sort -rn | tail -n +5 | cut -d' ' -f2- | while read -r d; do rm -rf "$d"; done
 say "built $OUTDIR ($(du -h "$OUTDIR/initrd.img" | cut -f1) initramfs, kernel $KVER)"
 printf '%s\n%s\n' "$OUTDIR/vmlinuz" "$OUTDIR/initrd.img"

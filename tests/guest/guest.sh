@@ -16,8 +16,9 @@
 #   guest_do [-t SECS] SCRIPT      the same into GUEST_STDOUT, GUEST_STDERR,
 #                                  GUEST_RC (no subshell); returns GUEST_RC
 #   guest_must WHAT [-t SECS] SCRIPT   guest_do, and fail "WHAT: ..." unless 0
-#   guest_login [IQN]              sendtargets discovery on 10.0.2.100:3260
-#                                  must list IQN; then login to it; waits
+#   guest_login [IQN [NAME=VALUE...]]  sendtargets discovery on
+#                                  10.0.2.100:3260 must list IQN; a node
+#                                  record with those settings; login; waits
 #                                  for the session (GUEST_SESSION=sessionN)
 #   guest_disk LUN                 waits for the disk of LUN (e.g. sda),
 #                                  sets GUEST_DISK
@@ -43,7 +44,7 @@
 : "${top_srcdir:?tests/guest/guest.sh is sourced after tests/integration/lib.sh}"
 : "${GUEST_TIMEOUT:=60}"
 : "${GUEST_BOOT_TIMEOUT:=120}"
-: "${GUEST_LIFETIME:=1200}"	# qemu dies after this many seconds, whatever
+: "${GUEST_LIFETIME:=900}"	# qemu dies after this many seconds, whatever
 : "${GUEST_MEM:=512M}"
 : "${QEMU:=qemu-system-x86_64}"
 GUEST_INITIATOR=${GUEST_INITIATOR:-iqn.2026-11.org.tcq:guest}
@@ -118,6 +119,8 @@ guest_boot() {
 		</dev/null >"$dir/qemu.out" 2>&1 &
 	GUEST_PID=$!
 	GUEST_OWNER=$BASHPID
+	# A signal ends this shell through its EXIT trap, which stops qemu.
+	trap 'exit 1' INT TERM HUP
 	exec {GUEST_OUT}<>"$dir/ctl.out" {GUEST_IN}<>"$dir/ctl.in"
 	while :; do
 		if [ $((SECONDS - t0)) -ge "$GUEST_BOOT_TIMEOUT" ]; then
@@ -216,18 +219,25 @@ guest_must() {
 		fail "$what: status $GUEST_RC${GUEST_STDERR:+: $(head -n 3 <<<"$GUEST_STDERR" | paste -sd ';' -)}"
 }
 
-# guest_login [IQN]: discovery must list IQN (default: guest_boot's), then
-# a node record for it on the forwarded portal and login. (The portal
+# guest_login [IQN [NAME=VALUE...]]: discovery must list IQN (default:
+# guest_boot's), then a node record for it on the forwarded portal, with
+# the node settings NAME=VALUE (iscsid.conf names, e.g.
+# node.session.timeo.replacement_timeout=10), and login. (The portal that
 # SendTargets names is tcqd's 127.0.0.1:PORT, which is not the host from
 # inside the guest, so the record is made by hand.)
 guest_login() {
-	local iqn=${1:-$GUEST_TARGET}
+	local iqn=${1:-$GUEST_TARGET} kv
 	[ -n "$iqn" ] || fail "guest_login: no target IQN"
+	shift $(($# > 0 ? 1 : 0))
 	guest_must "sendtargets discovery" \
 		"iscsiadm -m discovery -t sendtargets -p $GUEST_PORTAL -o nonpersistent"
 	grep -q " $iqn\$" <<<"$GUEST_STDOUT" ||
 		fail "sendtargets discovery does not list $iqn: $GUEST_STDOUT"
 	guest_must "node record" "iscsiadm -m node -o new -T $iqn -p $GUEST_PORTAL,1 >/dev/null"
+	for kv in "$@"; do
+		guest_must "node setting $kv" \
+			"iscsiadm -m node -T $iqn -p $GUEST_PORTAL -o update -n ${kv%%=*} -v ${kv#*=}"
+	done
 	guest_must "login to $iqn" "iscsiadm -m node -T $iqn -p $GUEST_PORTAL -l"
 	guest_must "session of $iqn" -t 20 "
 		for i in \$(seq 100); do
