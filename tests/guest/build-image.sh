@@ -253,7 +253,7 @@ log "READY $nonce"
 echo "READY $nonce" >&3
 
 # C ID SECS BASE64-SCRIPT  ->  O ID, stdout (base64), R ID, stderr
-# (base64), E ID STATUS. The script runs under timeout SECS.
+# (base64), E ID STATUS. The script runs under timeout SECS (then KILL).
 while :; do
 	if ! read -r tag id secs b64 <&3; then
 		sleep 0.2
@@ -265,7 +265,7 @@ while :; do
 	f=/tmp/c.$id
 	echo "$b64" | base64 -d >"$f.sh"
 	log "[$id] \$ $(head -c 300 "$f.sh" | tr -s '\n\t' '  ')"
-	timeout "$secs" sh "$f.sh" </dev/null >"$f.out" 2>"$f.err"
+	timeout -s KILL "$secs" sh "$f.sh" </dev/null >"$f.out" 2>"$f.err"
 	rc=$?
 	log "[$id] status $rc"
 	[ -s "$f.err" ] && head -n 20 "$f.err" | sed "s/^/tcq-guest: [$id] stderr: /" >/dev/console

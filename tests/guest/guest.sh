@@ -32,7 +32,8 @@
 #   host -> guest   C ID SECS BASE64(SCRIPT)
 #   guest -> host   O ID, stdout in base64 lines, R ID, stderr in base64
 #                   lines, E ID STATUS
-# The guest runs SCRIPT under `timeout SECS`; the host waits SECS + 15 s
+# The guest runs SCRIPT under `timeout -s KILL SECS` (status 137 then);
+# the host waits SECS + 15 s
 # at most, and reads only the answer with its own ID (a late answer to a
 # command that timed out is skipped). The console (kernel messages and
 # every command with its status) goes to $GUEST_LOG, guest.console.log in
@@ -60,6 +61,7 @@ GUEST_SESSION=
 GUEST_DISK=
 GUEST_STDOUT=
 GUEST_STDERR=
+GUEST_STDOUT_FILE=
 GUEST_RC=
 GUEST_KERNEL=
 GUEST_INITRD=
@@ -119,8 +121,7 @@ guest_boot() {
 		</dev/null >"$dir/qemu.out" 2>&1 &
 	GUEST_PID=$!
 	GUEST_OWNER=$BASHPID
-	# A signal ends this shell through its EXIT trap, which stops qemu.
-	trap 'exit 1' INT TERM HUP
+	trap guest_signal INT TERM HUP PIPE
 	exec {GUEST_OUT}<>"$dir/ctl.out" {GUEST_IN}<>"$dir/ctl.in"
 	while :; do
 		if [ $((SECONDS - t0)) -ge "$GUEST_BOOT_TIMEOUT" ]; then
@@ -151,10 +152,18 @@ guest_send() {
 }
 
 # guest_do [-t SECS] SCRIPT
+# The answer is read by sed, not bash's read (which takes a byte per system
+# call from a FIFO): sed stops at the line E ID, and nothing follows that
+# line until the next command is sent, so the data sed read ahead (if any)
+# belongs to no one. It runs under timeout; while it waits, qemu is
+# watched, so a guest that dies (a panic powers it off) ends the wait.
 guest_do() {
-	local secs=$GUEST_TIMEOUT id chunk line acc='' sect='' o='' e='' deadline
+	local secs=$GUEST_TIMEOUT id line rc=0 rpid
+	local f=$TEST_TMP/guest/answer.$BASHPID
 	[ "${1:-}" = -t ] && { secs=$2; shift 2; }
 	GUEST_STDOUT='' GUEST_STDERR='' GUEST_RC=255
+	GUEST_STDOUT_FILE=$f.out
+	: >"$f.out"
 	if ! guest_alive; then
 		GUEST_STDERR="guest_run: no guest running"
 		printf '%s\n' "$GUEST_STDERR" >&2
@@ -164,39 +173,35 @@ guest_do() {
 	line=$(tr -s ' \t\n' ' ' <<<"$*")
 	gsay "\$ ${line:0:200}"
 	guest_send "$id" "$secs" "$*"
-	deadline=$((SECONDS + secs + 15))
-	while :; do
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			GUEST_STDERR="guest_run: no answer within $((secs + 15))s to: $*"
+	timeout -k 1 $((secs + 15)) sed -n "p; /^E $id /q" <&"$GUEST_OUT" >"$f" &
+	rpid=$!
+	while kill -0 "$rpid" 2>/dev/null; do
+		if ! guest_alive; then
+			kill "$rpid" 2>/dev/null
+			wait "$rpid" 2>/dev/null
+			GUEST_STDERR="guest_run: the guest died (qemu exited)"
 			printf '%s\n' "$GUEST_STDERR" >&2
 			return 255
 		fi
-		if read -r -t 1 chunk <&"$GUEST_OUT"; then
-			line=$acc$chunk acc=''
-		else
-			[ $? -gt 128 ] && acc+=$chunk
-			if ! guest_alive; then
-				GUEST_STDERR="guest_run: the guest died (qemu exited)"
-				printf '%s\n' "$GUEST_STDERR" >&2
-				return 255
-			fi
-			continue
-		fi
-		case $line in
-		"O $id") sect=o ;;
-		"R $id") sect=e ;;
-		"E $id "*) GUEST_RC=${line##* }; break ;;
-		[ORE]" "*) sect= ;;	# another command's answer
-		*)
-			case $sect in
-			o) o+=$line ;;
-			e) e+=$line ;;
-			esac ;;
-		esac
+		sleep 0.02
 	done
-	GUEST_B64=$o
-	GUEST_STDOUT=$(base64 -d <<<"$o")
-	GUEST_STDERR=$(base64 -d <<<"$e")
+	wait "$rpid" || rc=$?
+	line=$(grep -m1 "^E $id " "$f")
+	if [ -z "$line" ]; then
+		GUEST_STDERR="guest_run: no answer within $((secs + 15))s to: $*"
+		[ "$rc" = 124 ] || GUEST_STDERR="guest_run: no answer (reader status $rc) to: $*"
+		printf '%s\n' "$GUEST_STDERR" >&2
+		return 255
+	fi
+	GUEST_RC=${line##* }
+	# The sections of this ID only (a late answer to an earlier command
+	# that timed out may come first).
+	awk -v h="O $id" '$0 == h { s = 1; next } /^[ORE] / { s = 0 } s' "$f" |
+		base64 -d >"$f.out"
+	GUEST_STDOUT=$(cat "$f.out")
+	GUEST_STDERR=$(awk -v h="R $id" '$0 == h { s = 1; next } /^[ORE] / { s = 0 } s' "$f" |
+		base64 -d)
+	rm -f "$f"
 	[ -n "$GUEST_STDERR" ] && printf '%s\n' "$GUEST_STDERR" | sed 's/^/    guest stderr: /' >&2
 	[ "$GUEST_RC" = 0 ] || gsay "status $GUEST_RC"
 	return "$GUEST_RC"
@@ -206,8 +211,8 @@ guest_do() {
 guest_run() {
 	local rc=0
 	guest_do "$@" || rc=$?
-	[ "$rc" = 255 ] && [ -z "$GUEST_B64" ] && return 255
-	base64 -d <<<"$GUEST_B64"
+	cat "$GUEST_STDOUT_FILE"
+	rm -f "$GUEST_STDOUT_FILE"
 	return "$rc"
 }
 
@@ -320,6 +325,21 @@ guest_stop() {
 		return 1
 	fi
 	guest_kill
+}
+
+# A signal to the shell that booted the guest (PIPE too: a reader of the
+# TAP output that went away, as | head) stops qemu and the tcqd at once:
+# the EXIT traps of checks.sh write TAP first, and a second SIGPIPE there
+# would end the shell before they stop anything.
+guest_signal() {
+	trap '' PIPE
+	guest_exit_hook
+	if [ -n "${TCQD_PID:-}" ]; then
+		kill -KILL "$TCQD_PID" 2>/dev/null
+		wait "$TCQD_PID" 2>/dev/null
+		TCQD_PID=''
+	fi
+	exit 1
 }
 
 # The fixture's shell (or the script's) stops its guest when it ends.
