@@ -54,11 +54,20 @@ flock -w 600 9 || die "cannot lock $CACHE/.lock within 600 s"
 # One apt-cache call (the slow part of a cached run): the candidate
 # versions of the kernel's meta package, open-iscsi and busybox-static.
 declare -A VER=()
-while read -r p v; do
-	[ "$v" = "(none)" ] || VER[$p]=$v
-done < <(apt-cache policy linux-image-amd64 open-iscsi busybox-static 2>/dev/null |
-	awk '/^[^ ].*:$/ { p = substr($1, 1, length($1) - 1) }
-	     /^ *Candidate:/ { print p, $2 }')
+versions() {
+	while read -r p v; do
+		[ "$v" = "(none)" ] || VER[$p]=$v
+	done < <(apt-cache policy linux-image-amd64 open-iscsi busybox-static 2>/dev/null |
+		awk '/^[^ ].*:$/ { p = substr($1, 1, length($1) - 1) }
+		     /^ *Candidate:/ { print p, $2 }')
+}
+versions
+if [ -z "${VER[linux-image-amd64]:-}" ] && [ "$(id -u)" = 0 ] &&
+	[ ! -s "$CACHE/images/last" ]; then
+	say "no package lists: apt-get update"
+	apt-get update -q >&2 || true
+	versions
+fi
 if [ -z "${VER[linux-image-amd64]:-}" ]; then
 	# No package lists (apt-get update never ran): the last image built.
 	if [ -s "$CACHE/images/last" ] && [ -d "$(cat "$CACHE/images/last")" ]; then

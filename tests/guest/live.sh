@@ -10,7 +10,8 @@
 # reload so the reloaded file and the live LUNs agree.
 #
 # Not in TESTS yet (the tcqctl commands lun add|resize|remove and reload
-# are new); by hand: cd build && bash ../tests/guest/live.sh
+# are new: before them, each check fails with tcqctl's "unknown command");
+# by hand: cd build && bash ../tests/guest/live.sh
 # The checks run by name (checks.sh):
 # shellcheck disable=SC2317
 # shellcheck source=tests/integration/lib.sh
@@ -136,6 +137,9 @@ reload_keeps_session() {
 	guest_must "connection errors so far" \
 		"dmesg | grep -Eic 'conn error|session recovery|reinstat|connection[0-9:]* .*(error|fail)' || true"
 	errs=$GUEST_STDOUT
+	ctl --json luns || fail "tcqctl luns failed"
+	jq -e '.luns[0].queue_depth != 16' <<<"$OUT" >/dev/null ||
+		fail "queue_depth is 16 before the reload: the check would prove nothing"
 	printf 'queue_depth = 16\n' >>"$CONF"	# into [lun IQN 0], the last section
 	ctl_must "configuration reloaded" reload
 	ctl --json luns || fail "tcqctl luns failed"
