@@ -9,9 +9,7 @@
 # with no reconnect). The checks run in that order: remove comes before
 # reload so the reloaded file and the live LUNs agree.
 #
-# Not in TESTS yet (the tcqctl commands lun add|resize|remove and reload
-# are new: before them, each check fails with tcqctl's "unknown command");
-# by hand: cd build && bash ../tests/guest/live.sh
+# In make check; by hand: cd build && bash ../tests/guest/live.sh
 # The checks run by name (checks.sh):
 # shellcheck disable=SC2317
 # shellcheck source=tests/integration/lib.sh
