@@ -44,6 +44,7 @@ struct bench_opts {
 	unsigned mix;			/* randrw: read percentage */
 	unsigned ordered_pct, hoq_pct;
 	bool verify;
+	const char *verify_journal;	/* --verify-journal FILE, or NULL */
 	unsigned repeat;
 	enum bench_metric metric;
 	bool detail, quiet;
@@ -114,9 +115,12 @@ void bench_run_cleanup(void);
 
 /* ---- bench_verify.c: block stamps */
 struct bench_verify;
+/* journal: NULL, or the --verify-journal file that keeps the
+ * generations over runs (created, or continued if it is of this region). */
 struct bench_verify *verify_create(uint64_t first_lba, uint64_t nblocks,
 				   uint32_t block_size, uint32_t run_id,
-				   char *err, size_t errlen);
+				   const char *journal, char *err,
+				   size_t errlen);
 void verify_destroy(struct bench_verify *v);
 /* Exclusive use of [lba, lba+blocks): false when an I/O in flight
  * overlaps (then pick another range). */

@@ -62,6 +62,8 @@ static void usage(FILE *f)
 "                       QUEUE (needs an engine that can: native)\n"
 "  --url URL            add a URL (as a positional one)\n"
 "  --verify             stamp written blocks and check reads (below)\n"
+"  --verify-journal FILE  --verify, with the generation of every block kept\n"
+"                       in FILE across runs (below)\n"
 "  --repeat N           run every point N times; cells show mean ± sd\n"
 "\n"
 "Output:\n"
@@ -89,6 +91,12 @@ static void usage(FILE *f)
 "that failed or was in flight on a lost session was never acknowledged: each\n"
 "of its blocks may read back with its old or its new generation (the first\n"
 "read settles which), nothing else; every acknowledged write must read back.\n"
+"--verify-journal FILE keeps each block's generation in FILE (mapped, in the\n"
+"kernel before the next I/O to the block; synced at the end), so a later run\n"
+"on the same region (after tcqd crashed or restarted, or tcq-bench was\n"
+"killed) expects exactly what was acknowledged: a stale block, a lost\n"
+"acknowledged write, fails it. FILE is created, or continued when it is of\n"
+"the same region and block size (else refused).\n"
 "\n"
 "Examples:\n"
 "  tcq-bench --rw read --bs 4k,16k,64k,128k --depth 1,2,4,8,32 \\\n"
@@ -178,7 +186,7 @@ static int parse_secs(const char *s, double *v)
 enum {
 	OPT_ENGINE = 256, OPT_RW, OPT_MIX, OPT_BS, OPT_DEPTH, OPT_SESSIONS,
 	OPT_THREADS, OPT_RUNTIME, OPT_RAMP, OPT_IOS, OPT_OFFSET, OPT_SPAN,
-	OPT_SEED, OPT_ORDERED, OPT_HOQ, OPT_VERIFY, OPT_REPEAT, OPT_METRIC,
+	OPT_SEED, OPT_ORDERED, OPT_HOQ, OPT_VERIFY, OPT_VERIFY_JOURNAL, OPT_REPEAT, OPT_METRIC,
 	OPT_DETAIL, OPT_COMPARE, OPT_JSON, OPT_CSV, OPT_PLOT, OPT_QUIET,
 	OPT_INAME, OPT_CHAP_USER, OPT_CHAP_SECRET, OPT_MUTUAL_USER,
 	OPT_MUTUAL_SECRET, OPT_CHAP_ALGS, OPT_HDIGEST, OPT_DDIGEST,
@@ -202,6 +210,7 @@ static const struct option long_opts[] = {
 	{ "ordered", required_argument, NULL, OPT_ORDERED },
 	{ "hoq", required_argument, NULL, OPT_HOQ },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "verify-journal", required_argument, NULL, OPT_VERIFY_JOURNAL },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "detail", no_argument, NULL, OPT_DETAIL },
@@ -341,6 +350,10 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			break;
 		case OPT_VERIFY:
 			o->verify = true;
+			break;
+		case OPT_VERIFY_JOURNAL:
+			o->verify = true;
+			o->verify_journal = optarg;
 			break;
 		case OPT_REPEAT:
 			if (parse_u64(optarg, &v, false) || !v || v > 64)

@@ -559,7 +559,7 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 		if (!run_verify) {
 			run_verify = verify_create(first, count, pt.block_size,
 						   (uint32_t)(rng_next(&(uint64_t){ o->seed ^ (uint64_t)time(NULL) }) | 1),
-						   err, errlen);
+						   o->verify_journal, err, errlen);
 			if (!run_verify)
 				goto out;
 			run_verify_first = first;

@@ -18,11 +18,16 @@
  * failed one could hold any of three or more: ALT_ANY, checked for
  * integrity only. Generations run from 1 to GEN_MAX so ALT_ANY stays free.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "initiator/bench.h"
 #include "tcq/crc32c.h"
 
@@ -47,11 +52,100 @@ struct bench_verify {
 	uint16_t *gen;
 	uint16_t *alt;		/* 0, ALT_FLAG | old generation, ALT_ANY */
 	atomic_uchar *lock;
+	/* --verify-journal: gen[] and alt[] live in this file's mapping */
+	void *map;
+	size_t maplen;
+	int fd;
 };
+
+/*
+ * The journal (--verify-journal FILE): a header, then gen[] and alt[] of
+ * every block of the region, mapped shared, so each generation is in the
+ * kernel's page cache the moment it is recorded, before the next I/O to
+ * the block: a later run (after tcqd crashed or restarted, or tcq-bench
+ * was killed) knows what each block must hold. msync at the end makes it
+ * durable on the disk too. The run id is kept: blocks stamped by an
+ * earlier run of the journal are this run's.
+ */
+#define JOURNAL_MAGIC 0x4c4e524a56514354ull	/* "TCQVJRNL" */
+#define JOURNAL_VERSION 1
+
+struct journal_hdr {
+	uint64_t magic;
+	uint32_t version, block_size;
+	uint64_t first, nblocks;
+	uint32_t run_id, pad;
+};
+
+static int journal_open(struct bench_verify *v, const char *path,
+			char *err, size_t errlen)
+{
+	size_t len = sizeof(struct journal_hdr) + 4 * (size_t)v->nblocks;
+	struct journal_hdr *h;
+	struct stat st;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	bool fresh;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "--verify-journal %s: %s", path,
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	fresh = st.st_size == 0;
+	if (!fresh && (size_t)st.st_size != len) {
+		snprintf(err, errlen, "--verify-journal %s: %lld bytes, not a "
+			 "journal of this region (%zu bytes)", path,
+			 (long long)st.st_size, len);
+		close(fd);
+		return -1;
+	}
+	if (fresh && ftruncate(fd, (off_t)len) < 0) {
+		snprintf(err, errlen, "--verify-journal %s: %s", path,
+			 strerror(errno));
+		close(fd);
+		return -1;
+	}
+	h = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		snprintf(err, errlen, "--verify-journal %s: mmap: %s", path,
+			 strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (fresh) {
+		h->magic = JOURNAL_MAGIC;
+		h->version = JOURNAL_VERSION;
+		h->block_size = v->block_size;
+		h->first = v->first;
+		h->nblocks = v->nblocks;
+		h->run_id = v->run_id;
+	} else if (h->magic != JOURNAL_MAGIC || h->version != JOURNAL_VERSION ||
+		   h->block_size != v->block_size || h->first != v->first ||
+		   h->nblocks != v->nblocks) {
+		snprintf(err, errlen, "--verify-journal %s: kept for another "
+			 "region or block size (LBA %" PRIu64 " + %" PRIu64
+			 " blocks of %u bytes)", path, h->first, h->nblocks,
+			 h->block_size);
+		munmap(h, len);
+		close(fd);
+		return -1;
+	} else {
+		v->run_id = h->run_id;	/* its blocks are this run's */
+	}
+	v->map = h;
+	v->maplen = len;
+	v->fd = fd;
+	v->gen = (uint16_t *)(h + 1);
+	v->alt = v->gen + v->nblocks;
+	return 0;
+}
 
 struct bench_verify *verify_create(uint64_t first_lba, uint64_t nblocks,
 				   uint32_t block_size, uint32_t run_id,
-				   char *err, size_t errlen)
+				   const char *journal, char *err,
+				   size_t errlen)
 {
 	struct bench_verify *v;
 
@@ -67,26 +161,32 @@ struct bench_verify *verify_create(uint64_t first_lba, uint64_t nblocks,
 		return NULL;
 	}
 	v = calloc(1, sizeof(*v));
-	if (v) {
-		/* calloc'd zero pages cost nothing until a block is used */
-		v->gen = calloc(nblocks, sizeof(*v->gen));
-		v->alt = calloc(nblocks, sizeof(*v->alt));
-		v->lock = calloc(nblocks, sizeof(*v->lock));
-	}
-	if (!v || !v->gen || !v->alt || !v->lock) {
-		if (v) {
-			free(v->gen);
-			free(v->alt);
-			free(v->lock);
-		}
-		free(v);
+	if (!v) {
 		snprintf(err, errlen, "--verify: out of memory");
 		return NULL;
 	}
+	v->fd = -1;
 	v->first = first_lba;
 	v->nblocks = nblocks;
 	v->block_size = block_size;
 	v->run_id = run_id;
+	/* calloc'd zero pages cost nothing until a block is used */
+	v->lock = calloc(nblocks, sizeof(*v->lock));
+	if (journal && v->lock) {
+		if (journal_open(v, journal, err, errlen) < 0) {
+			free((void *)v->lock);
+			free(v);
+			return NULL;
+		}
+	} else if (v->lock) {
+		v->gen = calloc(nblocks, sizeof(*v->gen));
+		v->alt = calloc(nblocks, sizeof(*v->alt));
+	}
+	if (!v->gen || !v->alt || !v->lock) {
+		verify_destroy(v);
+		snprintf(err, errlen, "--verify: out of memory");
+		return NULL;
+	}
 	return v;
 }
 
@@ -94,8 +194,15 @@ void verify_destroy(struct bench_verify *v)
 {
 	if (!v)
 		return;
-	free(v->gen);
-	free(v->alt);
+	if (v->map) {
+		msync(v->map, v->maplen, MS_SYNC);
+		munmap(v->map, v->maplen);
+		fsync(v->fd);
+		close(v->fd);
+	} else {
+		free(v->gen);
+		free(v->alt);
+	}
 	free((void *)v->lock);
 	free(v);
 }

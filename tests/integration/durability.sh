@@ -4,7 +4,11 @@
 # survive, a plain write does not; with --write-cache off every write
 # survives (WCE=0 makes every write FUA); --barrier flush makes the
 # writes before an ORDERED one durable (covered by unit tests of the
-# barrier path; here the LUN options are exercised end to end).
+# barrier path; here the LUN options are exercised end to end). With
+# tcq-bench's verify journal, a read after a crash expects exactly what
+# was acknowledged: it fails when the cache dropped acknowledged writes
+# (the control), passes when they were flushed, and after tcqd is killed
+# with SIGKILL under load and restarted.
 # shellcheck source=tests/integration/lib.sh
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
@@ -97,14 +101,83 @@ load_verified_ordered_load_through_cache() {
 
 load_sync_then_crash_keeps_every_block() {
 	run "$BENCH" --quiet --engine native --sessions 2 --depth 8 --bs 4k \
-		--rw randwrite --ordered 10 --runtime 1 --span 4M --verify "$TCQD_URL" ||
+		--rw randwrite --ordered 10 --runtime 1 --span 4M \
+		--verify-journal "$TEST_TMP/j0" "$TCQD_URL" ||
 		fail "write load failed"
 	expect "$G" sync
 	crash
 	run "$BENCH" --quiet --engine native --depth 8 --bs 4k --rw read \
-		--runtime 1 --span 4M --verify "$TCQD_URL" ||
+		--runtime 1 --span 4M --verify-journal "$TEST_TMP/j0" "$TCQD_URL" ||
 		fail "data written and flushed before the crash is damaged"
 	ok "after sync and crash every written block is intact"
+}
+
+# ---- a verify journal remembers what was acknowledged ----
+# (tcq-bench --verify-journal): a plain --verify read after a crash
+# expects nothing of blocks it did not write itself, so it cannot see a
+# lost write; with the journal, the generations acknowledged by the write
+# run are what the read run expects.
+fixture_journal() {
+	cache_lun cache:writeback=0,base=aio
+}
+# jbench JOURNAL RW: a 1 s verified 4K load on the first MiB.
+jbench() {
+	run "$BENCH" --quiet --engine native --depth 8 --bs 4k --rw "$2" \
+		--runtime 1 --span 1M --verify-journal "$1" "$TCQD_URL"
+}
+
+journal_catches_lost_acknowledged_writes() {
+	jbench "$TEST_TMP/j1" randwrite || fail "write load failed"
+	crash	# the cache drops every write it had not made durable
+	if jbench "$TEST_TMP/j1" read; then
+		fail "the journal read passed although the crash dropped acknowledged writes"
+	fi
+	grep -Eq 'verify mismatches|stale|not stamped' <<<"$OUT" ||
+		fail "the failure does not name the verify mismatches"
+	ok "after a crash without a flush, the journal read fails on the lost writes"
+}
+
+journal_passes_when_the_writes_were_flushed() {
+	jbench "$TEST_TMP/j2" randwrite || fail "write load failed"
+	expect "$G" sync
+	crash
+	jbench "$TEST_TMP/j2" read ||
+		fail "flushed writes did not read back as the journal expects"
+	ok "after sync and crash the journal read finds every acknowledged write"
+}
+
+journal_of_another_region_refused() {
+	if run "$BENCH" --quiet --engine native --depth 1 --bs 4k --rw read \
+		--runtime 1 --span 2M --verify-journal "$TEST_TMP/j2" "$TCQD_URL"; then
+		fail "a journal of another region was used"
+	fi
+	grep -q "not a journal of this region" <<<"$OUT" ||
+		fail "the refusal does not say why"
+	ok "a journal kept for another region is refused, naming the file"
+}
+
+# ---- SIGKILL under a verified load: acknowledged writes are in the file ----
+# With the aio backend an acknowledged write is in the kernel (O_DIRECT,
+# or the page cache with write_cache=on), so killing tcqd loses none.
+kill9_keeps_every_acknowledged_write() {
+	rm -f "$TEST_TMP/k.img"
+	start_tcqd --export "$TEST_TMP/k.img" --size 16M --write-cache on
+	"$BENCH" --quiet --engine native --depth 16 --bs 4k --rw randwrite \
+		--runtime 3 --span 4M --verify-journal "$TEST_TMP/j3" "$TCQD_URL" \
+		>"$TEST_TMP/kill9.out" 2>&1 &
+	local bench=$!
+	sleep 1.5
+	kill -KILL "$TCQD_PID"
+	wait "$TCQD_PID" 2>/dev/null
+	TCQD_PID=
+	wait "$bench"	# it stops: its session is gone
+	grep -q 'errors:' "$TEST_TMP/kill9.out" ||
+		fail "tcq-bench did not notice the kill: $(tail -3 "$TEST_TMP/kill9.out")"
+	start_tcqd --export "$TEST_TMP/k.img" --size 16M
+	run "$BENCH" --quiet --engine native --depth 8 --bs 4k --rw read \
+		--runtime 1 --span 4M --verify-journal "$TEST_TMP/j3" "$TCQD_URL" ||
+		fail "after SIGKILL and a restart, acknowledged writes are missing"
+	ok "after SIGKILL under load and a restart, every acknowledged write reads back"
 }
 
 # ---- crash on a LUN that has no cache is refused ----
@@ -132,7 +205,13 @@ CHECKS=(
 	load_barrier_flush_applied
 	load_verified_ordered_load_through_cache
 	load_sync_then_crash_keeps_every_block
+	@journal
+	journal_catches_lost_acknowledged_writes
+	journal_passes_when_the_writes_were_flushed
+	journal_of_another_region_refused
 	@ram
 	ram_crash_refused_without_cache
+	@
+	kill9_keeps_every_acknowledged_write
 )
 run_checks "$@"

@@ -254,7 +254,7 @@ START_TEST(verify_unacknowledged_writes)
 	uint64_t buf[64];
 	char err[128];
 	const uint32_t run = 7;
-	struct bench_verify *v = verify_create(0, 8, 512, run, err,
+	struct bench_verify *v = verify_create(0, 8, 512, run, NULL, err,
 					       sizeof(err));
 
 	ck_assert_ptr_nonnull(v);
@@ -328,6 +328,46 @@ START_TEST(verify_unacknowledged_writes)
 }
 END_TEST
 
+/* --verify-journal: what one run acknowledged, the next one expects,
+ * whatever its own run id; a stale block then fails. */
+START_TEST(verify_journal_remembers)
+{
+	char path[] = "/tmp/tcq-journal.XXXXXX", err[256];
+	uint64_t buf[64];
+	struct bench_verify *v;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(path);		/* verify_create makes it */
+	v = verify_create(0, 8, 512, 11, path, err, sizeof(err));
+	ck_assert_msg(v != NULL, "%s", err);
+	verify_stamp(v, buf, 2, 1);	/* gen 1 */
+	verify_written(v, 2, 1);
+	verify_stamp(v, buf, 2, 1);	/* gen 2 */
+	verify_written(v, 2, 1);
+	verify_stamp(v, buf, 5, 1);	/* gen 1, never acknowledged */
+	verify_forget(v, 5, 1);
+	verify_destroy(v);
+
+	/* A new run (another run id asked for): the journal's state and id. */
+	v = verify_create(0, 8, 512, 99, path, err, sizeof(err));
+	ck_assert_msg(v != NULL, "%s", err);
+	ck_assert_uint_eq(read_back(v, 2, 2, 11), 0);	/* as acknowledged */
+	ck_assert_uint_eq(read_back(v, 2, 1, 11), 1);	/* stale: lost write */
+	ck_assert_uint_eq(read_back(v, 2, 0, 11), 1);	/* not stamped */
+	ck_assert_uint_eq(read_back(v, 5, 0, 11), 0);	/* old content, or */
+	ck_assert_uint_eq(read_back(v, 3, 0, 11), 0);	/* never written */
+	verify_destroy(v);
+
+	/* The same file for another region is refused, naming it. */
+	ck_assert_ptr_null(verify_create(0, 16, 512, 1, path, err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, path));
+	ck_assert_ptr_null(verify_create(8, 8, 512, 1, path, err, sizeof(err)));
+	unlink(path);
+}
+END_TEST
+
 static Suite *bench_stats_suite(void)
 {
 	Suite *s = suite_create("bench_stats");
@@ -343,6 +383,7 @@ static Suite *bench_stats_suite(void)
 	harness_add(tc, json_round_trip);
 	harness_add(tc, verify_stamps);
 	harness_add(tc, verify_unacknowledged_writes);
+	harness_add(tc, verify_journal_remembers);
 	suite_add_tcase(s, tc);
 	return s;
 }
