@@ -1,0 +1,121 @@
+#!/bin/bash
+# shellcheck disable=SC2317,SC2016,SC2031  # checks run by run_checks in subshells
+# scripts/link: a namespace whose loopback is shaped by tc. tcqd (null
+# backend) and tcq-bench run inside a 100mbit link; 128K reads and writes
+# must come out at 9..13 MB/s (100 Mbit/s is 12.5 MB/s raw; a shaper is a
+# limit, not a timing assertion, so the band is generous), the namespace
+# must be gone afterwards, also after a SIGTERM, and a bad RATE or an
+# impossible --delay must be refused with the reason.
+# shellcheck source=tests/integration/lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+LINK=$top_srcdir/scripts/link
+SERVE=$top_srcdir/scripts/lib/serve-bench
+need_built "$TCQD" "$top_builddir/tcq-bench"
+listing "$@" || {
+	[ "$(id -u)" = 0 ] || skip "needs root (ip netns, tc)"
+	need_tool ip tc jq
+}
+
+# bench_over_link RW NAME: 128K RW for 2 s at depth 4 through a 100mbit
+# link; leaves the MB/s in $TEST_TMP/NAME.mbps and the namespace's name
+# in $TEST_TMP/NAME.ns.
+bench_over_link() {
+	local rw=$1 name=$2 mbps ns
+	run "$LINK" 100mbit -- "$SERVE" "$top_builddir" --backend null \
+		--threads 2 -- --quiet --rw "$rw" --bs 128k --depth 4 \
+		--runtime 2 --json "$TEST_TMP/$name.json" ||
+		fail "scripts/link 100mbit -- serve-bench ($rw) failed"
+	ns=$(sed -n 's/^link: namespace \(tcq-link-[0-9]*\),.*/\1/p' <<<"$OUT")
+	[ -n "$ns" ] || fail "scripts/link did not name its namespace"
+	echo "$ns" >"$TEST_TMP/$name.ns"
+	mbps=$(jq '.points[0].mbps' "$TEST_TMP/$name.json") ||
+		fail "no MB/s in tcq-bench's JSON"
+	echo "$mbps" >"$TEST_TMP/$name.mbps"
+	awk -v v="$mbps" 'BEGIN { exit !(v >= 9 && v <= 13) }' ||
+		fail "128K $rw over 100mbit: $mbps MB/s, outside 9..13"
+	ok "128K $rw over a 100mbit link: $mbps MB/s (9..13)"
+}
+
+link_100mbit_read_in_band() { bench_over_link read read; }
+
+# The reply direction is shaped too: one tbf on lo sees every packet.
+link_100mbit_write_in_band() { bench_over_link write write; }
+
+link_namespace_removed_after_run() {
+	local n ns
+	for n in read write; do
+		[ -s "$TEST_TMP/$n.ns" ] || fail "no namespace recorded by the $n run"
+		ns=$(cat "$TEST_TMP/$n.ns")
+		[ ! -e "/run/netns/$ns" ] || fail "namespace $ns is still there"
+		ip netns list | grep -qw -- "$ns" && fail "ip netns lists $ns"
+	done
+	ok "the namespaces of both runs are gone"
+}
+
+link_sigterm_removes_namespace_and_command() {
+	local pid ns i
+	"$LINK" 100mbit -- sleep 60 2>"$TEST_TMP/sig.err" &
+	pid=$!
+	BG_PIDS+=("$pid")
+	ns=tcq-link-$pid
+	wait_until 50 test -e "/run/netns/$ns" || fail "namespace $ns never appeared"
+	wait_until 50 eval '[ -n "$(ip netns pids "$ns")" ]' ||
+		fail "the command never ran in $ns"
+	i=$(ip netns pids "$ns")
+	kill -TERM "$pid"
+	wait_until 100 eval '! kill -0 "$pid" 2>/dev/null' ||
+		fail "scripts/link did not exit within 10 s of SIGTERM"
+	wait "$pid" 2>/dev/null
+	[ ! -e "/run/netns/$ns" ] || fail "namespace $ns left behind after SIGTERM"
+	# Gone, or a zombie left to init to reap: either way it has ended.
+	for p in $i; do
+		case $(ps -o stat= -p "$p" 2>/dev/null) in
+		'' | Z*) ;;
+		*) fail "the command (pid $p) still runs" ;;
+		esac
+	done
+	ok "on SIGTERM scripts/link ends the command and removes $ns"
+}
+
+link_bad_rate_refused() {
+	local r
+	for r in fast 100 10mbits -5mbit 1e9bit 1mbit/s; do
+		if run "$LINK" "$r" -- true; then
+			fail "RATE '$r' was accepted"
+		fi
+		grep -qF "link: bad RATE '$r'" <<<"$OUT" ||
+			fail "RATE '$r' refused without the reason"
+	done
+	ok "bad RATEs are refused with 'bad RATE' and what a rate looks like"
+}
+
+link_missing_command_refused() {
+	if run "$LINK" 1gbit --; then fail "no COMMAND was accepted"; fi
+	grep -qF "no COMMAND given" <<<"$OUT" || fail "no reason given"
+	ok "a missing COMMAND is refused"
+}
+
+# tc's tbf and htb cannot delay; without netem --delay must be refused.
+link_delay_needs_netem() {
+	if run "$LINK" 100mbit --delay 5 -- true; then
+		grep -qF "netem delay 5ms" <<<"$OUT" ||
+			fail "--delay accepted but no netem delay reported"
+		ok "this kernel has netem: --delay 5 adds a netem delay"
+		return
+	fi
+	grep -qF -- "--delay needs netem" <<<"$OUT" ||
+		fail "--delay refused without saying it needs netem"
+	ok "--delay is refused without netem, with the reason (not faked)"
+}
+
+CHECKS=(
+	link_100mbit_read_in_band
+	link_100mbit_write_in_band
+	link_namespace_removed_after_run
+	link_sigterm_removes_namespace_and_command
+	link_bad_rate_refused
+	link_missing_command_refused
+	link_delay_needs_netem
+)
+run_checks "$@"
