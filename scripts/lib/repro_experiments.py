@@ -57,6 +57,11 @@ SSD_P320H = "disk:model=ssd,channels=32,dies=8,read_us=25,program_us=200," \
             "queue=256"
 
 
+# tcqd runs the rotating-disk experiments on one reactor: one drive is
+# one queue and one head, whatever the model does across reactors.
+ONE = ["--threads", "1"]
+
+
 def spec(*parts):
     """Joins spec parts: the model first, base=null last."""
     return ",".join(p for p in parts if p) + ",base=null"
@@ -83,13 +88,13 @@ def axboe_runs(quick):
     hdd = HDD_7K500 + "," + HDD_SEEK_CURVE
     return [
         Run("d1-ncq1", spec(hdd, "ncq=1"), common + ["--depth", "1"],
-            size="500G"),
+            tcqd=ONE, size="500G"),
         Run("d48-ncq1", spec(hdd, "ncq=1"), common + ["--depth", "48"],
-            size="500G"),
+            tcqd=ONE, size="500G"),
         Run("d48-ncq31", spec(hdd, "ncq=31,sched=sptf"),
-            common + ["--depth", "48"], size="500G"),
+            common + ["--depth", "48"], tcqd=ONE, size="500G"),
         Run("d48-ncq31-fifo", spec(hdd, "ncq=31,sched=fifo"),
-            common + ["--depth", "48"], size="500G"),
+            common + ["--depth", "48"], tcqd=ONE, size="500G"),
     ]
 
 
@@ -215,7 +220,7 @@ def bolk_runs(quick):
         "--rw", "read", "--span", "128M",
         "--bs", ",".join("%dk" % b for b in bss),
         "--depth", ",".join(str(d) for d in ds),
-        "--runtime", "2" if quick else "5"], link="1gbit", size="450G")]
+        "--runtime", "2" if quick else "5"], link="1gbit", tcqd=ONE, size="450G")]
 
 
 def _bolk(res):
@@ -320,9 +325,9 @@ def li_runs(quick):
     deep = "1,2,4" if quick else "1,2,4,8,31"
     return [
         Run("ncq1", spec(hdd, "ncq=1"), common + ["--depth", "1"],
-            size="500G"),
+            tcqd=ONE, size="500G"),
         Run("ncq31", spec(hdd, "ncq=31,sched=sptf"), common + [
-            "--depth", deep], size="500G"),
+            "--depth", deep], tcqd=ONE, size="500G"),
     ]
 
 
@@ -519,7 +524,7 @@ def kara_runs(quick):
         "--rw", "read", "--bs", "128k", "--depth", "1", "--span", "4G",
         "--sessions", ",".join(str(t) for t in kara_threads(quick)),
         "--repeat", "3", "--runtime", "2" if quick else "8"],
-        size="160G")]
+        tcqd=ONE, size="160G")]
 
 
 def _kara(res):
