@@ -186,6 +186,20 @@ done | sort -u | while read -r lib; do
 	*) put "$lib" "${lib#/}" ;;
 	esac
 done
+# e2fsprogs from the host (a required package there): ext4 on an iSCSI
+# disk made, checked and mounted in the guest (tests/guest/restart.sh).
+for b in /sbin/mke2fs /sbin/e2fsck; do
+	[ -x "$b" ] || die "$b not found (e2fsprogs)"
+	rm -f "$R/sbin/$(basename "$b")"	# not busybox's applet link
+	put "$b" "sbin/$(basename "$b")"
+	ldd "$b" | awk '
+		$2 == "=>" && $3 ~ /^\// { print $3 }
+		$1 ~ /^\// { print $1 }'
+done | sort -u | while read -r lib; do
+	put "$lib" "${lib#/}"
+done
+rm -f "$R/sbin/mkfs.ext4" && ln -s mke2fs "$R/sbin/mkfs.ext4"
+[ -f /etc/mke2fs.conf ] && put /etc/mke2fs.conf etc/mke2fs.conf
 put "$X/etc/iscsi/iscsid.conf" etc/iscsi/iscsid.conf
 sed -i 's|^iscsid.startup = .*|iscsid.startup = /bin/true|' "$R/etc/iscsi/iscsid.conf"
 printf 'root:x:0:0:root:/root:/bin/sh\n' >"$R/etc/passwd"

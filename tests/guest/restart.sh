@@ -5,6 +5,9 @@
 # with a graceful stop (SIGTERM); each time the kernel initiator
 # reconnects within its replacement timeout, the writer ends without an
 # error, and every byte reads back, in the guest and in the backing file.
+# The same with files written on a mounted ext4: e2fsck finds it clean
+# afterwards and every file reads back. And a read error of the backing
+# store (the fault backend) reaches the guest as an I/O error, not a hang.
 # The checks run by name (checks.sh):
 # shellcheck disable=SC2317
 # shellcheck source=tests/integration/lib.sh
@@ -28,6 +31,11 @@ fixture_restart() {
 	printf '[global]\nlisten = 127.0.0.1:%s\nthreads = 2\n' "$port" >"$CONF"
 	printf '[target %s]\n[lun %s 0]\npath = %s\nsize = 64M\ncreate = yes\n' \
 		"$IQN" "$IQN" "$TEST_TMP/lun0.img" >>"$CONF"
+	printf '[lun %s 1]\npath = %s\nsize = 64M\ncreate = yes\n' \
+		"$IQN" "$TEST_TMP/lun1.img" >>"$CONF"
+	# blocks 1000-1099 of LUN 2 fail to read, as a dying disk's would
+	printf '[lun %s 2]\nbackend = fault:lba=1000-1099,error=eio,base=null\nsize = 16M\n' \
+		"$IQN" >>"$CONF"
 	start_tcqd -c "$CONF"
 	guest_boot "$TCQD_PORT" "$IQN"
 	guest_login "$IQN" node.session.timeo.replacement_timeout=60
@@ -80,14 +88,66 @@ write_through_restart() {
 	ok "SIG$sig: every byte of the $MIB MiB is there, in the guest and in the file"
 }
 
-# One check does both: a tcqd it restarts is its own, and ends with it.
+# ext4_through_restart SIGNAL: files written (and fsynced) on a mounted
+# ext4 while tcqd restarts; then the file system checks clean and every
+# file reads back.
+ext4_through_restart() {
+	local sig=$1 fs
+	guest_disk 1 || fail "no disk for LUN 1"
+	fs=$GUEST_DISK
+	guest_must "ext4 made and mounted" -t 60 "
+		mountpoint -q /mnt && umount /mnt
+		mkfs.ext4 -q -F /dev/$fs && mkdir -p /mnt && mount -t ext4 /dev/$fs /mnt"
+	guest_must "files writer started" "rm -f /tmp/fs.rc; setsid sh -c '
+		for i in \$(seq 12); do
+			dd if=/tmp/pat of=/mnt/f\$i bs=1M count=2 conv=fsync 2>/tmp/fs.err || { echo 1 >/tmp/fs.rc; exit; }
+		done; sync; echo 0 >/tmp/fs.rc' </dev/null >/dev/null 2>&1 &"
+	sleep 1
+	restart_tcqd "$sig"
+	guest_must "files writer finished" -t 150 "
+		for i in \$(seq 1400); do [ -s /tmp/fs.rc ] && break; sleep 0.1; done
+		[ \"\$(cat /tmp/fs.rc 2>/dev/null)\" = 0 ] || { cat /tmp/fs.err; exit 1; }"
+	ok "SIG$sig: 12 files written on ext4 across the restart, no error"
+	guest_must "unmounted and checked" -t 60 "umount /mnt && e2fsck -fn /dev/$fs"
+	ok "SIG$sig: e2fsck -fn finds the file system clean"
+	guest_must "files read back" -t 60 "
+		mount -t ext4 /dev/$fs /mnt && want=\$(head -c 2097152 /tmp/pat | sha256sum) &&
+		for i in \$(seq 12); do
+			[ \"\$(sha256sum </mnt/f\$i)\" = \"\$want\" ] || { echo f\$i differs; exit 1; }
+		done; umount /mnt"
+	ok "SIG$sig: every file reads back"
+}
+
+# A read error of the backing store reaches the guest as an I/O error,
+# at once, not as a hang; the blocks around it still read.
+read_error_reaches_the_guest() {
+	local d
+	guest_disk 2 || fail "no disk for LUN 2"
+	d=$GUEST_DISK
+	guest_do -t 60 "dd if=/dev/$d of=/dev/null bs=512 skip=1050 count=1 iflag=direct"
+	[ "$GUEST_RC" -ne 0 ] && [ "$GUEST_RC" -ne 255 ] ||
+		fail "a read of a failing block returned status $GUEST_RC"
+	# A MEDIUM ERROR reaches user space as EIO or ENODATA (BLK_STS_MEDIUM).
+	grep -qiE "error|no data available" <<<"$GUEST_STDERR" ||
+		fail "dd does not report an error: $GUEST_STDERR"
+	ok "a read of a block the backend fails gives the guest an I/O error ($GUEST_STDERR)"
+	guest_must "dmesg" "dmesg | grep -Ei -m1 'medium error|unrecovered read|I/O error|FAILED Result'"
+	ok "the kernel logs it: $GUEST_STDOUT"
+	guest_must "good blocks" "dd if=/dev/$d of=/dev/null bs=512 skip=900 count=50 iflag=direct"
+	ok "blocks outside the failing range still read"
+}
+
+# One check does all: a tcqd it restarts is its own, and ends with it.
 kernel_initiator_survives_kill_and_graceful_restart() {
 	write_through_restart KILL 0
 	write_through_restart TERM 32
+	ext4_through_restart KILL
+	ext4_through_restart TERM
 }
 
 CHECKS=(
 	@restart
+	read_error_reaches_the_guest
 	kernel_initiator_survives_kill_and_graceful_restart
 )
 run_checks "$@"
