@@ -27,6 +27,47 @@ struct bufpool_cache {
 };
 
 static __thread struct bufpool_cache tls_cache;
+
+/* Buffers handed out and not yet freed, counted per thread (a buffer
+ * freed on another thread counts -1 there: only the sum means anything).
+ * Each counter is written by its thread alone, so the data path pays no
+ * atomic read-modify-write; counters outlive their threads, in a list
+ * bufpool_in_use() sums. */
+struct bufpool_count {
+	struct bufpool_count *next;
+	long in_use;
+};
+static __thread struct bufpool_count *tls_count;
+static struct bufpool_count *all_counts;
+static pthread_mutex_t counts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void count(long d)
+{
+	struct bufpool_count *c = tls_count;
+
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return;	/* uncounted, never wrong by more than that */
+		pthread_mutex_lock(&counts_lock);
+		c->next = all_counts;
+		all_counts = c;
+		pthread_mutex_unlock(&counts_lock);
+		tls_count = c;
+	}
+	__atomic_store_n(&c->in_use, c->in_use + d, __ATOMIC_RELAXED);
+}
+
+long bufpool_in_use(void)
+{
+	long n = 0;
+
+	pthread_mutex_lock(&counts_lock);
+	for (struct bufpool_count *c = all_counts; c; c = c->next)
+		n += __atomic_load_n(&c->in_use, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&counts_lock);
+	return n;
+}
 static pthread_key_t bufpool_key;
 static pthread_once_t bufpool_once = PTHREAD_ONCE_INIT;
 
@@ -76,6 +117,7 @@ void *bufpool_alloc(size_t len)
 			tls_cache.head[c] = b->next;
 			tls_cache.bytes[c] -= sz;
 			tls_cache.total -= sz;
+			count(1);
 			return b;
 		}
 	} else {
@@ -83,6 +125,7 @@ void *bufpool_alloc(size_t len)
 	}
 	if (posix_memalign(&p, BUFPOOL_ALIGN, sz))
 		return NULL;
+	count(1);
 	return p;
 }
 
@@ -94,6 +137,7 @@ void bufpool_free(void *p, size_t len)
 
 	if (!p)
 		return;
+	count(-1);
 	c = bufpool_class(len);
 	if (c < 0) {
 		free(p);

@@ -242,6 +242,10 @@ static void print_stats(json_object *r)
 	json_object *luns = get(r, "luns");
 	size_t n = json_object_array_length(luns);
 
+	if (get(r, "buffers_in_use"))
+		printf("I/O buffers in use: %" PRId64 "\n\n",
+		       geti(r, "buffers_in_use"));
+
 	for (size_t i = 0; i < n; i++) {
 		json_object *l = json_object_array_get_idx(luns, i);
 		json_object *c = get(l, "commands"), *f = get(l, "inflight"),

@@ -9,6 +9,9 @@
 #define BUFPOOL_ALIGN 4096
 void *bufpool_alloc(size_t len);
 void bufpool_free(void *p, size_t len);
+/* Buffers allocated and not yet freed, over every thread (a snapshot:
+ * 0 when nothing holds one; tcqctl stats shows it). */
+long bufpool_in_use(void);
 /* Frees the calling thread's cached buffers (thread exit, tests). */
 void bufpool_thread_drain(void);
 #endif

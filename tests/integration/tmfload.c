@@ -1,0 +1,212 @@
+/*
+ * tmfload: task management under load (issue 16, part 7). Four sessions
+ * each keep 64 READ(10)s in flight on LUN 0 (a LUN slow enough that they
+ * are still there), and session 0 sends LOGICAL UNIT RESET, ABORT TASK
+ * SET and TARGET WARM RESET in turn, round after round. Every round:
+ * the function answers 0 (RFC 7143 11.6.1), no command is answered twice
+ * and no PDU comes for a command that does not exist (stray PDUs), the
+ * commands the reset took get no answer or TASK ABORTED and the others
+ * their status, and each session then runs a TEST UNIT READY past the
+ * unit attention (its task sets are empty and work). The shell script
+ * checks tcqd's in-flight counters and buffers afterwards.
+ *
+ *   tmfload [--rounds N] HOST PORT TARGET-IQN [CASE...]
+ *
+ * Exit status: 0 when every case passed, 1 otherwise, 2 on usage errors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tcq/pdu.h"
+#include "tcq/scsi_proto.h"
+#include "tests/integration/pdutest.h"
+#include "tests/integration/ptcase.h"
+#include "tests/integration/ptcmd.h"
+
+#define NSESS 4
+#define DEPTH 64
+#define BLOCKS 8		/* 4 KiB reads */
+#define SPAN_BLOCKS 16384	/* of an 8 MiB LUN or larger */
+#define SETTLE_MS 3000		/* at most, for the answers still to come */
+#define QUIET_MS 10		/* no command ended for this long: drained */
+#define ARRIVE_MS 30		/* after the TMF answer, for the other
+				 * sessions' answers to reach their sockets */
+
+static unsigned rounds = 1000;
+
+static const uint8_t functions[] = {
+	ISCSI_TMF_LUN_RESET, ISCSI_TMF_ABORT_TASK_SET,
+	ISCSI_TMF_TARGET_WARM_RESET,
+};
+
+struct totals {
+	unsigned long good, aborted_status, ua, silent, other, stray;
+};
+
+static unsigned done_count(const struct pc_cmd *cmds)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < DEPTH; k++)
+		n += cmds[k].done;
+	return n;
+}
+
+/* Starts DEPTH reads on s. */
+static int fill(struct pt_sess *s, struct pc_cmd *cmds, uint8_t *bufs,
+		unsigned *seed)
+{
+	for (unsigned k = 0; k < DEPTH; k++) {
+		*seed = *seed * 1103515245u + 12345u;
+		pc_rw10(&cmds[k], false, (*seed >> 8) % (SPAN_BLOCKS - BLOCKS),
+			BLOCKS, bufs + (size_t)k * BLOCKS * PC_BS, PC_BS);
+		if (pc_start(s, &cmds[k]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Reads what s still gets for its commands until each is done or QUIET_MS
+ * pass with no command ending (an aborted one never ends); stray PDUs
+ * (for a command no longer in flight: answered twice, or unknown) are
+ * counted. */
+static int drain(struct pt_sess *s, struct pc_cmd *cmds, unsigned *stray)
+{
+	int64_t give_up = pt_now_ms() + SETTLE_MS;
+
+	for (;;) {
+		struct pc_cmd *v[DEPTH];
+		unsigned left = 0, before = done_count(cmds);
+
+		for (unsigned k = 0; k < DEPTH; k++)
+			if (!cmds[k].done)
+				v[left++] = &cmds[k];
+		if (!left)
+			return 0;
+		if (pc_wait(s, v, left, NULL, NULL, QUIET_MS, stray) < 0)
+			return -1;
+		if (done_count(cmds) == before || pt_now_ms() > give_up)
+			return 0;
+	}
+}
+
+static void count(const struct pc_cmd *cmds, struct totals *t)
+{
+	for (unsigned k = 0; k < DEPTH; k++) {
+		const struct pc_cmd *c = &cmds[k];
+
+		if (!c->done)
+			t->silent++;
+		else if (c->status == SAM_STAT_GOOD)
+			t->good++;
+		else if (c->status == SAM_STAT_TASK_ABORTED)
+			t->aborted_status++;
+		else if (c->status == SAM_STAT_CHECK_CONDITION &&
+			 c->sense_key == SK_UNIT_ATTENTION)
+			t->ua++;	/* reached the LUN after the reset */
+		else
+			t->other++;
+	}
+}
+
+static void resets_under_load(void)
+{
+	static struct pc_cmd cmds[NSESS][DEPTH];
+	static uint8_t bufs[NSESS][DEPTH * BLOCKS * PC_BS];
+	struct pt_sess s[NSESS];
+	struct totals t = { 0 };
+	unsigned seed = 1, bad_rsp = 0, dead = 0;
+	char iqn[64];
+
+	for (int i = 0; i < NSESS; i++) {
+		struct pt_login_opts o = { 0 };
+		int ua[4];
+
+		snprintf(iqn, sizeof(iqn), "iqn.2026-11.org.tcq:tmfload-%d", i);
+		o.initiator = iqn;
+		if (pt_login(&s[i], &o) < 0 || pc_tur_ua(&s[i], ua) != SAM_STAT_GOOD) {
+			PT_CHECK(0, "session %d logs in and is ready", i);
+			return;
+		}
+	}
+	for (unsigned r = 0; r < rounds && !dead; r++) {
+		struct pc_tmf tm = { .function = functions[r % 3], .lun = 0,
+				     .rtt = ISCSI_RSVD_TAG };
+		struct pc_cmd *own[DEPTH];
+		unsigned stray = 0;
+
+		for (int i = 0; i < NSESS && !dead; i++)
+			if (fill(&s[i], cmds[i], bufs[i], &seed) < 0)
+				dead = 1;
+		for (unsigned k = 0; k < DEPTH; k++)
+			own[k] = &cmds[0][k];
+		if (dead || pc_tmf(&s[0], &tm, own, DEPTH, &stray) < 0 ||
+		    tm.response < 0) {
+			PT_CHECK(0, "round %u: function %u answered", r, tm.function);
+			dead = 1;
+			break;
+		}
+		if (tm.response != ISCSI_TMF_RSP_COMPLETE)
+			bad_rsp++;
+		usleep(ARRIVE_MS * 1000);
+		for (int i = 0; i < NSESS && !dead; i++) {
+			int ua[4];
+
+			if (drain(&s[i], cmds[i], &stray) < 0) {
+				dead = 1;
+				break;
+			}
+			count(cmds[i], &t);
+			if (pc_tur_ua(&s[i], ua) != SAM_STAT_GOOD) {
+				PT_CHECK(0, "round %u: session %d ready after the reset",
+					 r, i);
+				dead = 1;
+			}
+		}
+		t.stray += stray;
+	}
+	PT_CHECK(!dead, "%u rounds of LUN RESET / ABORT TASK SET / TARGET WARM "
+		 "RESET with %d sessions x %d reads in flight ran to the end",
+		 rounds, NSESS, DEPTH);
+	PT_CHECK(bad_rsp == 0, "every function answered 0 (%u did not)", bad_rsp);
+	PT_CHECK(t.stray == 0, "no command answered twice, no PDU for a command "
+		 "not in flight (%lu stray)", t.stray);
+	PT_CHECK(t.other == 0, "every answer is GOOD, TASK ABORTED or the reset's "
+		 "UNIT ATTENTION (%lu other)", t.other);
+	PT_CHECK(t.good + t.aborted_status + t.ua + t.silent ==
+		 (unsigned long)rounds * NSESS * DEPTH,
+		 "%lu commands: %lu GOOD, %lu TASK ABORTED, %lu UNIT ATTENTION, "
+		 "%lu aborted silently", (unsigned long)rounds * NSESS * DEPTH,
+		 t.good, t.aborted_status, t.ua, t.silent);
+	PT_CHECK(t.silent + t.aborted_status > 0,
+		 "the resets did abort commands in flight");
+	for (int i = 0; i < NSESS; i++)
+		pt_logout(&s[i]);
+}
+
+static const struct pt_case cases[] = {
+	PT_CASE(resets_under_load),
+};
+
+int main(int argc, char **argv)
+{
+	static const struct pt_driver d = {
+		.prog = "tmfload",
+		.initiator = "iqn.2026-11.org.tcq:tmfload",
+		.cases = cases,
+		.ncases = PT_NCASES(cases),
+	};
+
+	if (argc > 2 && !strcmp(argv[1], "--rounds")) {
+		rounds = (unsigned)strtoul(argv[2], NULL, 10);
+		if (!rounds)
+			return 2;
+		argv[2] = argv[0];
+		argv += 2;
+		argc -= 2;
+	}
+	pt_case_alarm = 900;
+	return pt_main(&d, argc, argv);
+}

@@ -1,0 +1,55 @@
+#!/bin/bash
+# Task management under load (tests/integration/tmfload.c): LOGICAL UNIT
+# RESET, ABORT TASK SET and TARGET WARM RESET, in turn, while 4 sessions
+# keep 64 reads in flight, $TCQ_TMF_ROUNDS times (1000 by default): every
+# function answers 0, nothing is answered twice, every command is answered
+# GOOD or TASK ABORTED or aborted silently, and afterwards tcqd holds no
+# task (in flight now 0) and as many I/O buffers as before the load.
+# shellcheck source=tests/integration/lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+TMFLOAD=${TMFLOAD:-$top_builddir/tests/integration/tmfload}
+TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
+need_built "$TMFLOAD" "$TCQCTL"
+need_tool jq
+SOCK=$TEST_TMP/ctl.sock
+ROUNDS=${TCQ_TMF_ROUNDS:-1000}
+IQN=iqn.2026-11.org.tcq:tmfload
+
+fixture_load() {
+	printf '[global]\nlisten = 127.0.0.1:0\nthreads = 2\nctl = %s\n' "$SOCK" \
+		>"$TEST_TMP/tcqd.conf"
+	# reads wait 5 ms in the backend: still in flight when the reset comes
+	printf '[target %s]\n[lun %s 0]\nbackend = delay:latency=5ms,base=null\nsize = 64M\n' \
+		"$IQN" "$IQN" >>"$TEST_TMP/tcqd.conf"
+	start_tcqd -c "$TEST_TMP/tcqd.conf"
+}
+
+# stat_of FILTER: a number from tcqctl stats --json.
+stat_of() {
+	tc "$TCQCTL" -s "$SOCK" --json stats | jq -e "$1"
+}
+
+resets_under_load_answer_every_command_once() {
+	local before after inflight
+	before=$(stat_of .buffers_in_use) || fail "no buffers_in_use in tcqctl stats"
+	run "$TMFLOAD" --rounds "$ROUNDS" "$TCQD_HOST" "$TCQD_PORT" "$IQN" \
+		resets_under_load || fail "$(grep -m3 FAIL <<<"$OUT")"
+	grep -q ": case resets_under_load: passed$" <<<"$OUT" || fail "no 'passed' line"
+	ok "$ROUNDS rounds: $(grep -o '[0-9]* commands: .*' <<<"$OUT" | head -1)"
+	inflight=$(stat_of '[.luns[].inflight.current] | add') || fail "no in-flight count"
+	[ "$inflight" = 0 ] || fail "$inflight tasks still in flight after the load"
+	ok "no task left in flight"
+	wait_until 50 buffers_back "$before" ||
+		fail "I/O buffers in use: $before before the load, $after after"
+	ok "I/O buffers in use back to $before"
+}
+buffers_back() {
+	after=$(stat_of .buffers_in_use) && [ "$after" = "$1" ]
+}
+
+CHECKS=(
+	@load
+	resets_under_load_answer_every_command_once
+)
+run_checks "$@"
