@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tcq/pdu.h"
 #include "tcq/scsi_proto.h"
@@ -29,10 +28,7 @@
 #define DEPTH 64
 #define BLOCKS 8		/* 4 KiB reads */
 #define SPAN_BLOCKS 16384	/* of an 8 MiB LUN or larger */
-#define SETTLE_MS 3000		/* at most, for the answers still to come */
-#define QUIET_MS 10		/* no command ended for this long: drained */
-#define ARRIVE_MS 30		/* after the TMF answer, for the other
-				 * sessions' answers to reach their sockets */
+#define SETTLE_MS 10000	/* at most, for an answer to come */
 
 static unsigned rounds = 1000;
 
@@ -44,15 +40,6 @@ static const uint8_t functions[] = {
 struct totals {
 	unsigned long good, aborted_status, ua, silent, other, stray;
 };
-
-static unsigned done_count(const struct pc_cmd *cmds)
-{
-	unsigned n = 0;
-
-	for (unsigned k = 0; k < DEPTH; k++)
-		n += cmds[k].done;
-	return n;
-}
 
 /* Starts DEPTH reads on s. */
 static int fill(struct pt_sess *s, struct pc_cmd *cmds, uint8_t *bufs,
@@ -68,28 +55,55 @@ static int fill(struct pt_sess *s, struct pc_cmd *cmds, uint8_t *bufs,
 	return 0;
 }
 
-/* Reads what s still gets for its commands until each is done or QUIET_MS
- * pass with no command ending (an aborted one never ends); stray PDUs
- * (for a command no longer in flight: answered twice, or unknown) are
- * counted. */
-static int drain(struct pt_sess *s, struct pc_cmd *cmds, unsigned *stray)
+static bool got_pdu(const struct pc_cmd *c)
 {
-	int64_t give_up = pt_now_ms() + SETTLE_MS;
+	return c->pdus > 0;
+}
 
-	for (;;) {
-		struct pc_cmd *v[DEPTH];
-		unsigned left = 0, before = done_count(cmds);
+/*
+ * A NOP-Out ping on s, answered: every PDU tcqd queued on s before it
+ * answered has arrived (one TCP stream, sent in order), the answers of
+ * cmds among them; those on other ITTs count as stray. 0, or -1 when the
+ * session failed.
+ */
+static int ping(struct pt_sess *s, struct pc_cmd *cmds, unsigned *stray)
+{
+	struct pc_cmd nop = { 0 }, *v[DEPTH + 1];
+	unsigned n = 0;
 
-		for (unsigned k = 0; k < DEPTH; k++)
-			if (!cmds[k].done)
-				v[left++] = &cmds[k];
-		if (!left)
-			return 0;
-		if (pc_wait(s, v, left, NULL, NULL, QUIET_MS, stray) < 0)
-			return -1;
-		if (done_count(cmds) == before || pt_now_ms() > give_up)
-			return 0;
-	}
+	for (unsigned k = 0; k < DEPTH; k++)
+		if (!cmds[k].done)
+			v[n++] = &cmds[k];
+	nop.itt = s->itt++;
+	v[n++] = &nop;
+	if (pt_send_nop_ping(s, nop.itt, NULL, 0, 0) < 0)
+		return -1;
+	return pc_wait(s, v, n, &nop, got_pdu, SETTLE_MS, stray) == 1 ? 0 : -1;
+}
+
+static bool all_of(const struct pc_cmd *cmds)
+{
+	for (unsigned k = 0; k < DEPTH; k++)
+		if (!cmds[k].done)
+			return false;
+	return true;
+}
+
+static bool last_done(const struct pc_cmd *c)
+{
+	return all_of(c - (DEPTH - 1));
+}
+
+/* Every command of s answered (a task set the function did not touch). */
+static int all_answered(struct pt_sess *s, struct pc_cmd *cmds,
+			unsigned *stray)
+{
+	struct pc_cmd *v[DEPTH];
+
+	for (unsigned k = 0; k < DEPTH; k++)
+		v[k] = &cmds[k];
+	return pc_wait(s, v, DEPTH, &cmds[DEPTH - 1], last_done, SETTLE_MS,
+		       stray) == 1 ? 0 : -1;
 }
 
 static void count(const struct pc_cmd *cmds, struct totals *t)
@@ -140,6 +154,11 @@ static void resets_under_load(void)
 		for (int i = 0; i < NSESS && !dead; i++)
 			if (fill(&s[i], cmds[i], bufs[i], &seed) < 0)
 				dead = 1;
+		/* Every command of the other sessions is in tcqd before the
+		 * function: it acts on all of them, or on none. */
+		for (int i = 1; i < NSESS && !dead; i++)
+			if (ping(&s[i], cmds[i], &stray) < 0)
+				dead = 1;
 		for (unsigned k = 0; k < DEPTH; k++)
 			own[k] = &cmds[0][k];
 		if (dead || pc_tmf(&s[0], &tm, own, DEPTH, &stray) < 0 ||
@@ -150,11 +169,21 @@ static void resets_under_load(void)
 		}
 		if (tm.response != ISCSI_TMF_RSP_COMPLETE)
 			bad_rsp++;
-		usleep(ARRIVE_MS * 1000);
 		for (int i = 0; i < NSESS && !dead; i++) {
-			int ua[4];
+			int ua[4], rc;
 
-			if (drain(&s[i], cmds[i], &stray) < 0) {
+			/* Session 0's answers came before the function's. A
+			 * reset of the LUN or target took every task of the
+			 * others too: what a ping does not find answered was
+			 * aborted. ABORT TASK SET left them alone: all end. */
+			if (i == 0)
+				rc = 0;
+			else if (tm.function == ISCSI_TMF_ABORT_TASK_SET)
+				rc = all_answered(&s[i], cmds[i], &stray);
+			else
+				rc = ping(&s[i], cmds[i], &stray);
+			if (rc < 0) {
+				PT_CHECK(0, "round %u: session %d answers", r, i);
 				dead = 1;
 				break;
 			}
