@@ -126,6 +126,7 @@ static const struct bdev_backend bdev_backends[] = {
 	{ "fault", bdev_fault_open, &bdev_fault_opts },
 	{ "cache", bdev_cache_open, &bdev_cache_opts },
 	{ "rbd", bdev_rbd_open, &bdev_rbd_opts },
+	{ "disk", bdev_disk_open, &bdev_disk_opts },
 };
 
 const struct bdev_backend *bdev_backend_find(const char *name, size_t len)
@@ -180,7 +181,7 @@ struct bdev *bdev_open(const char *spec, const struct bdev_params *p,
 	}
 	snprintf(err, errlen,
 		 "unknown backend '%.*s' (expected aio, null, ram, rbd, delay, "
-		 "fault, cache or a path)",
+		 "fault, cache, disk or a path)",
 		 (int)(nlen > 64 ? 64 : nlen), spec);
 	return NULL;
 opened:
@@ -469,6 +470,13 @@ int bdev_space(struct bdev *b, uint64_t *allocated, uint64_t *available)
 	if (!b->ops->space)
 		return -EOPNOTSUPP;
 	return b->ops->space(b, allocated, available);
+}
+
+int bdev_model_stats(struct bdev *b, struct bdev_model_stats *st)
+{
+	if (!b || !b->ops->model_stats)
+		return -EOPNOTSUPP;
+	return b->ops->model_stats(b, st);
 }
 
 /* 16 MiB of zero pages mapped read-only once: the kernel backs them all

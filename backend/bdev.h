@@ -19,6 +19,23 @@ struct reactor;
 struct bdev;
 struct bdev_queue;
 
+/* What a device model (the disk backend) tells of its queues and caches
+ * since the LUN opened: why a benchmark's curve bends. */
+struct bdev_model_stats {
+	const char *model;		/* "hdd", "hdd-15k", "ssd" */
+	uint64_t commands;		/* completed by the model */
+	uint64_t read_hits;		/* reads served by read-ahead */
+	uint64_t cached_writes;		/* writes completed in the cache */
+	uint64_t media_ops;		/* seek + rotation + transfer */
+	uint64_t destages;		/* dirty extents written back */
+	double mean_drive_queue;	/* time average at the drive, the one
+					 * in service included */
+	double mean_host_queue;		/* waiting for a drive slot */
+	double mean_busy_dies;		/* ssd */
+	double busy_fraction;		/* hdd: mechanism busy, 0..1 */
+	uint64_t elapsed_ns;		/* since the first command */
+};
+
 enum bdev_op {
 	BDEV_READ,
 	BDEV_WRITE,
@@ -82,6 +99,9 @@ struct bdev_ops {
 	/* Optional: the space the medium holds and may still get (see
 	 * bdev_space). Cheap (a stat), run synchronously. NULL: unknown. */
 	int (*space)(struct bdev *b, uint64_t *allocated, uint64_t *available);
+	/* Optional: a device model's statistics (see bdev_model_stats).
+	 * Any thread. NULL: the backend models no device. */
+	int (*model_stats)(struct bdev *b, struct bdev_model_stats *st);
 };
 
 #define BDEV_MAX_QUEUES 64
@@ -182,6 +202,10 @@ void bdev_resized(struct bdev *b, uint64_t size);
 void *bdev_zero_region(size_t len);
 bool bdev_is_zero_region(const void *p);
 
+/* The device model's statistics of b (through no wrapper): 0, or
+ * -EOPNOTSUPP when b models no device. Any thread. */
+int bdev_model_stats(struct bdev *b, struct bdev_model_stats *st);
+
 /* Provisioning status of the run at offset (GET LBA STATUS). */
 int bdev_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,
 		    bool *mapped);
@@ -224,6 +248,11 @@ struct bdev *bdev_fault_open(const char *opts, const struct bdev_params *p,
 			     char *err, size_t errlen);
 struct bdev *bdev_cache_open(const char *opts, const struct bdev_params *p,
 			     char *err, size_t errlen);
+/* A device model (backend/disk.c): "disk:model=hdd|hdd-15k|ssd[,key=
+ * value...][,base=SPEC]"; base defaults to null of the model's
+ * capacity. */
+struct bdev *bdev_disk_open(const char *opts, const struct bdev_params *p,
+			    char *err, size_t errlen);
 /* Power cut on a cache backend: drops every write not yet durable (no
  * FUA, no completed flush). Any thread. Returns the number of dirty
  * blocks dropped, or -EINVAL when b is not a cache backend. */

@@ -64,6 +64,8 @@ struct bdev_opts_def {
 	size_t size;		/* of the options struct */
 	const void *defaults;	/* an options struct holding the defaults */
 	bool wraps;		/* takes base=SPEC last */
+	const char *default_base;	/* a wrapper's base without base=
+					 * (NULL: aio on the LUN's path) */
 };
 
 /*

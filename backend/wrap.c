@@ -151,7 +151,10 @@ bool bdev_spec_uses_path(const char *spec)
 		be = bdev_backend_find(spec, n);
 		if (!be || !be->opts->wraps)
 			return false;
-		/* "" without base=: aio on the path */
+		/* "" without base=: aio on the path, or the backend's own
+		 * default base */
 		spec = bdev_opts_base(colon ? colon + 1 : "");
+		if (!*spec && be->opts->default_base)
+			spec = be->opts->default_base;
 	}
 }

@@ -1,0 +1,616 @@
+/*
+ * disk: a device model as a backend. Data go to the base (default null,
+ * of the model's capacity); timing comes from the model
+ * (backend/disk_model.c: a rotating disk with presets hdd and hdd-15k,
+ * or flash, ssd). Spec: "disk:model=hdd[,key=value...][,base=SPEC]".
+ *
+ * The drive is one device, so there is ONE model state per LUN, shared by
+ * the LUN's per-reactor queues and guarded by a mutex (d->lock): a
+ * submission or a timer takes it, advances the model to reactor_now_ns()
+ * and puts the commands the model finished on their own queue's done
+ * list. Each queue has a timerfd on its reactor (like delay.c): the
+ * thread that last ran the model arms its own timer at the model's next
+ * event, so someone always wakes for it; a queue that gets work finished
+ * by another thread has its timer set to fire at once (timerfd_settime
+ * from any thread, under the lock). The finished I/O then goes to the
+ * base on its own reactor and completes through bdev_complete there.
+ * Nothing ever sleeps; completions come from real timers.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include "backend/bdev_priv.h"
+#include "backend/disk_model.h"
+#include "backend/wrap.h"
+#include "tcq/compiler.h"
+#include "tcq/log.h"
+
+#define UNSET UINT64_MAX
+#define ENUM_UNSET (-1)
+
+enum { MODEL_HDD, MODEL_HDD15K, MODEL_SSD };
+
+struct disk_opts {
+	int model;
+	uint64_t capacity, rpm, heads, zones, spt_outer, spt_inner;
+	uint64_t track_seek, avg_seek, full_seek, overhead;
+	uint64_t ncq;
+	int sched;
+	uint64_t aging;
+	int readahead;
+	uint64_t segments, segment_size;
+	int wcache;
+	uint64_t iface_rate;
+	uint64_t channels, dies, read_us, program_us, channel_rate, queue;
+	uint64_t seed;
+};
+
+struct disk_q;
+
+struct disk {
+	struct bdev *base;	/* first: wrap_lba_status */
+	struct disk_opts o;
+	struct disk_model m;
+	pthread_mutex_t lock;	/* m, queues, every dq->done */
+	struct list_node queues;
+};
+
+struct disk_io {
+	struct dm_req r;
+	struct bdev_io bio;	/* to the base */
+	struct bdev_io *up;
+	struct disk_q *dq;
+	struct list_node link;	/* pool, done list */
+};
+
+struct disk_q {
+	struct disk *d;
+	struct bdev_queue *q, *bq;
+	struct list_node link;	/* d->queues */
+	struct list_node done;	/* model finished them (under d->lock) */
+	struct list_node pool;	/* free disk_io (this reactor only) */
+	struct bdev_cq errs;
+	int tfd;
+	struct reactor_fd rfd;
+};
+
+/* ---- presets (see the comment above disk_presets) --------------------- */
+
+/*
+ * hdd: a 7200 rpm SATA drive of 2006, after Seagate's Barracuda 7200.10
+ * (ST3500630AS, 500 GB, 3 discs / 6 heads, 16 MB cache, SATA 3 Gb/s,
+ * NCQ): average read seek 8.5 ms, track-to-track 0.8 ms, up to 72 MB/s
+ * sustained at the outer diameter. The data sheet gives no full stroke;
+ * 17 ms is that of drives of the class (Hitachi Deskstar 7K500: ~15-18
+ * ms; WD Caviar SE16: 21 ms). spt 1170 outer gives 1170 * 512 * 120 =
+ * 71.9 MB/s; 600 inner 36.9 MB/s (inner/outer ~0.5, as measured on these
+ * drives). overhead 0.2 ms is an assumption (not on the sheets).
+ *
+ * hdd-15k: Seagate Cheetah 15K.5 (ST3300655SS, 300 GB, 4 discs / 8
+ * heads, 16 MB cache, SAS 3 Gb/s): average read seek 3.5 ms,
+ * track-to-track 0.2 ms, 73-125 MB/s sustained (spt 977 outer: 125.1
+ * MB/s at 250 rev/s; 570 inner: 73.0 MB/s); full stroke 7.0 ms and
+ * overhead 0.1 ms assumed for the class.
+ *
+ * ssd: Micron RealSSD P320h (2011, the device of the depth 32 vs 256
+ * result, PCIe, SLC): 32 channels; 8 dies per channel (256 dies) and
+ * SLC page times read 25 us / program 200 us (ONFI SLC of the time),
+ * 200 MB/s per channel (ONFI 2.x), 10 us controller time: assumptions
+ * for the class, not from Micron's brief, which gives 785K 4K read IOPS.
+ *
+ * These are the best published figures at hand when this was written;
+ * docs/reproductions.md cites them and any parameter can be overridden.
+ */
+static const struct disk_opts disk_presets[] = {
+	[MODEL_HDD] = {
+		.model = MODEL_HDD, .capacity = 500107862016ull, .rpm = 7200,
+		.heads = 6, .zones = 16, .spt_outer = 1170, .spt_inner = 600,
+		.track_seek = 800000, .avg_seek = 8500000,
+		.full_seek = 17000000, .overhead = 200000, .ncq = 32,
+		.sched = DM_SPTF, .aging = 500000000, .readahead = 1,
+		.segments = 16, .segment_size = 1 << 20, .wcache = 1,
+		.iface_rate = 300,
+	},
+	[MODEL_HDD15K] = {
+		.model = MODEL_HDD15K, .capacity = 300000000000ull,
+		.rpm = 15000, .heads = 8, .zones = 16, .spt_outer = 977,
+		.spt_inner = 570, .track_seek = 200000, .avg_seek = 3500000,
+		.full_seek = 7000000, .overhead = 100000, .ncq = 32,
+		.sched = DM_SPTF, .aging = 500000000, .readahead = 1,
+		.segments = 16, .segment_size = 1 << 20, .wcache = 1,
+		.iface_rate = 300,
+	},
+	[MODEL_SSD] = {
+		.model = MODEL_SSD, .capacity = 700000000000ull,
+		.overhead = 10000, .iface_rate = 2000, .channels = 32,
+		.dies = 8, .read_us = 25, .program_us = 200,
+		.channel_rate = 200, .queue = 1024,
+	},
+};
+
+/* The options with the model's preset under every key not given. */
+static void disk_resolve(const struct disk_opts *o, struct disk_opts *r)
+{
+	const struct disk_opts *pre = &disk_presets[o->model];
+
+	*r = *o;
+#define TAKE(f) do { if (r->f == UNSET) r->f = pre->f; } while (0)
+#define TAKE_ENUM(f) do { if (r->f == ENUM_UNSET) r->f = pre->f; } while (0)
+	TAKE(capacity); TAKE(rpm); TAKE(heads); TAKE(zones);
+	TAKE(spt_outer); TAKE(spt_inner); TAKE(track_seek); TAKE(avg_seek);
+	TAKE(full_seek); TAKE(overhead); TAKE(ncq); TAKE(aging);
+	TAKE(segments); TAKE(segment_size); TAKE(iface_rate);
+	TAKE(channels); TAKE(dies); TAKE(read_us); TAKE(program_us);
+	TAKE(channel_rate); TAKE(queue);
+	TAKE_ENUM(sched); TAKE_ENUM(readahead); TAKE_ENUM(wcache);
+#undef TAKE
+#undef TAKE_ENUM
+}
+
+static void disk_params(const struct disk_opts *r, struct dm_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->kind = r->model == MODEL_SSD ? DM_SSD : DM_HDD;
+	p->seed = r->seed;
+	p->overhead_ns = r->overhead;
+	p->iface_bps = r->iface_rate * 1000000ull;
+	p->capacity = r->capacity;
+	p->rpm = (uint32_t)r->rpm;
+	p->heads = (uint32_t)r->heads;
+	p->zones = (uint32_t)r->zones;
+	p->spt_outer = (uint32_t)r->spt_outer;
+	p->spt_inner = (uint32_t)r->spt_inner;
+	p->track_seek_ns = r->track_seek;
+	p->avg_seek_ns = r->avg_seek;
+	p->full_seek_ns = r->full_seek;
+	p->ncq = (uint32_t)r->ncq;
+	p->sched = r->sched;
+	p->aging_ns = r->aging;
+	p->readahead = r->readahead == 1;
+	p->segments = (uint32_t)r->segments;
+	p->segment_size = r->segment_size;
+	p->wcache = r->wcache == 1;
+	p->channels = (uint32_t)r->channels;
+	p->dies = (uint32_t)r->dies;
+	p->read_ns = r->read_us * 1000;
+	p->program_ns = r->program_us * 1000;
+	p->channel_bps = r->channel_rate * 1000000ull;
+	p->queue = (uint32_t)r->queue;
+}
+
+/* ---- timers ---------------------------------------------------------- */
+
+static void arm_at(struct disk_q *dq, uint64_t t)
+{
+	struct itimerspec its = { 0 };
+
+	if (t != DM_NONE) {
+		if (t == 0)
+			t = 1;	/* 0 would disarm: 1 ns is long past */
+		its.it_value.tv_sec = (time_t)(t / 1000000000ull);
+		its.it_value.tv_nsec = (long)(t % 1000000000ull);
+	}
+	if (timerfd_settime(dq->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		log_err("disk: timerfd_settime: %s", strerror(errno));
+}
+
+/* Under d->lock: the model's finished commands to their queues (waking
+ * the other queues), self's own into mine; self's timer at the next
+ * event. */
+static void distribute(struct disk_q *self, struct list_node *fin,
+		       struct list_node *mine)
+{
+	struct disk *d = self->d;
+
+	while (!list_empty(fin)) {
+		struct dm_req *r = list_first_entry(fin, struct dm_req, node);
+		struct disk_io *dio = container_of(r, struct disk_io, r);
+
+		list_del(&r->node);
+		list_add_tail(&dio->link, &dio->dq->done);
+		if (dio->dq != self)
+			arm_at(dio->dq, 1);
+	}
+	while (!list_empty(&self->done)) {
+		struct list_node *n = self->done.next;
+
+		list_del(n);
+		list_add_tail(n, mine);
+	}
+	arm_at(self, dm_next(&d->m));
+}
+
+/* ---- I/O --------------------------------------------------------------- */
+
+static void disk_base_done(struct bdev_io *bio)
+{
+	struct disk_io *dio = container_of(bio, struct disk_io, bio);
+	struct disk_q *dq = dio->dq;
+	struct bdev_io *up = dio->up;
+	int rc = bio->result;
+
+	dio->up = NULL;
+	list_add_head(&dio->link, &dq->pool);
+	bdev_complete(up, rc);
+}
+
+/* On dq's reactor: the model is done with these; the data go to the
+ * base. */
+static void run_finished(struct disk_q *dq, struct list_node *mine)
+{
+	while (!list_empty(mine)) {
+		struct disk_io *dio = list_first_entry(mine, struct disk_io,
+						       link);
+		struct bdev_io *up = dio->up, *bio = &dio->bio;
+
+		list_del(&dio->link);
+		memset(bio, 0, sizeof(*bio));
+		bio->op = up->op;
+		bio->flags = up->flags;
+		bio->offset = up->offset;
+		bio->len = up->len;
+		bio->buf = up->buf;
+		bio->cmp_buf = up->cmp_buf;
+		bio->pattern_len = up->pattern_len;
+		bio->done = disk_base_done;
+		bio->ctx = dq;
+		bdev_submit(dq->bq, bio);
+	}
+}
+
+static void disk_timer(struct reactor *r, uint32_t events, void *arg)
+{
+	struct disk_q *dq = arg;
+	struct disk *d = dq->d;
+	struct list_node fin, mine;
+	uint64_t ticks;
+
+	if (read(dq->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		log_err("disk: timerfd read: %s", strerror(errno));
+	list_init(&fin);
+	list_init(&mine);
+	pthread_mutex_lock(&d->lock);
+	dm_advance(&d->m, reactor_now_ns(), &fin);
+	distribute(dq, &fin, &mine);
+	pthread_mutex_unlock(&d->lock);
+	run_finished(dq, &mine);
+}
+
+static void disk_submit(struct bdev_queue *q, struct bdev_io *io)
+{
+	struct disk_q *dq = q->priv;
+	struct disk *d = dq->d;
+	struct list_node fin, mine;
+	struct disk_io *dio;
+	uint64_t sect;
+
+	if (!list_empty(&dq->pool)) {
+		dio = list_first_entry(&dq->pool, struct disk_io, link);
+		list_del(&dio->link);
+	} else if (!(dio = calloc(1, sizeof(*dio)))) {
+		bdev_cq_push(&dq->errs, io, -ENOMEM);
+		return;
+	}
+	dio->up = io;
+	dio->dq = dq;
+	memset(&dio->r, 0, sizeof(dio->r));
+	dio->r.ctx = dio;
+	dio->r.lba = io->offset / DM_SECTOR;
+	sect = (io->len + DM_SECTOR - 1) / DM_SECTOR;
+	dio->r.nsect = sect ? (sect > UINT32_MAX ? UINT32_MAX : (uint32_t)sect) : 1;
+	dio->r.fua = io->flags & BDEV_FUA;
+	switch (io->op) {
+	case BDEV_READ:
+		dio->r.op = DM_READ;
+		break;
+	case BDEV_WRITE:
+	case BDEV_COMPARE_AND_WRITE:
+	case BDEV_WRITE_SAME:
+		dio->r.op = DM_WRITE;
+		break;
+	case BDEV_FLUSH:
+		dio->r.op = DM_FLUSH;
+		break;
+	default:	/* DISCARD, WRITE_ZEROES: the controller's time only */
+		dio->r.op = DM_NOP;
+		break;
+	}
+	list_init(&fin);
+	list_init(&mine);
+	pthread_mutex_lock(&d->lock);
+	dm_submit(&d->m, &dio->r, reactor_now_ns(), &fin);
+	distribute(dq, &fin, &mine);
+	pthread_mutex_unlock(&d->lock);
+	run_finished(dq, &mine);
+}
+
+/* ---- setup ------------------------------------------------------------- */
+
+static void disk_queue_fini(struct bdev_queue *q)
+{
+	struct disk_q *dq = q->priv;
+	struct disk *d;
+
+	if (!dq)
+		return;
+	d = dq->d;
+	pthread_mutex_lock(&d->lock);
+	if (list_linked(&dq->link)) {
+		list_del(&dq->link);
+		/* Someone else watches the model's next event from now on. */
+		if (!list_empty(&d->queues) && dm_next(&d->m) != DM_NONE)
+			arm_at(list_first_entry(&d->queues, struct disk_q,
+						link), 1);
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (dq->tfd >= 0) {
+		reactor_del_fd(q->reactor, &dq->rfd);
+		close(dq->tfd);
+	}
+	while (!list_empty(&dq->pool)) {
+		struct disk_io *dio = list_first_entry(&dq->pool,
+						       struct disk_io, link);
+
+		list_del(&dio->link);
+		free(dio);
+	}
+	bdev_cq_fini(&dq->errs);
+	free(dq);
+	q->priv = NULL;
+}
+
+static int disk_queue_init(struct bdev *b, struct bdev_queue *q)
+{
+	struct disk *d = b->priv;
+	struct disk_q *dq = calloc(1, sizeof(*dq));
+
+	if (!dq)
+		return -1;
+	dq->d = d;
+	dq->q = q;
+	dq->tfd = -1;
+	list_init(&dq->link);
+	list_init(&dq->done);
+	list_init(&dq->pool);
+	bdev_cq_init(&dq->errs, q->reactor, true);
+	q->priv = dq;
+	dq->bq = bdev_queue_get(d->base, q->reactor);
+	if (!dq->bq)
+		goto fail;
+	dq->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (dq->tfd < 0) {
+		log_err("disk: timerfd_create: %s", strerror(errno));
+		goto fail;
+	}
+	if (reactor_add_fd(q->reactor, &dq->rfd, dq->tfd, EPOLLIN,
+			   disk_timer, dq) < 0) {
+		close(dq->tfd);
+		dq->tfd = -1;
+		goto fail;
+	}
+	pthread_mutex_lock(&d->lock);
+	list_add_tail(&dq->link, &d->queues);
+	pthread_mutex_unlock(&d->lock);
+	return 0;
+fail:
+	disk_queue_fini(q);
+	return -1;
+}
+
+static void disk_close(struct bdev *b)
+{
+	struct disk *d = b->priv;
+
+	if (!d)
+		return;
+	bdev_close(d->base);
+	dm_fini(&d->m);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+	b->priv = NULL;
+}
+
+static int disk_stats(struct bdev *b, struct bdev_model_stats *out)
+{
+	struct disk *d = b->priv;
+	struct dm_stats st;
+
+	pthread_mutex_lock(&d->lock);
+	dm_get_stats(&d->m, reactor_now_ns(), &st);
+	pthread_mutex_unlock(&d->lock);
+	memset(out, 0, sizeof(*out));
+	out->model = d->o.model == MODEL_SSD ? "ssd" :
+		     d->o.model == MODEL_HDD15K ? "hdd-15k" : "hdd";
+	out->commands = st.commands;
+	out->read_hits = st.read_hits;
+	out->cached_writes = st.cached_writes;
+	out->media_ops = st.media_ops;
+	out->destages = st.destages;
+	out->mean_drive_queue = st.mean_drive_queue;
+	out->mean_host_queue = st.mean_host_queue;
+	out->mean_busy_dies = st.mean_busy_dies;
+	out->busy_fraction = st.busy_fraction;
+	out->elapsed_ns = st.elapsed_ns;
+	return 0;
+}
+
+static const struct bdev_ops disk_ops = {
+	.name = "disk",
+	.queue_init = disk_queue_init,
+	.queue_fini = disk_queue_fini,
+	.submit = disk_submit,
+	.close = disk_close,
+	.lba_status = wrap_lba_status,
+	.resize = wrap_resize,
+	.space = wrap_space,
+	.model_stats = disk_stats,
+};
+
+/* Every key unset: the model's preset decides (disk_resolve). */
+static const struct disk_opts disk_defaults = {
+	.model = MODEL_HDD,
+	.capacity = UNSET, .rpm = UNSET, .heads = UNSET, .zones = UNSET,
+	.spt_outer = UNSET, .spt_inner = UNSET, .track_seek = UNSET,
+	.avg_seek = UNSET, .full_seek = UNSET, .overhead = UNSET,
+	.ncq = UNSET, .sched = ENUM_UNSET, .aging = UNSET,
+	.readahead = ENUM_UNSET, .segments = UNSET, .segment_size = UNSET,
+	.wcache = ENUM_UNSET, .iface_rate = UNSET, .channels = UNSET,
+	.dies = UNSET, .read_us = UNSET, .program_us = UNSET,
+	.channel_rate = UNSET, .queue = UNSET, .seed = 1,
+};
+
+static const struct bdev_opt_word disk_models[] = {
+	{ "hdd", MODEL_HDD }, { "hdd-15k", MODEL_HDD15K },
+	{ "ssd", MODEL_SSD }, { NULL, 0 },
+};
+
+static const struct bdev_opt_word disk_scheds[] = {
+	{ "fifo", DM_FIFO }, { "sptf", DM_SPTF },
+	{ "default", ENUM_UNSET }, { NULL, 0 },
+};
+
+static const struct bdev_opt_word disk_onoff[] = {
+	{ "off", 0 }, { "on", 1 }, { "default", ENUM_UNSET }, { NULL, 0 },
+};
+
+#define K(name, field) .key = name, .offset = offsetof(struct disk_opts, field)
+
+static const struct bdev_opt disk_keys[] = {
+	{ K("model", model), .type = BDEV_OPT_ENUM, .words = disk_models,
+	  .help = "hdd (7200 rpm SATA, 2006), hdd-15k (15K rpm SAS), ssd "
+		  "(flash, 2011); the other keys override its preset" },
+	{ K("capacity", capacity), .type = BDEV_OPT_SIZE, .min = 1 << 20,
+	  .help = "the modelled drive's size (default base null of this "
+		  "size; a base may be smaller, not larger)" },
+	{ K("rpm", rpm), .type = BDEV_OPT_UINT, .min = 1000, .max = 30000,
+	  .help = "hdd: spindle speed" },
+	{ K("heads", heads), .type = BDEV_OPT_UINT, .min = 1, .max = 64,
+	  .help = "hdd: recording surfaces (tracks per cylinder)" },
+	{ K("zones", zones), .type = BDEV_OPT_UINT, .min = 1,
+	  .max = DM_MAX_ZONES,
+	  .help = "hdd: zones of equal cylinder count, sectors per track "
+		  "linear from spt_outer to spt_inner" },
+	{ K("spt_outer", spt_outer), .type = BDEV_OPT_UINT, .min = 16,
+	  .max = 100000, .help = "hdd: sectors per track, outer zone" },
+	{ K("spt_inner", spt_inner), .type = BDEV_OPT_UINT, .min = 16,
+	  .max = 100000, .help = "hdd: sectors per track, inner zone" },
+	{ K("track_seek", track_seek), .type = BDEV_OPT_TIME,
+	  .help = "hdd: one-cylinder seek" },
+	{ K("avg_seek", avg_seek), .type = BDEV_OPT_TIME,
+	  .help = "hdd: mean seek over random LBA pairs (curve fitted)" },
+	{ K("full_seek", full_seek), .type = BDEV_OPT_TIME,
+	  .help = "hdd: full-stroke seek" },
+	{ K("overhead", overhead), .type = BDEV_OPT_TIME,
+	  .help = "controller time per command" },
+	{ K("ncq", ncq), .type = BDEV_OPT_UINT, .min = 1, .max = DM_MAX_NCQ,
+	  .help = "hdd: commands at the drive; more wait in the host queue" },
+	{ K("sched", sched), .type = BDEV_OPT_ENUM, .words = disk_scheds,
+	  .help = "hdd: the drive's order: fifo, or sptf (shortest "
+		  "positioning time first)" },
+	{ K("aging", aging), .type = BDEV_OPT_TIME,
+	  .help = "hdd sptf: a command that waited this long goes first "
+		  "(0: never)" },
+	{ K("readahead", readahead), .type = BDEV_OPT_ENUM,
+	  .words = disk_onoff,
+	  .help = "hdd: read on after a read into a cache segment" },
+	{ K("segments", segments), .type = BDEV_OPT_UINT, .min = 1,
+	  .max = DM_MAX_SEGMENTS, .help = "hdd: cache segments" },
+	{ K("segment_size", segment_size), .type = BDEV_OPT_SIZE,
+	  .min = 4096, .max = 1ull << 30, .help = "hdd: bytes per segment" },
+	{ K("wcache", wcache), .type = BDEV_OPT_ENUM, .words = disk_onoff,
+	  .help = "hdd: volatile write cache (FUA and FLUSH pay the media)" },
+	{ K("iface_rate", iface_rate), .type = BDEV_OPT_UINT, .min = 1,
+	  .max = 100000, .help = "interface rate in MB/s (cache transfers)" },
+	{ K("channels", channels), .type = BDEV_OPT_UINT, .min = 1,
+	  .max = 256, .help = "ssd: flash channels" },
+	{ K("dies", dies), .type = BDEV_OPT_UINT, .min = 1, .max = 64,
+	  .help = "ssd: dies per channel" },
+	{ K("read_us", read_us), .type = BDEV_OPT_UINT, .min = 1,
+	  .max = 100000, .help = "ssd: page read at the die, us" },
+	{ K("program_us", program_us), .type = BDEV_OPT_UINT, .min = 1,
+	  .max = 100000, .help = "ssd: page program at the die, us" },
+	{ K("channel_rate", channel_rate), .type = BDEV_OPT_UINT, .min = 1,
+	  .max = 100000, .help = "ssd: MB/s of one channel's bus" },
+	{ K("queue", queue), .type = BDEV_OPT_UINT, .min = 1,
+	  .max = DM_MAX_SSD_QUEUE,
+	  .help = "ssd: commands at the drive; more wait in the host queue" },
+	{ K("seed", seed), .type = BDEV_OPT_UINT, .flags = BDEV_OPT_ANY_BASE,
+	  .help = "seed of the spindle's phase (service is deterministic)" },
+};
+
+const struct bdev_opts_def bdev_disk_opts = {
+	.backend = "disk", .opts = disk_keys,
+	.nopts = ARRAY_SIZE(disk_keys), .size = sizeof(struct disk_opts),
+	.defaults = &disk_defaults, .wraps = true, .default_base = "null",
+};
+
+struct bdev *bdev_disk_open(const char *opts, const struct bdev_params *p,
+			    char *err, size_t errlen)
+{
+	struct disk *d = calloc(1, sizeof(*d));
+	struct bdev_params bp = *p;
+	struct disk_opts r;
+	struct dm_params mp;
+	const char *basespec;
+	struct bdev *base, *b;
+	char sub[200];
+
+	if (!d) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	d->o = disk_defaults;
+	if (bdev_opts_parse(&bdev_disk_opts, opts, &d->o, &basespec, err,
+			    errlen) < 0)
+		goto fail;
+	disk_resolve(&d->o, &r);
+	disk_params(&r, &mp);
+	if (dm_init(&d->m, &mp, err, errlen) < 0)
+		goto fail;
+	if (!*basespec) {
+		basespec = "null";
+		if (!bp.size)
+			bp.size = r.capacity;
+	}
+	base = bdev_open(basespec, &bp, sub, sizeof(sub));
+	if (!base) {
+		snprintf(err, errlen, "disk: base: %s", sub);
+		goto fail_model;
+	}
+	if (base->size > r.capacity) {
+		snprintf(err, errlen, "disk: capacity %llu is smaller than the "
+			 "base (%llu bytes)", (unsigned long long)r.capacity,
+			 (unsigned long long)base->size);
+		bdev_close(base);
+		goto fail_model;
+	}
+	bp.size = base->size;
+	bp.block_size = base->block_size;
+	b = bdev_alloc(&disk_ops, &bp, base->size, err, errlen);
+	if (!b) {
+		bdev_close(base);
+		goto fail_model;
+	}
+	b->read_only = p->read_only || base->read_only;
+	b->thin = base->thin;
+	b->direct = base->direct;
+	/* no volatile cache in the model: a completed write is durable as
+	 * far as the drive goes (the LUN reports WCE 0) */
+	b->write_through = mp.kind == DM_HDD && !mp.wcache;
+	d->base = base;
+	pthread_mutex_init(&d->lock, NULL);
+	list_init(&d->queues);
+	b->priv = d;
+	return b;
+fail_model:
+	dm_fini(&d->m);
+fail:
+	free(d);
+	return NULL;
+}

@@ -1,0 +1,187 @@
+/*
+ * Device models for the disk backend (backend/disk.c): a rotating disk
+ * (zoned geometry, a virtual head, a fitted seek curve, the drive's own
+ * queue with fifo or sptf and an aging bound, read-ahead segments and a
+ * volatile write cache) and a flash device (channels x dies with read
+ * and program times, a queue of up to 1024 commands).
+ *
+ * The model is pure arithmetic on a clock the caller gives it: no
+ * reactor, no lock, no system call. The backend drives it with
+ * reactor_now_ns() under its mutex; the unit tests
+ * (tests/unit/test_disk_model.c) drive it with a virtual clock, so they
+ * are fast and exact. Times are nanoseconds; positions are 512-byte
+ * sectors.
+ *
+ * Use: dm_init; dm_submit(req, now) for each command (its arrival); the
+ * model's next event is dm_next(); dm_advance(now) runs every event up to
+ * now and hands each finished request to the done list (req->done is its
+ * completion time, never later than the now it was returned at, but
+ * possibly earlier when the caller was late).
+ */
+#ifndef TCQ_BACKEND_DISK_MODEL_H
+#define TCQ_BACKEND_DISK_MODEL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tcq/list.h"
+
+#define DM_SECTOR 512u
+#define DM_MAX_ZONES 256
+#define DM_MAX_SEGMENTS 64
+#define DM_MAX_NCQ 32
+#define DM_MAX_SSD_QUEUE 1024
+#define DM_SSD_PAGE 4096u
+#define DM_NONE UINT64_MAX
+
+enum dm_kind { DM_HDD, DM_SSD };
+enum dm_sched { DM_FIFO, DM_SPTF };
+enum dm_op { DM_READ, DM_WRITE, DM_FLUSH, DM_NOP };
+
+/* Resolved parameters (presets applied): see disk.c for the keys. */
+struct dm_params {
+	int kind;		/* enum dm_kind */
+	uint64_t seed;
+	uint64_t overhead_ns;	/* controller time per command */
+	uint64_t iface_bps;	/* interface rate, bytes/s (cache transfers) */
+	/* hdd */
+	uint64_t capacity;	/* bytes */
+	uint32_t rpm;
+	uint32_t heads;		/* recording surfaces */
+	uint32_t zones;
+	uint32_t spt_outer, spt_inner;	/* sectors per track, zone 0 and last */
+	uint64_t track_seek_ns, avg_seek_ns, full_seek_ns;
+	uint32_t ncq;		/* 1..32 commands at the drive */
+	int sched;		/* enum dm_sched */
+	uint64_t aging_ns;	/* sptf: serve the oldest once it waited this */
+	bool readahead;
+	uint32_t segments;
+	uint64_t segment_size;	/* bytes */
+	bool wcache;
+	/* ssd */
+	uint32_t channels, dies;	/* dies per channel */
+	uint64_t read_ns, program_ns;	/* per 4 KiB page, at the die */
+	uint64_t channel_bps;	/* bus rate of one channel */
+	uint32_t queue;		/* 1..1024 commands at the drive */
+};
+
+struct dm_req {
+	int op;			/* enum dm_op */
+	bool fua;
+	uint64_t lba;		/* sector */
+	uint32_t nsect;
+	void *ctx;		/* the caller's */
+	/* Filled by the model. */
+	uint64_t arrive;	/* dm_submit's now */
+	uint64_t enter;		/* reached the drive's queue */
+	uint64_t start;		/* service began */
+	uint64_t done;		/* completion */
+	bool hit;		/* served from the cache (read hit, cached write) */
+	bool media;		/* paid the media (seek, rotation, transfer) */
+	struct list_node node;
+};
+
+struct dm_stats {
+	uint64_t commands;	/* completed */
+	uint64_t reads, writes, flushes;
+	uint64_t read_hits;	/* reads served by read-ahead */
+	uint64_t cached_writes;	/* writes completed in the write cache */
+	uint64_t media_ops;	/* seek+rotate+transfer, destages included */
+	uint64_t destages;
+	double mean_drive_queue;	/* time average of commands at the drive,
+					 * in service included */
+	double mean_host_queue;		/* ... waiting for a drive slot */
+	double mean_busy_dies;		/* ssd: time average */
+	double busy_fraction;		/* hdd: mechanism busy, 0..1 */
+	uint64_t elapsed_ns;	/* since the first command */
+};
+
+struct dm_zone {
+	uint64_t first_lba, nsect;
+	uint32_t spt;
+	uint32_t first_cyl;
+};
+
+struct dm_segment {
+	uint64_t start;		/* first valid sector */
+	uint64_t end;		/* end of valid data when not prefetching */
+	uint64_t cap_end;	/* start + segment size: prefetch stops here */
+	bool active;		/* the head is prefetching into it */
+	uint64_t t0, lba0;	/* prefetch: head at lba0 at t0, reading on */
+	uint64_t used;		/* LRU stamp */
+	bool valid;
+};
+
+struct dm_extent {
+	uint64_t lba;
+	uint32_t nsect;
+	uint64_t since;		/* entered the cache */
+	struct list_node node;
+};
+
+struct disk_model {
+	struct dm_params p;
+	uint64_t now;		/* model clock: last advance */
+	bool started;
+	uint64_t t_first;
+	/* queues */
+	struct list_node host;	/* beyond the drive's queue, FIFO */
+	struct list_node drive;	/* at the drive, arrival order */
+	uint32_t nhost, ndrive;	/* ndrive counts the one in service */
+	/* hdd geometry and mechanism */
+	struct dm_zone zone[DM_MAX_ZONES];
+	uint32_t cylinders;
+	uint64_t rot_ns;	/* one revolution */
+	double phase;		/* angle at t = 0, from the seed */
+	double seek_k, seek_x0;	/* the fitted curve (see disk_model.c) */
+	uint32_t head_cyl;
+	uint64_t head_lba;	/* where the last media transfer ended */
+	struct dm_req *cur;	/* in service (NULL: none, or a destage) */
+	bool busy;
+	uint64_t busy_end;
+	struct dm_extent *destaging;
+	/* caches */
+	struct dm_segment seg[DM_MAX_SEGMENTS];
+	uint64_t lru;
+	struct list_node dirty;	/* write cache, oldest first */
+	uint64_t dirty_sect, dirty_max;
+	struct list_node extent_free;
+	/* ssd */
+	uint64_t *die_free, *ch_free;	/* time each is free again */
+	struct list_node inflight;	/* ssd: by done time */
+	/* statistics */
+	struct dm_stats st;
+	uint64_t acc_t;
+	double area_drive, area_host, busy_ns, die_busy_ns;
+};
+
+/* Checks and resolves p (geometry, the seek fit). 0, or -1 with a message
+ * naming the bad key in err. */
+int dm_init(struct disk_model *m, const struct dm_params *p, char *err,
+	    size_t errlen);
+void dm_fini(struct disk_model *m);
+
+/* A command arrives at now (>= every earlier now). Events due by now run
+ * first; what they finish goes to done. */
+void dm_submit(struct disk_model *m, struct dm_req *r, uint64_t now,
+	       struct list_node *done);
+/* Runs every event due by now; finished requests go to done (in
+ * completion order). */
+void dm_advance(struct disk_model *m, uint64_t now, struct list_node *done);
+/* The time of the next event, DM_NONE when idle. */
+uint64_t dm_next(const struct disk_model *m);
+/* Statistics up to now. */
+void dm_get_stats(struct disk_model *m, uint64_t now, struct dm_stats *st);
+
+/* ---- the model's arithmetic, for tests and listings ------------------- */
+
+/* Seek time over d cylinders (0: none). */
+uint64_t dm_seek_ns(const struct disk_model *m, uint32_t d);
+/* The cylinder and sectors per track of lba. */
+uint32_t dm_cyl(const struct disk_model *m, uint64_t lba, uint32_t *spt);
+/* Media rate of the zone holding lba, bytes/s: spt * 512 * rpm / 60. */
+double dm_media_rate(const struct disk_model *m, uint64_t lba);
+/* Positioning time (seek + rotational latency) to lba from the head's
+ * position at t. */
+uint64_t dm_position_ns(const struct disk_model *m, uint64_t t,
+			uint64_t lba);
+#endif
