@@ -64,8 +64,9 @@
  * Write cache (wcache=on): a write without FUA completes at cache speed
  * and becomes dirty; the drive destages dirty extents when it has no
  * command (oldest first with fifo, shortest positioning with sptf), one
- * media write each, a command arriving meanwhile waits for the destage
- * in progress. When the dirty data would exceed segments * segment_size,
+ * media write each, once it has been idle for 10 ms (or at once when
+ * half the cache is dirty); a command arriving meanwhile waits for the
+ * destage in progress. When the dirty data would exceed segments * segment_size,
  * the write first destages the oldest extents itself. FUA writes and
  * FLUSH pay the media: a FLUSH destages everything dirty. With
  * wcache=off every write is a media write.
@@ -488,9 +489,18 @@ static uint64_t serve(struct disk_model *m, struct dm_req *r, uint64_t t)
 	case DM_READ:
 		s = seg_lookup(m, r->lba, r->nsect, t1, &ready);
 		if (s) {
+			uint64_t cap = m->p.segment_size / DM_SECTOR;
+
 			r->hit = true;
 			m->st.read_hits++;
 			s->used = ++m->lru;
+			/* A stream: what it read is consumed, the window
+			 * slides on while the head is still reading. */
+			if (s->active && seg_valid_end(m, s, t1) < s->cap_end &&
+			    r->lba + cap > s->cap_end) {
+				s->start = r->lba;
+				s->cap_end = r->lba + cap;
+			}
 			return max_u64(t1 + iface_ns(m, r->nsect), ready);
 		}
 		r->media = true;
@@ -573,6 +583,22 @@ static void fill_drive(struct disk_model *m, uint64_t t, uint32_t depth)
 	}
 }
 
+/* Should an idle drive destage at t? Once it has been idle for
+ * DM_IDLE_DESTAGE_NS, or at once when half the cache is dirty; else
+ * m->wake says when to look again. */
+static bool destage_now(struct disk_model *m, uint64_t t)
+{
+	if (list_empty(&m->dirty))
+		return false;
+	if (m->idle_since == DM_NONE)
+		m->idle_since = t;
+	if (m->dirty_sect * 2 >= m->dirty_max ||
+	    t >= m->idle_since + DM_IDLE_DESTAGE_NS)
+		return true;
+	m->wake = m->idle_since + DM_IDLE_DESTAGE_NS;
+	return false;
+}
+
 /* The mechanism is free at t: the next command, or a destage, or idle. */
 static void hdd_start(struct disk_model *m, uint64_t t)
 {
@@ -583,10 +609,13 @@ static void hdd_start(struct disk_model *m, uint64_t t)
 	r = pick_next(m, t);
 	m->cur = r;
 	m->destaging = NULL;
+	m->wake = DM_NONE;
 	if (r) {
+		m->idle_since = DM_NONE;
 		m->busy = true;
 		m->busy_end = serve(m, r, t);
-	} else if (m->p.wcache && (e = pick_dirty(m, t))) {
+	} else if (m->p.wcache && destage_now(m, t) &&
+		   (e = pick_dirty(m, t))) {
 		/* idle: destage one extent (freed when it ends) */
 		uint64_t end = media(m, t, e->lba, e->nsect);
 
@@ -594,6 +623,8 @@ static void hdd_start(struct disk_model *m, uint64_t t)
 		m->busy = true;
 		m->busy_end = end;
 	} else {
+		if (m->idle_since == DM_NONE)
+			m->idle_since = t;
 		m->busy = false;
 		return;
 	}
@@ -620,8 +651,16 @@ static void finish(struct disk_model *m, struct dm_req *r, uint64_t t,
 static void hdd_advance(struct disk_model *m, uint64_t now,
 			struct list_node *done)
 {
-	while (m->busy && m->busy_end <= now) {
-		uint64_t t = m->busy_end;
+	for (;;) {
+		uint64_t t;
+
+		if (!m->busy && m->wake != DM_NONE && m->wake <= now) {
+			hdd_start(m, m->wake);
+			continue;
+		}
+		if (!m->busy || m->busy_end > now)
+			break;
+		t = m->busy_end;
 
 		if (m->cur) {
 			finish(m, m->cur, t, done);
@@ -637,6 +676,8 @@ static void hdd_advance(struct disk_model *m, uint64_t now,
 		m->destaging = NULL;
 		hdd_start(m, t);
 	}
+	/* arrivals take the drive's free slots at once */
+	fill_drive(m, now, m->p.ncq);
 	if (!m->busy)
 		hdd_start(m, now);
 }
@@ -755,7 +796,7 @@ uint64_t dm_next(const struct disk_model *m)
 		return list_empty(&m->inflight) ? DM_NONE :
 		       list_first_entry(&m->inflight, struct dm_req,
 					node)->done;
-	return m->busy ? m->busy_end : DM_NONE;
+	return m->busy ? m->busy_end : m->wake;
 }
 
 void dm_get_stats(struct disk_model *m, uint64_t now, struct dm_stats *st)
@@ -865,6 +906,7 @@ int dm_init(struct disk_model *m, const struct dm_params *p, char *err,
 		z ^= z >> 31;
 		m->phase = (double)(z >> 11) / 9007199254740992.0;
 	}
+	m->wake = m->idle_since = DM_NONE;
 	m->dirty_max = (uint64_t)p->segments * p->segment_size / DM_SECTOR;
 	if (fit_seek(m, err, errlen) < 0)
 		return -1;

@@ -32,6 +32,8 @@
 #define DM_MAX_SSD_QUEUE 1024
 #define DM_SSD_PAGE 4096u
 #define DM_NONE UINT64_MAX
+/* An idle drive starts destaging its write cache after this. */
+#define DM_IDLE_DESTAGE_NS 10000000ull
 
 enum dm_kind { DM_HDD, DM_SSD };
 enum dm_sched { DM_FIFO, DM_SPTF };
@@ -138,6 +140,8 @@ struct disk_model {
 	struct dm_req *cur;	/* in service (NULL: none, or a destage) */
 	bool busy;
 	uint64_t busy_end;
+	uint64_t idle_since;	/* no command since (DM_NONE: busy) */
+	uint64_t wake;		/* idle: look at the cache again then */
 	struct dm_extent *destaging;
 	/* caches */
 	struct dm_segment seg[DM_MAX_SEGMENTS];

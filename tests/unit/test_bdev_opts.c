@@ -490,6 +490,14 @@ START_TEST(backend_tables_round_trip)
 			   "cache=writeback");
 	backend_round_trip("rbd", "pool=rbd,image=i,timeout=30,cache=none",
 			   "image=i");
+	backend_round_trip("disk", "model=hdd", "");
+	backend_round_trip("disk", "sched=fifo,model=hdd-15k,ncq=4,"
+			   "readahead=off,avg_seek=4ms,capacity=1G,"
+			   "base=ram:size=1M",
+			   "model=hdd-15k,capacity=1G,avg_seek=4ms,ncq=4,"
+			   "sched=fifo,readahead=off,base=ram:size=1M");
+	backend_round_trip("disk", "model=ssd,queue=256,dies=4,wcache=default",
+			   "model=ssd,dies=4,queue=256");
 	ck_assert_ptr_null(bdev_backend_opts("bogus"));
 }
 END_TEST
@@ -521,6 +529,10 @@ static const struct {
 	{ "rbd:image=a,id=", "rbd", "id: empty" },
 	{ "rbd:image=a,image=b", "rbd", "'image' given twice" },
 	{ "rbd:pool=p", "rbd", "image= is required" },
+	{ "disk:model=tape", "disk", "bad model 'tape'" },
+	{ "disk:ncq=0", "disk", "bad ncq '0'" },
+	{ "disk:wcache=maybe", "disk", "bad wcache 'maybe'" },
+	{ "disk:full_seek=5ms", "disk", "avg_seek" },
 	/* a wrapper's base goes through its own table */
 	{ "cache:base=fault:ops=x,base=ram:size=1M", "cache",
 	  "base: fault: bad ops 'x'" },
