@@ -204,6 +204,19 @@ static void print_lun_head(json_object *l)
 	       geti(l, "blocks"), geti(l, "block_size"),
 	       geti(l, "queue_depth"), gets_(l, "barrier"),
 	       json_object_get_boolean(get(l, "write_cache")) ? "on" : "off");
+	if (get(l, "model")) {
+		json_object *m = get(l, "model");
+
+		printf("  model %s: %" PRId64 " commands, mean drive queue "
+		       "%.2f, host queue %.2f, read hits %" PRId64 ", cached "
+		       "writes %" PRId64 ", destages %" PRId64 ", busy dies "
+		       "%.1f\n", gets_(m, "model"), geti(m, "commands"),
+		       json_object_get_double(get(m, "mean_drive_queue")),
+		       json_object_get_double(get(m, "mean_host_queue")),
+		       geti(m, "read_hits"), geti(m, "cached_writes"),
+		       geti(m, "destages"),
+		       json_object_get_double(get(m, "mean_busy_dies")));
+	}
 }
 
 static void print_occupancy(json_object *arr)

@@ -89,6 +89,34 @@ static const char *barrier_name(enum lun_barrier b)
 	return "?";
 }
 
+/* A device model's statistics (the disk backend), as "model": {...}:
+ * why a benchmark's curve bends. Nothing for other backends. */
+static void model_json(json_object *o, struct bdev *b)
+{
+	struct bdev_model_stats st;
+	json_object *m;
+
+	if (!b || bdev_model_stats(b, &st) < 0)
+		return;
+	m = json_object_new_object();
+	ctl_add_str(m, "model", st.model);
+	ctl_add_u64(m, "commands", st.commands);
+	ctl_add_u64(m, "read_hits", st.read_hits);
+	ctl_add_u64(m, "cached_writes", st.cached_writes);
+	ctl_add_u64(m, "media_ops", st.media_ops);
+	ctl_add_u64(m, "destages", st.destages);
+	json_object_object_add(m, "mean_drive_queue",
+			       json_object_new_double(st.mean_drive_queue));
+	json_object_object_add(m, "mean_host_queue",
+			       json_object_new_double(st.mean_host_queue));
+	json_object_object_add(m, "mean_busy_dies",
+			       json_object_new_double(st.mean_busy_dies));
+	json_object_object_add(m, "busy_fraction",
+			       json_object_new_double(st.busy_fraction));
+	ctl_add_u64(m, "elapsed_ns", st.elapsed_ns);
+	json_object_object_add(o, "model", m);
+}
+
 json_object *ctl_lun_json(const struct lun *l)
 {
 	json_object *o = json_object_new_object();
@@ -103,6 +131,7 @@ json_object *ctl_lun_json(const struct lun *l)
 			&l->bdev->queue_depth, memory_order_relaxed) : 0);
 	ctl_add_str(o, "barrier", barrier_name(lun_get_barrier(l)));
 	ctl_add_bool(o, "write_cache", lun_get_write_cache(l));
+	model_json(o, l->bdev);
 	return o;
 }
 
