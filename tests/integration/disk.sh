@@ -1,0 +1,146 @@
+#!/bin/bash
+# The disk backend (device models) over iSCSI: 4K random reads at depth 1
+# on the hdd preset land in the band its arithmetic predicts, sptf makes
+# depth 32 faster than depth 1, data written through a model read back
+# from its base, the ssd model takes a deep load, tcqctl shows the model's
+# statistics, and a bad key is refused naming the key.
+#
+# The arithmetic (backend/disk.c, the hdd preset): overhead 0.2 ms +
+# average seek 8.5 ms + half a revolution at 7200 rpm 4.17 ms + 4 KiB at
+# >= 36.9 MB/s 0.11 ms = 12.98 ms a read: 77 IOPS. The band (60..160) is
+# wide on purpose: the machine is shared and the iSCSI round trip adds
+# to each read; no check here asserts a tight time.
+# shellcheck source=tests/integration/lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+SCSICMD=${SCSICMD:-$top_builddir/tests/integration/scsicmd}
+BENCH=${BENCH:-$top_builddir/tcq-bench}
+TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
+need_built "$SCSICMD" "$BENCH" "$TCQCTL"
+
+IQN=iqn.2026-11.org.tcq:disk
+fixture_disk() {
+	SOCK=$TEST_TMP/ctl.sock
+	cat >"$TEST_TMP/tcqd.conf" <<CONF
+[global]
+listen = 127.0.0.1:0
+threads = 2
+ctl = $SOCK
+
+[target $IQN]
+
+[lun $IQN 0]
+backend = disk:model=hdd,seed=3
+
+[lun $IQN 1]
+backend = disk:model=hdd,capacity=1G,base=ram:size=64M
+
+[lun $IQN 2]
+backend = disk:model=ssd,capacity=1G
+CONF
+	start_tcqd -c "$TEST_TMP/tcqd.conf"
+	URL=${TCQD_URL%/*}
+}
+
+# iops LUN DEPTH: 4K random reads for 3 s; sets IOPS (whole number).
+iops() {
+	need_tool python3
+	run "$BENCH" --quiet --runtime 3 --rw randread --bs 4k --depth "$2" \
+		--json "$TEST_TMP/b.json" "$URL/$1" ||
+		fail "tcq-bench on LUN $1 at depth $2 failed"
+	IOPS=$(python3 - "$TEST_TMP/b.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+assert p["errors"] == 0, p
+print(int(p["iops"]))
+PY
+) || fail "tcq-bench JSON malformed or errors"
+	say "LUN $1 depth $2: $IOPS IOPS"
+}
+
+hdd_qd1_random_reads_in_the_arithmetic_band() {
+	iops 0 1
+	[ "$IOPS" -ge 60 ] && [ "$IOPS" -le 160 ] ||
+		fail "hdd depth 1: $IOPS IOPS, arithmetic 77 (band 60..160)"
+	ok "hdd preset: 4K random reads at depth 1 give $IOPS IOPS (arithmetic 77, band 60..160)"
+}
+
+hdd_sptf_depth32_beats_depth1() {
+	local one
+	iops 0 1
+	one=$IOPS
+	iops 0 32
+	[ "$IOPS" -gt $((one * 5 / 4)) ] ||
+		fail "sptf depth 32: $IOPS IOPS, depth 1: $one IOPS (want > 1.25x)"
+	ok "hdd preset with sptf: depth 32 $IOPS IOPS > 1.25 x depth 1 $one IOPS"
+}
+
+expect() {
+	local lun=$1 want=$2
+	shift 2
+	run "$SCSICMD" "$URL/$lun" "$@" || fail "scsicmd failed on LUN $lun"
+	[ "$OUT" = "$want" ] ||
+		fail "LUN $lun: $* gave '$OUT', expected '$want'"
+}
+
+data_written_reads_back_from_the_base() {
+	expect 1 "GOOD
+GOOD
+GOOD
+GOOD
+GOOD
+GOOD" write 0 8 a1 nofua write 100000 64 b2 fua sync \
+		read 0 8 a1 read 100000 64 b2 read 50000 8 00
+	ok "disk over ram: cached and FUA writes read back, the rest reads zeros"
+}
+
+ssd_takes_a_deep_load() {
+	iops 2 256
+	[ "$IOPS" -gt 0 ] || fail "no IOPS"
+	ok "ssd preset: 4K random reads at depth 256 ($IOPS IOPS), no errors"
+}
+
+tcqctl_shows_the_model_statistics() {
+	need_tool python3
+	run "$TCQCTL" -s "$SOCK" --json luns || fail "tcqctl luns failed"
+	python3 - <<PY || fail "no model statistics in tcqctl luns"
+import json
+d = json.loads('''$OUT''')
+m = {l["lun"]: l.get("model") for l in d["luns"]}
+assert m[0]["model"] == "hdd" and m[0]["commands"] > 0, m
+assert m[0]["mean_drive_queue"] > 0, m
+assert m[1]["model"] == "hdd" and m[1]["cached_writes"] >= 1, m
+assert m[2]["model"] == "ssd" and m[2]["mean_busy_dies"] > 0, m
+PY
+	run "$TCQCTL" -s "$SOCK" luns || fail "tcqctl luns failed"
+	grep -q "model hdd: .* mean drive queue" <<<"$OUT" ||
+		fail "tcqctl luns does not print the model line"
+	ok "tcqctl luns shows mean drive queue, cache hits and busy dies"
+}
+
+# bad_key SPEC WORDS: tcqd refuses to start and names the key.
+bad_key() {
+	run "$TCQD" --export "$TEST_TMP/x.img" --size 1M --listen 127.0.0.1:0 \
+		--backend "$1" && fail "tcqd started with --backend $1"
+	grep -q "$2" <<<"$OUT" || fail "--backend $1: message lacks '$2'"
+}
+
+bad_keys_are_named() {
+	bad_key disk:model=hdd,ncq=99 "disk: bad ncq '99'"
+	bad_key disk:model=hdd,bogus=1 "disk: unknown option 'bogus'"
+	bad_key disk:model=hdd,avg_seek=40ms "disk: avg_seek"
+	bad_key disk:model=ssd,queue=0 "disk: bad queue '0'"
+	ok "bad disk keys are refused naming the key"
+}
+
+CHECKS=(
+	@disk
+	hdd_qd1_random_reads_in_the_arithmetic_band
+	hdd_sptf_depth32_beats_depth1
+	data_written_reads_back_from_the_base
+	ssd_takes_a_deep_load
+	tcqctl_shows_the_model_statistics
+	@
+	bad_keys_are_named
+)
+run_checks "$@"
