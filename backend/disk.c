@@ -105,7 +105,7 @@ struct disk_q {
  * for the class, not from Micron's brief, which gives 785K 4K read IOPS.
  *
  * These are the best published figures at hand when this was written;
- * docs/reproductions.md cites them and any parameter can be overridden.
+ * docs/disk-models.md cites them; any parameter can be overridden.
  */
 static const struct disk_opts disk_presets[] = {
 	[MODEL_HDD] = {
