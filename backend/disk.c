@@ -600,9 +600,10 @@ struct bdev *bdev_disk_open(const char *opts, const struct bdev_params *p,
 	b->read_only = p->read_only || base->read_only;
 	b->thin = base->thin;
 	b->direct = base->direct;
-	/* no volatile cache in the model: a completed write is durable as
-	 * far as the drive goes (the LUN reports WCE 0) */
-	b->write_through = mp.kind == DM_HDD && !mp.wcache;
+	/* no volatile cache in the model (hdd wcache=off; the flash model
+	 * completes a write once programmed): a completed write is durable
+	 * as far as the drive goes, the LUN reports WCE 0 */
+	b->write_through = mp.kind == DM_SSD || !mp.wcache;
 	d->base = base;
 	pthread_mutex_init(&d->lock, NULL);
 	list_init(&d->queues);
