@@ -49,6 +49,7 @@ struct bench_opts {
 	enum bench_metric metric;
 	bool detail, quiet;
 	const char *compare, *json, *csv, *plot;
+	const char *ctl;		/* tcqd's control socket: model stats */
 };
 
 /* Errors of one point, by cause. */
@@ -72,6 +73,30 @@ struct bench_sample {
 	struct bench_errors err;
 };
 
+/* A device model's statistics over one point (bench_model.c). */
+struct bench_model_point {
+	bool ok;
+	char model[16];
+	double mean_drive_queue, mean_host_queue, mean_busy_dies;
+	double commands, read_hits, cached_writes, destages;
+};
+
+struct bench_model_snap {
+	bool ok;
+	char model[16];
+	double commands, read_hits, cached_writes, destages;
+	double elapsed, drive_area, host_area, dies_area;
+};
+
+/* The model statistics of the LUN at url (its target and LUN number) from
+ * tcqd's control socket; 0, or -1 (no socket, no such LUN, no model). */
+int bench_model_snap(const char *sock, const char *url,
+		     struct bench_model_snap *s);
+/* What happened between snapshots a and b. */
+void bench_model_delta(const struct bench_model_snap *a,
+		       const struct bench_model_snap *b,
+		       struct bench_model_point *out);
+
 struct bench_point {
 	int rw;
 	uint32_t bs, depth, sessions;
@@ -80,6 +105,7 @@ struct bench_point {
 	double sd[METRIC_COUNT];	/* 0 without --repeat */
 	bool has_base;
 	double base[METRIC_COUNT];	/* from --compare */
+	struct bench_model_point model;	/* --ctl */
 };
 
 uint64_t bench_errors_total(const struct bench_errors *e);

@@ -72,6 +72,11 @@ static void usage(FILE *f)
 "  --detail             also print every metric of every point\n"
 "  --compare BASE.json  add the difference in % to a previous --json run\n"
 "  --json FILE, --csv FILE        write all points\n"
+"  --ctl SOCKET         tcqd's control socket: add the device model's\n"
+"                       statistics of the LUN (disk backend: mean drive and\n"
+"                       host queue, read-ahead hits, cached writes,\n"
+"                       destages, busy dies) to each point of --json and\n"
+"                       --detail\n"
 "  --plot FILE.svg      MB/s vs depth, one line per block size (needs gnuplot)\n"
 "  --quiet              no live progress line (shown only on a terminal)\n"
 "  --help, --version\n"
@@ -186,8 +191,9 @@ static int parse_secs(const char *s, double *v)
 enum {
 	OPT_ENGINE = 256, OPT_RW, OPT_MIX, OPT_BS, OPT_DEPTH, OPT_SESSIONS,
 	OPT_THREADS, OPT_RUNTIME, OPT_RAMP, OPT_IOS, OPT_OFFSET, OPT_SPAN,
-	OPT_SEED, OPT_ORDERED, OPT_HOQ, OPT_VERIFY, OPT_VERIFY_JOURNAL, OPT_REPEAT, OPT_METRIC,
-	OPT_DETAIL, OPT_COMPARE, OPT_JSON, OPT_CSV, OPT_PLOT, OPT_QUIET,
+	OPT_SEED, OPT_ORDERED, OPT_HOQ, OPT_VERIFY, OPT_VERIFY_JOURNAL, OPT_REPEAT,
+	OPT_METRIC, OPT_CTL, OPT_DETAIL, OPT_COMPARE, OPT_JSON, OPT_CSV, OPT_PLOT,
+	OPT_QUIET,
 	OPT_INAME, OPT_CHAP_USER, OPT_CHAP_SECRET, OPT_MUTUAL_USER,
 	OPT_MUTUAL_SECRET, OPT_CHAP_ALGS, OPT_HDIGEST, OPT_DDIGEST,
 	OPT_BUFFERED, OPT_HELP, OPT_VERSION, OPT_URL,
@@ -216,6 +222,7 @@ static const struct option long_opts[] = {
 	{ "detail", no_argument, NULL, OPT_DETAIL },
 	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "ctl", required_argument, NULL, OPT_CTL },
 	{ "csv", required_argument, NULL, OPT_CSV },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -369,6 +376,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		case OPT_DETAIL: o->detail = true; break;
 		case OPT_COMPARE: o->compare = optarg; break;
 		case OPT_JSON: o->json = optarg; break;
+		case OPT_CTL: o->ctl = optarg; break;
 		case OPT_CSV: o->csv = optarg; break;
 		case OPT_PLOT: o->plot = optarg; break;
 		case OPT_QUIET: o->quiet = true; break;
@@ -448,6 +456,7 @@ int main(int argc, char **argv)
 	struct bench_point *pts;
 	struct bench_sample samples[64];
 	struct bench_progress prog;
+	struct bench_model_snap snap0 = { 0 };
 	struct bench_meta meta;
 	char err[512], started[64];
 	unsigned npts, i, r, a, b, c, d;
@@ -486,6 +495,8 @@ int main(int argc, char **argv)
 		struct bench_point *p = &pts[i];
 
 		prog.point = i + 1;
+		if (o.ctl && bench_model_snap(o.ctl, o.target, &snap0) < 0)
+			snap0.ok = false;
 		for (r = 0; r < o.repeat; r++) {
 			prog.secs_left = ((double)(npts - i - 1) * o.repeat +
 					  (o.repeat - r - 1)) *
@@ -501,6 +512,12 @@ int main(int argc, char **argv)
 		}
 		if (!failed)
 			bench_point_fold(p, samples, o.repeat);
+		if (!failed && o.ctl) {
+			struct bench_model_snap snap1;
+
+			if (bench_model_snap(o.ctl, o.target, &snap1) == 0)
+				bench_model_delta(&snap0, &snap1, &p->model);
+		}
 		if (bench_errors_total(&p->mean.err))
 			any_err = true;
 	}

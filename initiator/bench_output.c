@@ -181,6 +181,14 @@ void bench_print_detail(FILE *f, const struct bench_point *pts, unsigned n)
 			p->mean.v[METRIC_P50], p->mean.v[METRIC_P99],
 			p->mean.v[METRIC_P999], p->mean.lat_mean_us,
 			p->mean.v[METRIC_CPU], bench_errors_total(&p->mean.err));
+		if (p->model.ok)
+			fprintf(f, "%9s model %s: drive queue %.2f, host queue "
+				"%.2f, read hits %.0f, cached writes %.0f, "
+				"destages %.0f, busy dies %.1f\n", "",
+				p->model.model, p->model.mean_drive_queue,
+				p->model.mean_host_queue, p->model.read_hits,
+				p->model.cached_writes, p->model.destages,
+				p->model.mean_busy_dies);
 	}
 }
 
@@ -280,6 +288,27 @@ int bench_write_json(const char *path, const struct bench_meta *meta,
 		json_object_object_add(o, "runtime_s", jdouble(p->mean.runtime_s));
 		json_object_object_add(o, "ios",
 				       json_object_new_int64((int64_t)p->mean.ios));
+		if (p->model.ok) {
+			json_object *m = json_object_new_object();
+
+			json_object_object_add(m, "model",
+					       json_object_new_string(p->model.model));
+			json_object_object_add(m, "mean_drive_queue",
+					       jdouble(p->model.mean_drive_queue));
+			json_object_object_add(m, "mean_host_queue",
+					       jdouble(p->model.mean_host_queue));
+			json_object_object_add(m, "mean_busy_dies",
+					       jdouble(p->model.mean_busy_dies));
+			json_object_object_add(m, "commands",
+					       jdouble(p->model.commands));
+			json_object_object_add(m, "read_hits",
+					       jdouble(p->model.read_hits));
+			json_object_object_add(m, "cached_writes",
+					       jdouble(p->model.cached_writes));
+			json_object_object_add(m, "destages",
+					       jdouble(p->model.destages));
+			json_object_object_add(o, "model", m);
+		}
 		if (p->nrep > 1) {
 			json_object_object_add(o, "repeat",
 					       json_object_new_int64(p->nrep));

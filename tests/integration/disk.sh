@@ -7,9 +7,10 @@
 #
 # The arithmetic (backend/disk.c, the hdd preset): overhead 0.2 ms +
 # average seek 8.5 ms + half a revolution at 7200 rpm 4.17 ms + 4 KiB at
-# >= 36.9 MB/s 0.11 ms = 12.98 ms a read: 77 IOPS. The band (60..160) is
-# wide on purpose: the machine is shared and the iSCSI round trip adds
-# to each read; no check here asserts a tight time.
+# >= 36.9 MB/s 0.11 ms = 12.98 ms a read: 77 IOPS. The band (45..160) is
+# wide on purpose: the iSCSI round trip adds to each read at depth 1
+# (74-75 IOPS measured on an idle 2-core machine, 60 with ASan under a
+# parallel make check); no check here asserts a tight time.
 # shellcheck source=tests/integration/lib.sh
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
@@ -60,9 +61,9 @@ PY
 
 hdd_qd1_random_reads_in_the_arithmetic_band() {
 	iops 0 1
-	[ "$IOPS" -ge 60 ] && [ "$IOPS" -le 160 ] ||
-		fail "hdd depth 1: $IOPS IOPS, arithmetic 77 (band 60..160)"
-	ok "hdd preset: 4K random reads at depth 1 give $IOPS IOPS (arithmetic 77, band 60..160)"
+	[ "$IOPS" -ge 45 ] && [ "$IOPS" -le 160 ] ||
+		fail "hdd depth 1: $IOPS IOPS, arithmetic 77 (band 45..160)"
+	ok "hdd preset: 4K random reads at depth 1 give $IOPS IOPS (arithmetic 77, band 45..160)"
 }
 
 hdd_sptf_depth32_beats_depth1() {
@@ -118,6 +119,28 @@ PY
 	ok "tcqctl luns shows mean drive queue, cache hits and busy dies"
 }
 
+# tcq-bench --ctl: each point of the JSON carries the model's statistics
+# over that point; a closed loop of 8 keeps about 8 at the drive.
+bench_json_carries_model_stats() {
+	need_tool python3
+	run "$BENCH" --quiet --runtime 2 --rw randread --bs 4k --depth 1,8 \
+		--ctl "$SOCK" --detail --json "$TEST_TMP/m.json" "$URL/0" ||
+		fail "tcq-bench --ctl failed"
+	grep -q "model hdd: drive queue" <<<"$OUT" ||
+		fail "--detail has no model line"
+	python3 - "$TEST_TMP/m.json" <<'PY' || fail "no model statistics per point"
+import json, sys
+pts = json.load(open(sys.argv[1]))["points"]
+assert len(pts) == 2, pts
+for p in pts:
+    m = p["model"]
+    assert m["model"] == "hdd" and m["commands"] > 0, p
+    assert 0 < m["mean_drive_queue"] <= p["depth"] + 0.01, p
+assert pts[1]["model"]["mean_drive_queue"] > 4, pts
+PY
+	ok "tcq-bench --ctl adds the model's mean drive queue per point"
+}
+
 # bad_key SPEC WORDS: tcqd refuses to start and names the key.
 bad_key() {
 	run "$TCQD" --export "$TEST_TMP/x.img" --size 1M --listen 127.0.0.1:0 \
@@ -140,6 +163,7 @@ CHECKS=(
 	data_written_reads_back_from_the_base
 	ssd_takes_a_deep_load
 	tcqctl_shows_the_model_statistics
+	bench_json_carries_model_stats
 	@
 	bad_keys_are_named
 )

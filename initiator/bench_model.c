@@ -1,0 +1,193 @@
+/*
+ * --ctl SOCKET: the device model's statistics of the LUN under test
+ * (tcqd's disk backend), asked of tcqd's control socket before and after
+ * each point (tcqctl's protocol: one request line, one JSON answer), so
+ * the JSON and --detail show per point the mean drive and host queue of
+ * the model, its read-ahead hits, cached writes, destages and busy dies:
+ * why a curve bends. The model's means are time averages since the LUN
+ * opened; a point's is the difference of the two snapshots' areas
+ * (mean x elapsed) over the difference of their times (the ramp is in
+ * it).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <json-c/json.h>
+#include "initiator/bench.h"
+
+#define REPLY_MAX (16u << 20)
+
+/* The answer of tcqd to line, malloc'd; NULL on failure. */
+static char *ctl_request(const char *path, const char *line)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 10 };
+	size_t len = 0, cap = 1 << 16, n = strlen(line), off = 0;
+	char *buf;
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return NULL;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return NULL;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	while (off < n) {
+		ssize_t w = send(fd, line + off, n - off, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			return NULL;
+		}
+		off += (size_t)w;
+	}
+	shutdown(fd, SHUT_WR);
+	buf = malloc(cap);
+	while (buf) {
+		ssize_t r;
+
+		if (len + 1 == cap) {
+			char *nb = cap >= REPLY_MAX ? NULL : realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = recv(fd, buf + len, cap - 1 - len, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+/* The target name and LUN number of an iscsi:// URL (the last two path
+ * components). */
+static int url_lun(const char *url, char *iqn, size_t len, long *lun)
+{
+	const char *slash = strrchr(url, '/'), *prev;
+	char *end;
+
+	if (!slash || slash == url)
+		return -1;
+	*lun = strtol(slash + 1, &end, 10);
+	if (end == slash + 1 || *end)
+		return -1;
+	for (prev = slash - 1; prev > url && *prev != '/'; prev--)
+		;
+	if (*prev != '/' || (size_t)(slash - prev - 1) >= len)
+		return -1;
+	memcpy(iqn, prev + 1, (size_t)(slash - prev - 1));
+	iqn[slash - prev - 1] = '\0';
+	return 0;
+}
+
+static double num(json_object *o, const char *k)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_double(v)
+						   : 0.0;
+}
+
+int bench_model_snap(const char *sock, const char *url,
+		     struct bench_model_snap *s)
+{
+	char iqn[256], *txt;
+	json_object *r, *luns, *m;
+	long lun;
+	int rc = -1;
+
+	memset(s, 0, sizeof(*s));
+	if (url_lun(url, iqn, sizeof(iqn), &lun) < 0)
+		return -1;
+	txt = ctl_request(sock, "luns\n");
+	if (!txt)
+		return -1;
+	r = json_tokener_parse(txt);
+	free(txt);
+	if (!r)
+		return -1;
+	if (json_object_object_get_ex(r, "luns", &luns) &&
+	    json_object_is_type(luns, json_type_array)) {
+		size_t n = json_object_array_length(luns);
+
+		for (size_t i = 0; i < n; i++) {
+			json_object *l = json_object_array_get_idx(luns, i), *t;
+			const char *name;
+
+			if (!json_object_object_get_ex(l, "target", &t))
+				continue;
+			name = json_object_get_string(t);
+			if (!name || strcmp(name, iqn) || (long)num(l, "lun") != lun)
+				continue;
+			if (!json_object_object_get_ex(l, "model", &m))
+				break;
+			if (json_object_object_get_ex(m, "model", &t))
+				snprintf(s->model, sizeof(s->model), "%s",
+					 json_object_get_string(t));
+			s->commands = num(m, "commands");
+			s->read_hits = num(m, "read_hits");
+			s->cached_writes = num(m, "cached_writes");
+			s->destages = num(m, "destages");
+			s->elapsed = num(m, "elapsed_ns");
+			s->drive_area = num(m, "mean_drive_queue") * s->elapsed;
+			s->host_area = num(m, "mean_host_queue") * s->elapsed;
+			s->dies_area = num(m, "mean_busy_dies") * s->elapsed;
+			s->ok = true;
+			rc = 0;
+			break;
+		}
+	}
+	json_object_put(r);
+	return rc;
+}
+
+void bench_model_delta(const struct bench_model_snap *a,
+		       const struct bench_model_snap *b,
+		       struct bench_model_point *out)
+{
+	double dt = b->elapsed - a->elapsed;
+
+	memset(out, 0, sizeof(*out));
+	if (!a->ok || !b->ok)
+		return;
+	out->ok = true;
+	snprintf(out->model, sizeof(out->model), "%s", b->model);
+	out->commands = b->commands - a->commands;
+	out->read_hits = b->read_hits - a->read_hits;
+	out->cached_writes = b->cached_writes - a->cached_writes;
+	out->destages = b->destages - a->destages;
+	if (dt > 0) {
+		out->mean_drive_queue = (b->drive_area - a->drive_area) / dt;
+		out->mean_host_queue = (b->host_area - a->host_area) / dt;
+		out->mean_busy_dies = (b->dies_area - a->dies_area) / dt;
+	}
+}
