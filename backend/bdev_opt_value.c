@@ -108,8 +108,22 @@ int bdev_parse_time_ns(const char *s, uint64_t *ns)
 	char *end;
 	size_t i;
 
+	unsigned long long frac = 0, scale = 1;
+
 	if (leading_number(s, &v, &end) < 0)
 		return -EINVAL;
+	/* "8.5ms": a fraction, as long as the time stays whole ns */
+	if (*end == '.') {
+		end++;
+		if (*end < '0' || *end > '9')
+			return -EINVAL;
+		for (; *end >= '0' && *end <= '9'; end++) {
+			if (scale >= 1000000000ull)
+				return -EINVAL;
+			frac = frac * 10 + (unsigned long long)(*end - '0');
+			scale *= 10;
+		}
+	}
 	for (i = 0; *end && i < sizeof(time_units) / sizeof(time_units[0]);
 	     i++)
 		if (!strcmp(end, time_units[i].unit))
@@ -120,7 +134,9 @@ int bdev_parse_time_ns(const char *s, uint64_t *ns)
 		mult = time_units[i].ns;
 	if (v > UINT64_MAX / mult / 4)	/* leave room for sums */
 		return -EINVAL;
-	*ns = v * mult;
+	if (frac * mult % scale)
+		return -EINVAL;	/* finer than a nanosecond */
+	*ns = v * mult + frac * mult / scale;
 	return 0;
 }
 

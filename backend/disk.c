@@ -573,11 +573,11 @@ struct bdev *bdev_disk_open(const char *opts, const struct bdev_params *p,
 	disk_params(&r, &mp);
 	if (dm_init(&d->m, &mp, err, errlen) < 0)
 		goto fail;
-	if (!*basespec) {
+	if (!*basespec)
 		basespec = "null";
-		if (!bp.size)
-			bp.size = r.capacity;
-	}
+	/* a bare null base without a LUN size: the whole modelled drive */
+	if (!strcmp(basespec, "null") && !bp.size)
+		bp.size = r.capacity;
 	base = bdev_open(basespec, &bp, sub, sizeof(sub));
 	if (!base) {
 		snprintf(err, errlen, "disk: base: %s", sub);

@@ -169,6 +169,9 @@ static const struct {
 	{ "delay=3ms", AT(delay), 3000000 },
 	{ "delay=2s", AT(delay), 2000000000ull },
 	{ "delay=7", AT(delay), 7000 },			/* bare: us */
+	{ "delay=8.5ms", AT(delay), 8500000 },		/* data sheets' */
+	{ "delay=0.25", AT(delay), 250 },
+	{ "delay=1.000000001s", AT(delay), 1000000001 },
 };
 
 START_TEST(number_accepted)
@@ -259,6 +262,9 @@ static const struct {
 	{ "delay=1h", "bad delay", NULL },
 	{ "delay=ms", "bad delay", NULL },
 	{ "delay=-1ms", "bad delay", NULL },
+	{ "delay=1.ms", "bad delay '1.ms'", NULL },
+	{ "delay=0.5ns", "bad delay '0.5ns'", NULL },	/* below 1 ns */
+	{ "delay=1.0000000001s", "bad delay", NULL },
 	{ "share=1.01", "bad share '1.01'", "0..1" },
 	{ "share=-0.5", "bad share", NULL },
 	{ "share=nan", "bad share", NULL },

@@ -711,6 +711,13 @@ START_TEST(backend_keys)
 			      "%s: '%s' lacks '%s'", bad[i].spec, err,
 			      bad[i].words);
 	}
+	/* decimals as the data sheets give them */
+	b = bdev_open("disk:model=hdd,capacity=500G,avg_seek=8.5ms,"
+		      "track_seek=1.0ms,full_seek=20ms,ncq=31,sched=sptf,"
+		      "base=null", &bp, err, sizeof(err));
+	ck_assert_msg(b != NULL, "%s", err);
+	ck_assert_uint_eq(b->size, 500ull << 30);	/* bare null: capacity */
+	bdev_close(b);
 	b = bdev_open("disk:model=hdd-15k", &bp, err, sizeof(err));
 	ck_assert_msg(b != NULL, "%s", err);
 	ck_assert_uint_eq(b->size, 300000000000ull);
