@@ -45,11 +45,15 @@ teardown_restart() {
 	guest_stop || fail "the guest did not power off by itself"
 }
 
+port_free() { ! ss -Hltn "sport = :$1" | grep -q .; }
+
 # restart_tcqd SIGNAL: stops tcqd with SIGNAL, starts it again on the same
 # port and file (this check's tcqd from now on).
 restart_tcqd() {
 	kill "-$1" "$TCQD_PID" || fail "cannot signal tcqd"
-	wait "$TCQD_PID" 2>/dev/null
+	# tcqd is the fixture's child, not this check's: wait for its port.
+	wait_until 300 port_free "$TCQD_PORT" ||
+		fail "tcqd still listens on $TCQD_PORT after SIG$1"
 	TCQD_PID=
 	start_tcqd -c "$CONF"
 	say "tcqd restarted after SIG$1 on port $TCQD_PORT"
