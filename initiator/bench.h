@@ -62,6 +62,11 @@ struct bench_errors {
 	uint64_t first_lba;	/* LBA of the first verify mismatch */
 	bool have_lba;
 	uint8_t sense_key, asc, ascq;	/* of the first CHECK CONDITION */
+	/* --reconnect (not errors): sessions logged in again after a lost
+	 * connection, and the seconds they were without service (from the
+	 * loss to the new login), summed over the outages */
+	uint64_t reconnects;
+	double outage_s;
 };
 
 /* The measured result of one run of one point. */

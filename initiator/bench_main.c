@@ -30,9 +30,9 @@ static void usage(FILE *f)
 "sessions of a point go round-robin over them (session i to URL i mod n), e.g.\n"
 "one per gateway of a multipath target; they must show the same capacity.\n"
 "A session whose connection is lost counts its I/Os in flight as errors and\n"
-"stops; the others run to the end of the point. Later points run with the\n"
-"sessions that can still log in (all of a point's sessions must log in on\n"
-"the first point).\n"
+"stops (unless --reconnect); the others run to the end of the point. Later\n"
+"points run with the sessions that can still log in (all of a point's\n"
+"sessions must log in on the first point).\n"
 "\n"
 "Engine:\n"
 "  --engine NAME        native (default), libiscsi, or local (libaio+O_DIRECT)\n"
@@ -64,6 +64,9 @@ static void usage(FILE *f)
 "  --verify             stamp written blocks and check reads (below)\n"
 "  --verify-journal FILE  --verify, with the generation of every block kept\n"
 "                       in FILE across runs (below)\n"
+"  --reconnect SECS     after a lost connection, log in again for up to SECS\n"
+"                       and send again every command that had no status\n"
+"                       (below; default 0: the session stops)\n"
 "  --repeat N           run every point N times; cells show mean ± sd\n"
 "\n"
 "Output:\n"
@@ -102,6 +105,20 @@ static void usage(FILE *f)
 "killed) expects exactly what was acknowledged: a stale block, a lost\n"
 "acknowledged write, fails it. FILE is created, or continued when it is of\n"
 "the same region and block size (else refused).\n"
+"\n"
+"--reconnect SECS: when a session's connection is lost (the target was\n"
+"restarted or killed, the network failed), the native engine logs in again\n"
+"with the same ISID and TSIH 0 (session reinstatement: the target ends what\n"
+"is left of the old session), trying every 0.1 s for up to SECS after the\n"
+"loss, then sends every command that had no status again,\n"
+"unchanged, and carries on; only when no login succeeds within SECS does\n"
+"the session stop as without the option. A write in flight at the loss is\n"
+"unacknowledged until its resend completes GOOD (--verify: old or new until\n"
+"then). The point counts reconnects and the seconds without service (loss\n"
+"to new login, summed: outage_s in --json, a note under the tables).\n"
+"libiscsi engine: libiscsi's own automatic reconnect is turned on (off\n"
+"without the option), retrying about SECS times; libiscsi reports no\n"
+"reconnect event, so its reconnects and outages are not counted.\n"
 "\n"
 "Examples:\n"
 "  tcq-bench --rw read --bs 4k,16k,64k,128k --depth 1,2,4,8,32 \\\n"
@@ -191,9 +208,9 @@ static int parse_secs(const char *s, double *v)
 enum {
 	OPT_ENGINE = 256, OPT_RW, OPT_MIX, OPT_BS, OPT_DEPTH, OPT_SESSIONS,
 	OPT_THREADS, OPT_RUNTIME, OPT_RAMP, OPT_IOS, OPT_OFFSET, OPT_SPAN,
-	OPT_SEED, OPT_ORDERED, OPT_HOQ, OPT_VERIFY, OPT_VERIFY_JOURNAL, OPT_REPEAT,
-	OPT_METRIC, OPT_CTL, OPT_DETAIL, OPT_COMPARE, OPT_JSON, OPT_CSV, OPT_PLOT,
-	OPT_QUIET,
+	OPT_SEED, OPT_ORDERED, OPT_HOQ, OPT_VERIFY, OPT_VERIFY_JOURNAL, OPT_RECONNECT,
+	OPT_REPEAT, OPT_METRIC, OPT_CTL, OPT_DETAIL, OPT_COMPARE, OPT_JSON, OPT_CSV,
+	OPT_PLOT, OPT_QUIET,
 	OPT_INAME, OPT_CHAP_USER, OPT_CHAP_SECRET, OPT_MUTUAL_USER,
 	OPT_MUTUAL_SECRET, OPT_CHAP_ALGS, OPT_HDIGEST, OPT_DDIGEST,
 	OPT_BUFFERED, OPT_HELP, OPT_VERSION, OPT_URL,
@@ -217,6 +234,7 @@ static const struct option long_opts[] = {
 	{ "hoq", required_argument, NULL, OPT_HOQ },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "verify-journal", required_argument, NULL, OPT_VERIFY_JOURNAL },
+	{ "reconnect", required_argument, NULL, OPT_RECONNECT },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "detail", no_argument, NULL, OPT_DETAIL },
@@ -361,6 +379,10 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		case OPT_VERIFY_JOURNAL:
 			o->verify = true;
 			o->verify_journal = optarg;
+			break;
+		case OPT_RECONNECT:
+			if (parse_secs(optarg, &o->eo.reconnect))
+				return bad(name, optarg);
 			break;
 		case OPT_REPEAT:
 			if (parse_u64(optarg, &v, false) || !v || v > 64)

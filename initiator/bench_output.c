@@ -208,6 +208,13 @@ void bench_print_errors(FILE *f, const struct bench_point *pts, unsigned n)
 				bench_rw_name(p->rw), p->sessions, bs, p->depth,
 				e->unit_attention);
 		}
+		if (e->reconnects) {
+			bench_fmt_size(bs, sizeof(bs), p->bs);
+			fprintf(f, "note: %s sessions=%u bs=%s depth=%u: %" PRIu64
+				" reconnects, %.3f s without service\n",
+				bench_rw_name(p->rw), p->sessions, bs, p->depth,
+				e->reconnects, e->outage_s);
+		}
 		if (!bench_errors_total(e))
 			continue;
 		bench_fmt_size(bs, sizeof(bs), p->bs);
@@ -284,6 +291,9 @@ int bench_write_json(const char *path, const struct bench_meta *meta,
 		json_object_object_add(o, "lat_us", lat);
 		json_object_object_add(o, "errors",
 				       json_object_new_int64((int64_t)bench_errors_total(&p->mean.err)));
+		json_object_object_add(o, "reconnects",
+				       json_object_new_int64((int64_t)p->mean.err.reconnects));
+		json_object_object_add(o, "outage_s", jdouble(p->mean.err.outage_s));
 		json_object_object_add(o, "cpu_pct", jdouble(p->mean.v[METRIC_CPU]));
 		json_object_object_add(o, "runtime_s", jdouble(p->mean.runtime_s));
 		json_object_object_add(o, "ios",

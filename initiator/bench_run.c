@@ -47,6 +47,12 @@ struct run_sess {
 	struct run_io *ready;		/* completed, waiting to be reused */
 	uint64_t cursor;		/* sequential: next chunk */
 	bool dead, stalled;
+	/* --reconnect: the connection was lost at lost_ns; the I/Os that
+	 * had no status wait in retry until a new login sends them again */
+	bool lost;
+	uint64_t lost_ns, next_try_ns;
+	struct run_io *retry;
+	char lost_why[256];
 };
 
 struct run_point;
@@ -253,12 +259,18 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 	s->stalled = false;
 	for (; r; r = next) {
 		next = r->next_ready;
+		if (s->lost && !r->io.done) {
+			/* a free slot: kept for after the reconnect */
+			r->next_ready = keep;
+			keep = r;
+			continue;
+		}
 		if (r->io.done) {	/* a finished I/O, not a fresh slot */
 			/* A UNIT ATTENTION reports an event (reset, mode or
 			 * capacity change), not a failed I/O: like any
 			 * initiator, send the same command again. */
 			if (r->io.status == 2 && r->io.sense_key == 6 &&
-			    r->ua_retries < 3 && !s->dead) {
+			    r->ua_retries < 3 && !s->dead && !s->lost) {
 				r->ua_retries++;
 				w->err.unit_attention++;
 				r->io.status = 0;
@@ -273,7 +285,7 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 			run_account(w, r);
 			r->io.done = NULL;
 		}
-		if (s->dead || !run_may_submit(w->pt, t))
+		if (s->dead || s->lost || !run_may_submit(w->pt, t))
 			continue;
 		if (!run_choose(w, s, r)) {
 			/* every candidate range is busy: retry shortly */
@@ -312,6 +324,106 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 	s->ready = keep;
 }
 
+#define RECONNECT_PAUSE_NS (100ull * 1000000ull)
+
+/*
+ * --reconnect: s's connection failed and every I/O of it is back in
+ * s->ready. Those without a status (-errno: in flight or queued when the
+ * connection went) are kept in s->retry with their verify locks and
+ * stamps, to be sent again as they were; an unanswered UNIT ATTENTION
+ * retry as well. The rest is accounted as usual.
+ */
+static void run_lost(struct run_worker *w, struct run_sess *s, uint64_t t)
+{
+	struct run_io *r, *next, *keep = NULL;
+	unsigned n = 0;
+
+	for (r = s->ready; r; r = next) {
+		next = r->next_ready;
+		if (r->io.done && (r->io.status < 0 ||
+		    (r->io.status == 2 && r->io.sense_key == 6))) {
+			r->next_ready = s->retry;
+			s->retry = r;
+			n++;
+		} else {
+			r->next_ready = keep;
+			keep = r;
+		}
+	}
+	s->ready = keep;
+	s->lost = true;
+	s->lost_ns = t;
+	s->next_try_ns = t;
+	s->lost_why[0] = 0;
+	(void)w;
+	fprintf(stderr, "%stcq-bench: session lost, logging in again (%u commands without status)\n",
+		run_tty ? "\r\033[K" : "", n);
+}
+
+/* Hands the retry list to the accounting (as the errors they are). */
+static void run_retry_fail(struct run_sess *s)
+{
+	struct run_io *r, *next;
+
+	for (r = s->retry; r; r = next) {
+		next = r->next_ready;
+		r->next_ready = s->ready;
+		s->ready = r;
+	}
+	s->retry = NULL;
+}
+
+/* One login attempt of a lost session (blocking: connect and login). */
+static void run_try_reconnect(struct run_worker *w, struct run_sess *s,
+			      uint64_t t)
+{
+	struct run_point *pt = w->pt;
+	struct run_io *r, *next;
+	double limit = pt->o->eo.reconnect;
+	uint64_t t2;
+	int rc;
+
+	if (t < s->next_try_ns)
+		return;
+	rc = pt->ops->reconnect(s->e, s->lost_why, sizeof(s->lost_why));
+	t2 = now_ns();
+	if (rc) {
+		if ((double)(t2 - s->lost_ns) / 1e9 < limit) {
+			s->next_try_ns = t2 + RECONNECT_PAUSE_NS;
+			return;
+		}
+		fprintf(stderr, "%stcq-bench: session lost: no new login within %g s (%s)\n",
+			run_tty ? "\r\033[K" : "", limit, s->lost_why);
+		w->err.transport++;
+		s->lost = false;
+		s->dead = true;
+		run_retry_fail(s);
+		return;
+	}
+	w->err.reconnects++;
+	w->err.outage_s += (double)(t2 - s->lost_ns) / 1e9;
+	fprintf(stderr, "%stcq-bench: session logged in again after %.3f s (same ISID)\n",
+		run_tty ? "\r\033[K" : "", (double)(t2 - s->lost_ns) / 1e9);
+	s->lost = false;
+	r = s->retry;
+	s->retry = NULL;
+	for (; r; r = next) {
+		next = r->next_ready;
+		r->io.status = 0;
+		r->io.sense_key = r->io.asc = r->io.ascq = 0;
+		r->io.t_done_ns = 0;
+		r->io.done = run_io_done;
+		rc = pt->ops->submit(s->e, &r->io);
+		if (rc < 0) {
+			r->io.status = rc;
+			r->next_ready = s->ready;
+			s->ready = r;
+			continue;
+		}
+		s->inflight++;
+	}
+}
+
 static void *run_worker_main(void *arg)
 {
 	struct run_worker *w = arg;
@@ -338,6 +450,11 @@ static void *run_worker_main(void *arg)
 			pfd[i].fd = -1;
 			pfd[i].events = 0;
 			pfd[i].revents = 0;
+			if (s->lost) {
+				if (timeout > 20)
+					timeout = 20;
+				continue;
+			}
 			if (s->dead || !s->inflight) {
 				if (s->stalled && !s->dead)
 					timeout = 1;
@@ -364,13 +481,23 @@ static void *run_worker_main(void *arg)
 			struct run_sess *s = w->sess[i];
 
 			if (pfd[i].fd >= 0 && pfd[i].revents &&
-			    pt->ops->service(s->e, pfd[i].revents) < 0) {
-				if (!s->dead) {
-					fprintf(stderr, "%stcq-bench: session lost\n",
-						run_tty ? "\r\033[K" : "");
-					w->err.transport++;
+			    pt->ops->service(s->e, pfd[i].revents) < 0 &&
+			    !s->lost) {
+				if (!s->dead && pt->o->eo.reconnect > 0 &&
+				    pt->ops->reconnect) {
+					run_lost(w, s, t);
+				} else {
+					if (!s->dead) {
+						fprintf(stderr, "%stcq-bench: session lost\n",
+							run_tty ? "\r\033[K" : "");
+						w->err.transport++;
+					}
+					s->dead = true;
 				}
-				s->dead = true;
+			}
+			if (s->lost) {
+				run_try_reconnect(w, s, t);
+				t = now_ns();
 			}
 			if (s->ready || s->stalled)
 				run_refill(w, s, t);
@@ -378,9 +505,11 @@ static void *run_worker_main(void *arg)
 		if (t >= pt->t_end || atomic_load(&pt->stop)) {
 			if (!drain_start)
 				drain_start = t;
-			else if (t - drain_start > DRAIN_TIMEOUT_NS) {
+			else if (t - drain_start > DRAIN_TIMEOUT_NS +
+				 (uint64_t)(pt->o->eo.reconnect * 1e9)) {
 				for (i = 0; i < w->nsess; i++)
-					if (w->sess[i]->inflight) {
+					if (w->sess[i]->inflight ||
+					    w->sess[i]->retry) {
 						w->err.transport +=
 							w->sess[i]->inflight;
 						w->sess[i]->dead = true;
@@ -691,6 +820,8 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 		e->unit_attention += we->unit_attention;
 		e->status += we->status;
 		e->transport += we->transport;
+		e->reconnects += we->reconnects;
+		e->outage_s += we->outage_s;
 		e->verify += we->verify;
 	}
 	out->err.transport += lost;

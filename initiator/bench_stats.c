@@ -107,6 +107,8 @@ void bench_point_fold(struct bench_point *p, const struct bench_sample *s,
 		e->transport += se->transport;
 		e->verify += se->verify;
 		e->unit_attention += se->unit_attention;
+		e->reconnects += se->reconnects;
+		e->outage_s += se->outage_s;
 		if (se->have_lba && !e->have_lba) {
 			e->have_lba = true;
 			e->first_lba = se->first_lba;

@@ -47,6 +47,8 @@ struct engine_opts {
 	uint32_t queue_depth;		/* most I/Os in flight at once */
 	uint32_t max_io_bytes;		/* largest I/O that will be submitted */
 	bool direct;			/* local: O_DIRECT (default true) */
+	double reconnect;		/* --reconnect SECS (0: a lost
+					 * connection ends the channel) */
 };
 
 struct engine_ops {
@@ -69,6 +71,12 @@ struct engine_ops {
 	int (*service)(struct engine *e, short revents);
 	/* Whether the channel can send ORDERED/HEAD OF QUEUE attributes. */
 	bool (*supports_attr)(struct engine *e);
+	/* After service() failed and every I/O was completed: opens the
+	 * channel again as the same initiator port (iSCSI: same ISID, so
+	 * the target reinstates the session). Returns 0, or -1 with err
+	 * filled (then the channel stays failed; it may be called again).
+	 * NULL: the engine cannot (or reconnects by itself). */
+	int (*reconnect)(struct engine *e, char *err, size_t errlen);
 };
 
 extern const struct engine_ops engine_native;

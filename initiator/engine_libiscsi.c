@@ -114,8 +114,17 @@ static struct engine *lis_open(const char *target, const struct engine_opts *o,
 	iscsi_set_header_digest(e->ctx, o->header_digest ?
 				ISCSI_HEADER_DIGEST_CRC32C :
 				ISCSI_HEADER_DIGEST_NONE);
-	/* A lost connection must show up as errors, not be papered over. */
-	iscsi_set_noautoreconnect(e->ctx, 1);
+	/* A lost connection must show up as errors, not be papered over,
+	 * unless --reconnect asks for libiscsi's own reconnect (it logs in
+	 * again and requeues its commands; it reports no event, so the
+	 * reconnects are not counted). */
+	if (o->reconnect > 0) {
+		iscsi_set_noautoreconnect(e->ctx, 0);
+		iscsi_set_reconnect_max_retries(e->ctx,
+			o->reconnect < 1 ? 1 : (int)o->reconnect);
+	} else {
+		iscsi_set_noautoreconnect(e->ctx, 1);
+	}
 	user = o->chap_user ? o->chap_user : (url->user[0] ? url->user : NULL);
 	secret = o->chap_secret ? o->chap_secret : url->passwd;
 	if (user && iscsi_set_initiator_username_pwd(e->ctx, user,

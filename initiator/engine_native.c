@@ -182,9 +182,9 @@ static struct engine *native_open(const char *target,
 				  const struct engine_opts *o, char *err,
 				  size_t errlen)
 {
-	struct native_login_cfg cfg;
 	struct native_login_result res;
 	struct engine *e = calloc(1, sizeof(*e));
+	struct native_login_cfg cfg;
 
 	if (!e) {
 		snprintf(err, errlen, "out of memory");
@@ -226,6 +226,11 @@ static struct engine *native_open(const char *target,
 	e->exp_cmdsn = res.exp_cmdsn;
 	e->max_cmdsn = res.max_cmdsn;
 	e->lun_raw = pdu_lun_encode(e->url.lun);
+	/* kept for reconnect(): the strings are the caller's (options) or
+	 * e->url's, which live as long as e */
+	e->cfg = cfg;
+	memcpy(e->isid, res.isid, sizeof(e->isid));
+	e->depth = o->queue_depth;
 	log_debug("native: logged in to %s (TSIH %u): HeaderDigest=%s DataDigest=%s MaxRecvDSL=%u/%u FirstBurst=%u MaxBurst=%u ImmediateData=%s InitialR2T=%s MaxOutstandingR2T=%u",
 		 e->url.target, res.tsih,
 		 e->p.header_digest ? "CRC32C" : "None",
@@ -278,6 +283,65 @@ static void native_close(struct engine *e)
 		close(e->fd);
 	native_sess_free(e);
 	free(e);
+}
+
+/*
+ * After a lost connection (e->failed, every command completed with an
+ * error or its status): logs in again with the same ISID and TSIH 0, so
+ * the target reinstates the session (RFC 7143 6.3.5: it ends what is left
+ * of the old one, tasks included, before this login succeeds), and starts
+ * a fresh command window. The capacity is the one read at open. Blocking
+ * (connect and login, NATIVE_TIMEOUT_MS at most). Returns 0, or -1 with
+ * err filled (e unchanged: call again later).
+ */
+static int native_reconnect(struct engine *e, char *err, size_t errlen)
+{
+	struct native_login_result res;
+	struct engine keep;
+	int fd;
+
+	if (!e->failed || e->inflight) {
+		snprintf(err, errlen, "session not lost, or commands in flight");
+		return -1;
+	}
+	fd = connect_to(&e->url, err, errlen);
+	if (fd < 0)
+		return -1;
+	e->cfg.isid = e->isid;
+	e->cfg.target_name = e->url.target;
+	if (native_login(fd, &e->cfg, &res, err, errlen)) {
+		close(fd);
+		return -1;
+	}
+	if (e->fd >= 0)
+		close(e->fd);
+	native_sess_free(e);
+	/* Everything but what identifies the session and the LUN starts
+	 * over (e's address stays, so cfg's pointers into e->url hold). */
+	keep = *e;
+	memset(e, 0, sizeof(*e));
+	e->url = keep.url;
+	e->lun_raw = keep.lun_raw;
+	e->block_size = keep.block_size;
+	e->nblocks = keep.nblocks;
+	e->cfg = keep.cfg;
+	memcpy(e->isid, keep.isid, sizeof(e->isid));
+	e->depth = keep.depth;
+	e->fd = fd;
+	e->p = res.p;
+	e->cmdsn = res.cmdsn;
+	e->exp_statsn = res.exp_statsn;
+	e->exp_cmdsn = res.exp_cmdsn;
+	e->max_cmdsn = res.max_cmdsn;
+	log_debug("native: logged in again to %s (TSIH %u, same ISID)",
+		  e->url.target, res.tsih);
+	if (native_sess_init(e, e->depth)) {
+		native_sess_free(e);
+		e->failed = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
 }
 
 static uint32_t native_block_size(struct engine *e)
@@ -366,4 +430,5 @@ const struct engine_ops engine_native = {
 	.events = native_events,
 	.service = native_service,
 	.supports_attr = native_supports_attr,
+	.reconnect = native_reconnect,
 };

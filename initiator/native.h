@@ -110,6 +110,9 @@ struct native_login_cfg {
 	int n_chap_algs;
 	struct native_offer offer;
 	int timeout_ms;
+	/* NULL: a fresh random ISID; else log in with this one (TSIH 0:
+	 * session reinstatement, RFC 7143 6.3.5, after a lost connection) */
+	const uint8_t *isid;
 };
 
 struct native_login_result {

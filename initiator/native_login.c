@@ -452,7 +452,9 @@ int native_login(int fd, const struct native_login_cfg *cfg,
 	memset(res, 0, sizeof(*res));
 	/* ISID, random format (T=10b): 0x80, random A/B/C, qualifier. */
 	res->isid[0] = 0x80;
-	if (RAND_bytes(res->isid + 1, 5) != 1) {
+	if (cfg->isid) {
+		memcpy(res->isid, cfg->isid, 6);
+	} else if (RAND_bytes(res->isid + 1, 5) != 1) {
 		snprintf(err, errlen, "no random bytes for the ISID");
 		return -1;
 	}

@@ -100,6 +100,11 @@ struct engine {
 	struct bench_io sync_io;
 	uint8_t sync_buf[32];
 	bool sync_done;
+
+	/* reconnect(): a new login of the same session (same ISID) */
+	struct native_login_cfg cfg;
+	uint8_t isid[6];
+	uint32_t depth;
 };
 
 /* Allocates slots, rings and buffers after login. */
