@@ -1,0 +1,244 @@
+#!/bin/bash
+# tcqd stopped under a verified write load and started again on the same
+# port and file, with tcq-bench --reconnect logging in again (same ISID)
+# and sending again what had no status:
+#   SIGTERM: in-flight I/O finishes, the initiator sees no error at all;
+#   SIGKILL (aio backend, write_cache on and off): the initiator
+#     reconnects, and a --verify-journal read afterwards finds every
+#     acknowledged write;
+#   a restart from tcqctl save'd state with an APTPL reservation held:
+#     the reservation is still there, its holder (same initiator name and
+#     ISID) is still recognised, and a session logs in again.
+# The controls show that each check can fail: without --reconnect the
+# same SIGTERM and SIGKILL scenarios end in errors, another I_T nexus
+# cannot take the reservation, and without the state the reservation is
+# gone.
+# shellcheck source=tests/integration/lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
+BENCH=${BENCH:-$top_builddir/tcq-bench}
+PRCLIENT=${PRCLIENT:-$top_builddir/tests/integration/prclient}
+need_built "$TCQCTL" "$BENCH" "$PRCLIENT"
+need_tool python3
+IQN=iqn.2026-11.org.tcq:restart
+SOCK=$TEST_TMP/ctl.sock
+LOAD_SECS=6
+
+# free_port: a port nobody listens on now (bound to port 0, then freed).
+free_port() {
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# restart_conf WRITE_CACHE: $CONF serves $TEST_TMP/disk.img (aio) on a
+# fixed port, so a restarted tcqd is where the initiator expects it.
+restart_conf() {
+	PORT=$(free_port) || fail "no free port"
+	CONF=$TEST_TMP/tcqd.conf
+	mkdir -p "$TEST_TMP/state"
+	cat >"$CONF" <<EOF
+[global]
+listen = 127.0.0.1:$PORT
+threads = 2
+ctl = $SOCK
+state_dir = $TEST_TMP/state
+
+[target $IQN]
+[lun $IQN 0]
+path = $TEST_TMP/disk.img
+size = 16M
+block_size = 512
+create = yes
+backend = aio
+write_cache = $1
+EOF
+	URL=iscsi://127.0.0.1:$PORT/$IQN/0
+}
+
+# start_same [CONF]: tcqd from CONF (default $CONF), on the fixed port.
+start_same() {
+	start_tcqd -c "${1:-$CONF}"
+	[ "$TCQD_PORT" = "$PORT" ] || fail "tcqd listens on $TCQD_PORT, not $PORT"
+}
+
+# load NAME ARGS...: a ${LOAD_SECS} s verified random write load in the
+# background (BENCH_PID), journal $TEST_TMP/NAME.j, output NAME.out and
+# NAME.json.
+load() {
+	local name=$1
+	shift
+	"$BENCH" --quiet --engine native --depth 16 --bs 4k --rw randwrite \
+		--runtime "$LOAD_SECS" --span 4M --verify-journal "$TEST_TMP/$name.j" \
+		--json "$TEST_TMP/$name.json" "$@" "$URL" \
+		>"$TEST_TMP/$name.out" 2>&1 &
+	BENCH_PID=$!
+	BG_PIDS+=("$BENCH_PID")
+}
+
+# wait_load: BENCH_RC, BENCH_OUT.
+wait_load() {
+	BENCH_RC=0
+	wait "$BENCH_PID" || BENCH_RC=$?
+	BENCH_OUT=$(cat "$TEST_TMP/$1.out")
+	say "tcq-bench exited $BENCH_RC:"
+	printf '%s\n' "$BENCH_OUT" | sed 's/^/    /'
+}
+
+# point NAME FIELD: a field of the --json point.
+point() {
+	python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+print(p[sys.argv[2]])' "$TEST_TMP/$1.json" "$2"
+}
+
+# journal_read NAME: every acknowledged write of the journal reads back.
+journal_read() {
+	run "$BENCH" --quiet --engine native --depth 8 --bs 4k --rw read \
+		--runtime 1 --span 4M --verify-journal "$TEST_TMP/$1.j" "$URL" ||
+		fail "the journal read after the restart failed: $(tail -3 <<<"$OUT")"
+}
+
+# kill_restart SIGNAL: stops tcqd with SIGNAL 2 s into the load, starts
+# it again at once on the same port and file.
+kill_restart() {
+	sleep 2
+	if [ "$1" = TERM ]; then
+		stop_tcqd_rc || fail "$STOP_WHY"
+	else
+		kill -KILL "$TCQD_PID"
+		wait "$TCQD_PID" 2>/dev/null
+		TCQD_PID=
+	fi
+	start_same
+}
+
+# ---- SIGTERM: the initiator sees nothing but a reconnect ----
+sigterm_restart_no_errors_with_reconnect() {
+	restart_conf on
+	start_same
+	load term --reconnect 20
+	kill_restart TERM
+	wait_load term
+	[ "$BENCH_RC" -eq 0 ] || fail "tcq-bench exited $BENCH_RC across a SIGTERM restart"
+	[ "$(point term errors)" = 0 ] || fail "errors reported: $(point term errors)"
+	[ "$(point term reconnects)" -ge 1 ] || fail "no reconnect counted"
+	grep -q 'reconnects, .* s without service' <<<"$BENCH_OUT" ||
+		fail "the text output does not report the reconnect"
+	journal_read term
+	ok "SIGTERM and restart under load: status 0, 0 errors, $(point term reconnects) reconnect(s), $(point term outage_s) s without service; the journal read passes"
+}
+
+# The control: the same without --reconnect ends the session in errors.
+sigterm_restart_fails_without_reconnect() {
+	restart_conf on
+	start_same
+	load term0
+	kill_restart TERM
+	wait_load term0
+	[ "$BENCH_RC" -ne 0 ] || fail "tcq-bench without --reconnect passed a SIGTERM restart"
+	grep -q 'session lost' <<<"$BENCH_OUT" || fail "no 'session lost'"
+	[ "$(point term0 reconnects)" = 0 ] || fail "reconnects counted without --reconnect"
+	ok "without --reconnect the same SIGTERM restart fails (status $BENCH_RC, $(point term0 errors) errors)"
+}
+
+# ---- SIGKILL: nothing acknowledged is lost (aio: it is in the kernel) ----
+# tcq-bench sends again what had no status once tcqd is back; a write whose
+# resend fails would stay unacknowledged (a transport error, no verify
+# mismatch).
+sigkill_check() {
+	local name=$1 wc=$2
+	restart_conf "$wc"
+	start_same
+	load "$name" --reconnect 20
+	kill_restart KILL
+	wait_load "$name"
+	[ "$(point "$name" reconnects)" -ge 1 ] || fail "no reconnect counted"
+	if [ "$BENCH_RC" -ne 0 ]; then
+		[ "$BENCH_RC" -eq 1 ] || fail "tcq-bench failed (status $BENCH_RC)"
+		grep -Eq 'verify mismatch|CHECK CONDITION|other SCSI status' \
+			<<<"$BENCH_OUT" && fail "errors other than unacknowledged writes"
+	fi
+	journal_read "$name"
+	ok "write_cache=$wc: SIGKILL and restart under load: status $BENCH_RC, $(point "$name" errors) errors, $(point "$name" reconnects) reconnect(s), $(point "$name" outage_s) s without service; every acknowledged write reads back"
+}
+sigkill_restart_keeps_acknowledged_writes_wce_on() { sigkill_check kill_on on; }
+sigkill_restart_keeps_acknowledged_writes_wce_off() { sigkill_check kill_off off; }
+
+sigkill_restart_fails_without_reconnect() {
+	restart_conf on
+	start_same
+	load kill0
+	kill_restart KILL
+	wait_load kill0
+	[ "$BENCH_RC" -ne 0 ] || fail "tcq-bench without --reconnect passed a SIGKILL restart"
+	grep -q 'transport' <<<"$BENCH_OUT" || fail "no transport errors named"
+	ok "without --reconnect the same SIGKILL restart fails (status $BENCH_RC)"
+}
+
+# ---- a restart from tcqctl save'd state with an APTPL reservation ----
+# prclient uses a fixed ISID: INITIATOR with it is one I_T nexus across
+# runs and restarts. A read load of tcq-bench (reads pass a Write
+# Exclusive reservation) spans the restart and logs in again.
+aptpl_saved_state_restart_keeps_reservation() {
+	local saved=$TEST_TMP/saved.conf
+	restart_conf on
+	start_same
+	run "$PRCLIENT" "$URL" "$INITIATOR" set || fail "register/reserve with APTPL failed"
+	"$BENCH" --quiet --engine native --depth 8 --bs 4k --rw randread \
+		--runtime 5 --span 4M --verify --reconnect 20 \
+		--json "$TEST_TMP/pr.json" "$URL" >"$TEST_TMP/pr.out" 2>&1 &
+	BENCH_PID=$!
+	BG_PIDS+=("$BENCH_PID")
+	sleep 1.5
+	run "$TCQCTL" -s "$SOCK" save "$saved" || fail "tcqctl save failed"
+	grep -qx "listen = 127.0.0.1:$PORT" "$saved" || fail "the saved state lost the portal"
+	stop_tcqd_rc || fail "$STOP_WHY"
+	start_same "$saved"
+	# READ RESERVATION from another initiator shows the reservation.
+	run "$PRCLIENT" "$URL" "$INITIATOR2" check ||
+		fail "after the restart from the saved state: $OUT"
+	grep -qx 'reserved by 0x7c0ffee5 type 1' <<<"$OUT" ||
+		fail "no Write Exclusive reservation by 0x7c0ffee5: $OUT"
+	# The holder's I_T nexus (same name, same ISID) logs in again and is
+	# still the holder: reserving again is no conflict.
+	run "$PRCLIENT" "$URL" "$INITIATOR" set ||
+		fail "the holder, logged in again with its ISID, is not the holder: $OUT"
+	wait_load pr
+	[ "$BENCH_RC" -eq 0 ] || fail "the read load across the restart failed (status $BENCH_RC)"
+	[ "$(point pr reconnects)" -ge 1 ] || fail "tcq-bench did not log in again"
+	ok "restart from the saved state: the APTPL reservation is held, its holder logs in again with the same ISID, tcq-bench's session logged in again ($(point pr reconnects) reconnect(s), $(point pr outage_s) s) without errors"
+}
+
+# The controls: another I_T nexus cannot reserve; without the state the
+# reservation is gone.
+aptpl_controls() {
+	local rc=0
+	restart_conf on
+	start_same
+	run "$PRCLIENT" "$URL" "$INITIATOR" set || fail "register/reserve with APTPL failed"
+	if run "$PRCLIENT" "$URL" "$INITIATOR2" set; then
+		fail "another initiator took the reservation"
+	fi
+	stop_tcqd_rc || fail "$STOP_WHY"
+	mkdir -p "$TEST_TMP/empty"
+	sed -i "s|^state_dir = .*|state_dir = $TEST_TMP/empty|" "$CONF"
+	start_same
+	run "$PRCLIENT" "$URL" "$INITIATOR2" check || rc=$?
+	[ "$rc" -eq 1 ] && grep -qx 'not reserved' <<<"$OUT" ||
+		fail "reserved without the state (status $rc): $OUT"
+	ok "controls: another I_T nexus gets a conflict; without the saved state there is no reservation"
+}
+
+CHECKS=(
+	sigterm_restart_no_errors_with_reconnect
+	sigterm_restart_fails_without_reconnect
+	sigkill_restart_keeps_acknowledged_writes_wce_on
+	sigkill_restart_keeps_acknowledged_writes_wce_off
+	sigkill_restart_fails_without_reconnect
+	aptpl_saved_state_restart_keeps_reservation
+	aptpl_controls
+)
+run_checks "$@"
