@@ -2,7 +2,8 @@
 # tcqd stopped under a verified write load and started again on the same
 # port and file, with tcq-bench --reconnect logging in again (same ISID)
 # and sending again what had no status:
-#   SIGTERM: in-flight I/O finishes, the initiator sees no error at all;
+#   SIGTERM: in-flight I/O finishes, the initiator sees no error at all
+#     (native engine; libiscsi's own reconnect too);
 #   SIGKILL (aio backend, write_cache on and off): the initiator
 #     reconnects, and a --verify-journal read afterwards finds every
 #     acknowledged write;
@@ -144,6 +145,48 @@ sigterm_restart_fails_without_reconnect() {
 	ok "without --reconnect the same SIGTERM restart fails (status $BENCH_RC, $(point term0 errors) errors)"
 }
 
+# libiscsi reconnects by itself when --reconnect allows it (it reports no
+# event, so nothing is counted); without the option it is off.
+libiscsi_sigterm_restart_no_errors_with_reconnect() {
+	restart_conf on
+	start_same
+	load lterm --engine libiscsi --reconnect 20
+	kill_restart TERM
+	wait_load lterm
+	[ "$BENCH_RC" -eq 0 ] || fail "tcq-bench (libiscsi) exited $BENCH_RC across a SIGTERM restart"
+	[ "$(point lterm errors)" = 0 ] || fail "errors reported: $(point lterm errors)"
+	journal_read lterm
+	ok "libiscsi engine: SIGTERM and restart under load: status 0, 0 errors (libiscsi's own reconnect); the journal read passes"
+}
+
+libiscsi_sigterm_restart_fails_without_reconnect() {
+	restart_conf on
+	start_same
+	load lterm0 --engine libiscsi
+	kill_restart TERM
+	wait_load lterm0
+	[ "$BENCH_RC" -ne 0 ] || fail "tcq-bench (libiscsi) without --reconnect passed a SIGTERM restart"
+	ok "libiscsi engine without --reconnect: the same SIGTERM restart fails (status $BENCH_RC, $(point lterm0 errors) errors)"
+}
+
+# Nobody comes back: the session stops once SECS are over, as it would
+# without the option, and says why.
+reconnect_gives_up_after_secs() {
+	restart_conf on
+	start_same
+	load giveup --reconnect 1.5
+	sleep 1.5
+	kill -KILL "$TCQD_PID"
+	wait "$TCQD_PID" 2>/dev/null
+	TCQD_PID=
+	wait_load giveup
+	[ "$BENCH_RC" -eq 1 ] || fail "tcq-bench exited $BENCH_RC with the target gone"
+	grep -q 'no new login within 1.5 s' <<<"$BENCH_OUT" ||
+		fail "it does not say that it gave up"
+	[ "$(point giveup reconnects)" = 0 ] || fail "a reconnect counted with no target"
+	ok "with the target gone, --reconnect 1.5 gives up, counts the lost I/Os as errors (status 1)"
+}
+
 # ---- SIGKILL: nothing acknowledged is lost (aio: it is in the kernel) ----
 # tcq-bench sends again what had no status once tcqd is back; a write whose
 # resend fails would stay unacknowledged (a transport error, no verify
@@ -235,6 +278,9 @@ aptpl_controls() {
 CHECKS=(
 	sigterm_restart_no_errors_with_reconnect
 	sigterm_restart_fails_without_reconnect
+	libiscsi_sigterm_restart_no_errors_with_reconnect
+	libiscsi_sigterm_restart_fails_without_reconnect
+	reconnect_gives_up_after_secs
 	sigkill_restart_keeps_acknowledged_writes_wce_on
 	sigkill_restart_keeps_acknowledged_writes_wce_off
 	sigkill_restart_fails_without_reconnect
