@@ -161,11 +161,18 @@ START_TEST(cell_repeat_and_compare)
 	for (i = 0; i < 3; i++)
 		s[i].v[METRIC_IOPS] = 100 + 10 * i;	/* 100,110,120 */
 	s[1].err.check = 2;
+	s[0].err.reconnects = 1;
+	s[0].err.outage_s = 0.25;
+	s[2].err.reconnects = 2;
+	s[2].err.outage_s = 0.5;
 	memset(&p, 0, sizeof(p));
 	bench_point_fold(&p, s, 3);
 	ck_assert(fabs(p.mean.v[METRIC_IOPS] - 110) < 1e-9);
 	ck_assert(fabs(p.sd[METRIC_IOPS] - 10) < 1e-9);
+	/* --reconnect: summed over the repeats, and no error */
 	ck_assert_uint_eq(bench_errors_total(&p.mean.err), 2);
+	ck_assert_uint_eq(p.mean.err.reconnects, 3);
+	ck_assert(fabs(p.mean.err.outage_s - 0.75) < 1e-9);
 	bench_format_cell(buf, sizeof(buf), &p, METRIC_IOPS);
 	ck_assert_str_eq(buf, "110 ± 10");
 	p.has_base = true;
