@@ -293,6 +293,7 @@ struct fake {
 	int fd;
 	int mode;		/* 0: CHAP SHA-256 mutual + continuation, 1: not found */
 	int failures;		/* checks that failed inside the target thread */
+	const uint8_t *isid;	/* the ISID the login must carry, or NULL */
 };
 
 static int fake_read(int fd, void *buf, size_t len)
@@ -381,6 +382,8 @@ static void *fake_target(void *arg)
 	int n;
 
 	FAKE_CHECK(f, !fake_recv(f, &q, text));
+	/* A login again of the same session: its ISID, TSIH 0. */
+	FAKE_CHECK(f, !f->isid || (!memcmp(q.isid, f->isid, 6) && q.tsih == 0));
 	if (f->mode == 1) {
 		fake_send(f, &q, false, false, 0, 0x0203, 0, NULL, 0);
 		return NULL;
@@ -445,7 +448,8 @@ static void *fake_target(void *arg)
 	return NULL;
 }
 
-static int run_fake_login(int mode, struct native_login_result *res,
+static int run_fake_login(int mode, const uint8_t *isid,
+			  struct native_login_result *res,
 			  char *err, size_t errlen, int *failures)
 {
 	struct native_login_cfg cfg;
@@ -457,7 +461,9 @@ static int run_fake_login(int mode, struct native_login_result *res,
 	f.fd = sv[1];
 	f.mode = mode;
 	f.failures = 0;
+	f.isid = isid;
 	memset(&cfg, 0, sizeof(cfg));
+	cfg.isid = isid;
 	cfg.initiator_name = "iqn.i:test";
 	cfg.target_name = "iqn.t:fake";
 	cfg.chap_user = "alice";
@@ -485,7 +491,7 @@ START_TEST(login_chap_mutual_continuation)
 	char err[256] = "";
 	int failures;
 
-	ck_assert_msg(run_fake_login(0, &res, err, sizeof(err), &failures) == 0,
+	ck_assert_msg(run_fake_login(0, NULL, &res, err, sizeof(err), &failures) == 0,
 		      "login failed: %s", err);
 	ck_assert_int_eq(failures, 0);
 	ck_assert_uint_eq(res.tsih, 7);
@@ -499,13 +505,29 @@ START_TEST(login_chap_mutual_continuation)
 }
 END_TEST
 
+/* --reconnect logs in with the ISID of the lost session (reinstatement). */
+START_TEST(login_again_with_the_same_isid)
+{
+	static const uint8_t isid[6] = { 0x80, 0x12, 0x34, 0x56, 0x78, 0x9a };
+	struct native_login_result res;
+	char err[256] = "";
+	int failures;
+
+	ck_assert_msg(run_fake_login(0, isid, &res, err, sizeof(err),
+				     &failures) == 0, "login failed: %s", err);
+	ck_assert_int_eq(failures, 0);
+	ck_assert_mem_eq(res.isid, isid, 6);
+	ck_assert_uint_eq(res.tsih, 7);
+}
+END_TEST
+
 START_TEST(login_status_error)
 {
 	struct native_login_result res;
 	char err[256] = "";
 	int failures;
 
-	ck_assert_int_eq(run_fake_login(1, &res, err, sizeof(err), &failures), -1);
+	ck_assert_int_eq(run_fake_login(1, NULL, &res, err, sizeof(err), &failures), -1);
 	ck_assert_int_eq(failures, 0);
 	ck_assert_msg(strstr(err, "target not found") != NULL, "error: %s", err);
 }
@@ -537,6 +559,7 @@ static Suite *native_suite(void)
 	t = tcase_create("login");
 	harness_add(t, login_chap_mutual_continuation);
 	harness_add(t, login_status_error);
+	harness_add(t, login_again_with_the_same_isid);
 	suite_add_tcase(s, t);
 	return s;
 }
