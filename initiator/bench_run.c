@@ -248,19 +248,59 @@ static bool run_may_submit(struct run_point *pt, uint64_t t)
 	return true;
 }
 
-/* Accounts every finished I/O of s and starts new ones in their place. */
+static void run_lost(struct run_worker *w, struct run_sess *s, uint64_t t);
+
+/* --reconnect applies: the option is on and the engine can log in again. */
+static bool run_can_reconnect(const struct run_point *pt)
+{
+	return pt->o->eo.reconnect > 0 && pt->ops->reconnect;
+}
+
+/* A submit error that means a failed connection (not a bad request). */
+static bool run_conn_error(int rc)
+{
+	return rc < 0 && rc != -EINVAL && rc != -EBUSY && rc != -EAGAIN;
+}
+
+/* Whether a finished I/O of the list has no status (-errno). */
+static bool run_any_transport_error(const struct run_io *r)
+{
+	for (; r; r = r->next_ready)
+		if (r->io.done && r->io.status < 0)
+			return true;
+	return false;
+}
+
+/* Accounts every finished I/O of s and starts new ones in their place.
+ * With --reconnect, a connection found failed here (an I/O without
+ * status, a submit refused) makes s lost instead: its I/Os without
+ * status wait for the new login rather than count as errors. */
 static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 {
 	struct run_io *r, *next, *keep = NULL;
+	bool lost = false;
 	int rc;
 
+	/* The connection may have failed outside service() (in a send of
+	 * submit or events()): its I/Os are back without status. */
+	if (run_can_reconnect(w->pt) && !s->lost && !s->dead &&
+	    run_any_transport_error(s->ready) &&
+	    w->pt->ops->service(s->e, 0) < 0)
+		run_lost(w, s, t);
 	r = s->ready;
 	s->ready = NULL;
 	s->stalled = false;
 	for (; r; r = next) {
 		next = r->next_ready;
-		if (s->lost && !r->io.done) {
+		if ((s->lost || lost) && !r->io.done) {
 			/* a free slot: kept for after the reconnect */
+			r->next_ready = keep;
+			keep = r;
+			continue;
+		}
+		if (lost && r->io.done && r->io.status == 2 &&
+		    r->io.sense_key == 6) {
+			/* a UNIT ATTENTION to retry: after the new login */
 			r->next_ready = keep;
 			keep = r;
 			continue;
@@ -270,22 +310,32 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 			 * capacity change), not a failed I/O: like any
 			 * initiator, send the same command again. */
 			if (r->io.status == 2 && r->io.sense_key == 6 &&
-			    r->ua_retries < 3 && !s->dead && !s->lost) {
+			    r->ua_retries < 3 && !s->dead && !s->lost &&
+			    !lost) {
 				r->ua_retries++;
 				w->err.unit_attention++;
 				r->io.status = 0;
 				r->io.t_done_ns = 0;
-				if (w->pt->ops->submit(s->e, &r->io) == 0) {
+				rc = w->pt->ops->submit(s->e, &r->io);
+				if (rc == 0) {
 					s->inflight++;
 					continue;
 				}
 				r->io.status = -EIO;
+				if (run_can_reconnect(w->pt) &&
+				    run_conn_error(rc)) {
+					/* sent again after the new login */
+					lost = true;
+					r->next_ready = keep;
+					keep = r;
+					continue;
+				}
 			}
 			r->ua_retries = 0;
 			run_account(w, r);
 			r->io.done = NULL;
 		}
-		if (s->dead || s->lost || !run_may_submit(w->pt, t))
+		if (s->dead || s->lost || lost || !run_may_submit(w->pt, t))
 			continue;
 		if (!run_choose(w, s, r)) {
 			/* every candidate range is busy: retry shortly */
@@ -313,6 +363,13 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 				s->stalled = true;
 				continue;
 			}
+			if (run_can_reconnect(w->pt) && run_conn_error(rc)) {
+				/* never sent: a free slot again */
+				lost = true;
+				r->next_ready = keep;
+				keep = r;
+				continue;
+			}
 			fprintf(stderr, "%stcq-bench: submit failed: %s\n",
 				run_tty ? "\r\033[K" : "", strerror(-rc));
 			w->err.transport++;
@@ -321,7 +378,16 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 		}
 		s->inflight++;
 	}
-	s->ready = keep;
+	/* I/Os completed meanwhile (a connection that failed in a submit
+	 * completes everything in flight) are in s->ready already: add. */
+	while (keep) {
+		next = keep->next_ready;
+		keep->next_ready = s->ready;
+		s->ready = keep;
+		keep = next;
+	}
+	if (lost && !s->lost)
+		run_lost(w, s, t);
 }
 
 #define RECONNECT_PAUSE_NS (100ull * 1000000ull)
@@ -483,8 +549,7 @@ static void *run_worker_main(void *arg)
 			if (pfd[i].fd >= 0 && pfd[i].revents &&
 			    pt->ops->service(s->e, pfd[i].revents) < 0 &&
 			    !s->lost) {
-				if (!s->dead && pt->o->eo.reconnect > 0 &&
-				    pt->ops->reconnect) {
+				if (!s->dead && run_can_reconnect(pt)) {
 					run_lost(w, s, t);
 				} else {
 					if (!s->dead) {
