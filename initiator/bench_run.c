@@ -12,6 +12,12 @@
  * sessions run to the end of the point. A later point opens what it can:
  * sessions that cannot log in any more are counted as errors and left out
  * (the first point needs all of them, so a typo in a URL stops the run).
+ *
+ * With --reconnect SECS a lost session is not ended: its I/Os without a
+ * status keep their slots, verify locks and stamps in a retry list, the
+ * worker tries a new login (the engine's reconnect(): same ISID) every
+ * 0.1 s for up to SECS, then sends them again unchanged; the outage is
+ * counted from the loss to the new login.
  */
 #include <errno.h>
 #include <inttypes.h>
