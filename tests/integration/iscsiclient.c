@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/integration/iscsiclient.h"
 
@@ -84,4 +85,46 @@ void ic_print_status(const struct scsi_task *t)
 	} else {
 		printf("STATUS 0x%02x\n", (unsigned)t->status);
 	}
+}
+
+void ic_print_result(const struct scsi_task *t)
+{
+	if (t->status != SCSI_STATUS_GOOD) {
+		ic_print_status(t);
+		return;
+	}
+	printf("GOOD ");
+	for (int k = 0; k < t->datain.size; k++)
+		printf("%02x", t->datain.data[k]);
+	printf("%s\n", t->datain.size > 0 ? "" : "-");
+}
+
+int ic_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+struct scsi_task *ic_run_cdb(struct iscsi_context *iscsi, int lun,
+			     const unsigned char *cdb, int len,
+			     unsigned long alloc)
+{
+	struct scsi_task *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	memcpy(t->cdb, cdb, (size_t)len);
+	t->cdb_size = len;
+	t->xfer_dir = alloc ? SCSI_XFER_READ : SCSI_XFER_NONE;
+	t->expxferlen = (int)alloc;
+	if (!iscsi_scsi_command_sync(iscsi, lun, t, NULL)) {
+		scsi_free_scsi_task(t);
+		return NULL;
+	}
+	return t;
 }

@@ -39,4 +39,15 @@ void ic_close(struct iscsi_context *iscsi);
 void ic_print_check(const struct scsi_task *t);
 /* One line for t: "GOOD", the CHECK CONDITION above, or "STATUS 0xSS". */
 void ic_print_status(const struct scsi_task *t);
+/* The same, but a GOOD line carries the Data-In: "GOOD HEX..." ("-" when
+ * none). */
+void ic_print_result(const struct scsi_task *t);
+
+/* One hex digit's value, or -1. */
+int ic_hexval(char c);
+/* Runs the CDB (len bytes) on lun, reading alloc bytes of Data-In (0:
+ * none): the task, or NULL on a transport error (iscsi_get_error says). */
+struct scsi_task *ic_run_cdb(struct iscsi_context *iscsi, int lun,
+			     const unsigned char *cdb, int len,
+			     unsigned long alloc);
 #endif

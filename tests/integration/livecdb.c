@@ -17,17 +17,6 @@
 
 #include "tests/integration/iscsiclient.h"
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "LUN CDBHEX[:ALLOC]": 0 or -1. */
 static int parse_line(const char *s, int *lun, unsigned char *cdb, int *len,
 		      unsigned long *alloc)
@@ -50,8 +39,8 @@ static int parse_line(const char *s, int *lun, unsigned char *cdb, int *len,
 	if (strlen(hex) % 2 || *len < 6 || *len > 16)
 		return -1;
 	for (int i = 0; i < *len; i++)
-		cdb[i] = (unsigned char)(hexval(hex[2 * i]) << 4 |
-					 hexval(hex[2 * i + 1]));
+		cdb[i] = (unsigned char)(ic_hexval(hex[2 * i]) << 4 |
+					 ic_hexval(hex[2 * i + 1]));
 	return 0;
 }
 
@@ -88,28 +77,14 @@ int main(int argc, char **argv)
 			fflush(stdout);
 			continue;
 		}
-		t = calloc(1, sizeof(*t));
-		if (!t)
-			break;
-		memcpy(t->cdb, cdb, (size_t)len);
-		t->cdb_size = len;
-		t->xfer_dir = alloc ? SCSI_XFER_READ : SCSI_XFER_NONE;
-		t->expxferlen = (int)alloc;
-		if (!iscsi_scsi_command_sync(iscsi, lun, t, NULL)) {
+		t = ic_run_cdb(iscsi, lun, cdb, len, alloc);
+		if (!t) {
 			printf("ERROR %s\n", iscsi_get_error(iscsi));
 			fflush(stdout);
-			scsi_free_scsi_task(t);
 			rc = 1;
 			break;
 		}
-		if (t->status == SCSI_STATUS_GOOD) {
-			printf("GOOD ");
-			for (int k = 0; k < t->datain.size; k++)
-				printf("%02x", t->datain.data[k]);
-			printf("%s\n", t->datain.size > 0 ? "" : "-");
-		} else {
-			ic_print_status(t);
-		}
+		ic_print_result(t);
 		fflush(stdout);
 		scsi_free_scsi_task(t);
 	}

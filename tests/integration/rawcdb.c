@@ -23,17 +23,6 @@ static int usage(void)
 	return 2;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "12000000600" style hex into cdb; returns its length or -1. */
 static int parse_cdb(const char *s, unsigned char *cdb, unsigned long *alloc)
 {
@@ -44,7 +33,7 @@ static int parse_cdb(const char *s, unsigned char *cdb, unsigned long *alloc)
 	if (n % 2 || n < 12 || n > 32)
 		return -1;
 	for (size_t i = 0; i < n; i += 2) {
-		int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+		int hi = ic_hexval(s[i]), lo = ic_hexval(s[i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -1;
@@ -57,25 +46,6 @@ static int parse_cdb(const char *s, unsigned char *cdb, unsigned long *alloc)
 			return -1;
 	}
 	return (int)(n / 2);
-}
-
-static struct scsi_task *run(struct iscsi_context *iscsi, int lun,
-			     const unsigned char *cdb, int len,
-			     unsigned long alloc)
-{
-	struct scsi_task *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return NULL;
-	memcpy(t->cdb, cdb, (size_t)len);
-	t->cdb_size = len;
-	t->xfer_dir = alloc ? SCSI_XFER_READ : SCSI_XFER_NONE;
-	t->expxferlen = (int)alloc;
-	if (!iscsi_scsi_command_sync(iscsi, lun, t, NULL)) {
-		scsi_free_scsi_task(t);
-		return NULL;
-	}
-	return t;
 }
 
 int main(int argc, char **argv)
@@ -110,7 +80,7 @@ int main(int argc, char **argv)
 		for (int tries = 0; tries < 4; tries++) {
 			if (t)
 				scsi_free_scsi_task(t);
-			t = run(iscsi, lun, cdb, len, alloc);
+			t = ic_run_cdb(iscsi, lun, cdb, len, alloc);
 			if (!t || t->status != SCSI_STATUS_CHECK_CONDITION ||
 			    t->sense.key != SCSI_SENSE_UNIT_ATTENTION)
 				break;
@@ -120,14 +90,7 @@ int main(int argc, char **argv)
 			rc = 1;
 			break;
 		}
-		if (t->status == SCSI_STATUS_GOOD) {
-			printf("GOOD ");
-			for (int k = 0; k < t->datain.size; k++)
-				printf("%02x", t->datain.data[k]);
-			printf("%s\n", t->datain.size > 0 ? "" : "-");
-		} else {
-			ic_print_status(t);
-		}
+		ic_print_result(t);
 		scsi_free_scsi_task(t);
 	}
 	fflush(stdout);
