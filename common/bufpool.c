@@ -36,26 +36,56 @@ static __thread struct bufpool_cache tls_cache;
 struct bufpool_count {
 	struct bufpool_count *next;
 	long in_use;
+	long cached;	/* bytes in this thread's free lists */
 };
 static __thread struct bufpool_count *tls_count;
 static struct bufpool_count *all_counts;
 static pthread_mutex_t counts_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void count(long d)
+static struct bufpool_count *thread_count(void)
 {
 	struct bufpool_count *c = tls_count;
 
 	if (!c) {
 		c = calloc(1, sizeof(*c));
 		if (!c)
-			return;	/* uncounted, never wrong by more than that */
+			return NULL;	/* uncounted, never wrong by more */
 		pthread_mutex_lock(&counts_lock);
 		c->next = all_counts;
 		all_counts = c;
 		pthread_mutex_unlock(&counts_lock);
 		tls_count = c;
 	}
-	__atomic_store_n(&c->in_use, c->in_use + d, __ATOMIC_RELAXED);
+	return c;
+}
+
+static void count(long d)
+{
+	struct bufpool_count *c = thread_count();
+
+	if (c)
+		__atomic_store_n(&c->in_use, c->in_use + d, __ATOMIC_RELAXED);
+}
+
+/* Mirrors tls_cache.total where bufpool_cached_bytes() can read it. */
+static void count_cached(void)
+{
+	struct bufpool_count *c = thread_count();
+
+	if (c)
+		__atomic_store_n(&c->cached, (long)tls_cache.total,
+				 __ATOMIC_RELAXED);
+}
+
+size_t bufpool_cached_bytes(void)
+{
+	long n = 0;
+
+	pthread_mutex_lock(&counts_lock);
+	for (struct bufpool_count *c = all_counts; c; c = c->next)
+		n += __atomic_load_n(&c->cached, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&counts_lock);
+	return n > 0 ? (size_t)n : 0;
 }
 
 long bufpool_in_use(void)
@@ -118,6 +148,7 @@ void *bufpool_alloc(size_t len)
 			tls_cache.bytes[c] -= sz;
 			tls_cache.total -= sz;
 			count(1);
+			count_cached();
 			return b;
 		}
 	} else {
@@ -156,6 +187,7 @@ void bufpool_free(void *p, size_t len)
 	tls_cache.head[c] = b;
 	tls_cache.bytes[c] += sz;
 	tls_cache.total += sz;
+	count_cached();
 }
 
 void bufpool_thread_drain(void)
@@ -171,4 +203,5 @@ void bufpool_thread_drain(void)
 		tls_cache.bytes[c] = 0;
 	}
 	tls_cache.total = 0;
+	count_cached();
 }

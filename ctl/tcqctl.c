@@ -256,8 +256,19 @@ static void print_stats(json_object *r)
 	size_t n = json_object_array_length(luns);
 
 	if (get(r, "buffers_in_use"))
-		printf("I/O buffers in use: %" PRId64 "\n\n",
+		printf("I/O buffers in use: %" PRId64 "\n",
 		       geti(r, "buffers_in_use"));
+	if (get(r, "memory")) {
+		json_object *m = get(r, "memory");
+
+		printf("memory: rss %" PRId64 " KiB, heap in use %" PRId64
+		       " KiB, heap free %" PRId64 " KiB, pool cached %" PRId64
+		       " KiB\n", geti(m, "rss_bytes") / 1024,
+		       geti(m, "heap_in_use_bytes") / 1024,
+		       geti(m, "heap_free_bytes") / 1024,
+		       geti(m, "pool_cached_bytes") / 1024);
+	}
+	printf("\n");
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *l = json_object_array_get_idx(luns, i);

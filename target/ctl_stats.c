@@ -4,6 +4,8 @@
  * which clears them. A statistics slot is only ever written by its own
  * reactor, so reset runs on each.
  */
+#include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "tcq/bufpool.h"
 #include "scsi/lun.h"
@@ -111,14 +113,53 @@ static void stats_add(struct lun *l, void *array)
 	free(s);
 }
 
+/* Resident set in bytes, from /proc/self/status (0 if unreadable). */
+static uint64_t rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	unsigned long long kib = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %llu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kib * 1024;
+}
+
+/* Where the process' memory is: the resident set, what malloc has handed
+ * out (over every arena) and holds free, and what the buffer pool caches
+ * on purpose. A leak grows heap_in_use minus pool_cached; fragmentation
+ * grows heap_free. */
+static json_object *memory_json(void)
+{
+	json_object *m = json_object_new_object();
+
+	ctl_add_u64(m, "rss_bytes", rss_bytes());
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+	{
+		struct mallinfo2 mi = mallinfo2();
+
+		ctl_add_u64(m, "heap_in_use_bytes", mi.uordblks + mi.hblkhd);
+		ctl_add_u64(m, "heap_free_bytes", mi.fordblks);
+	}
+#endif
+	ctl_add_u64(m, "pool_cached_bytes", bufpool_cached_bytes());
+	return m;
+}
+
 json_object *ctl_cmd_stats(struct ctl_conn *cc, char **argv, int argc)
 {
 	json_object *r = ctl_reply_luns(argv, argc, stats_add);
 
 	/* I/O buffers held now, daemon-wide: back to its idle value once
 	 * every command is done (a leak shows as growth). */
-	if (json_object_get_boolean(json_object_object_get(r, "ok")))
+	if (json_object_get_boolean(json_object_object_get(r, "ok"))) {
 		ctl_add_u64(r, "buffers_in_use", (uint64_t)bufpool_in_use());
+		json_object_object_add(r, "memory", memory_json());
+	}
 	return r;
 }
 

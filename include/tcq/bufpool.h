@@ -12,6 +12,9 @@ void bufpool_free(void *p, size_t len);
 /* Buffers allocated and not yet freed, over every thread (a snapshot:
  * 0 when nothing holds one; tcqctl stats shows it). */
 long bufpool_in_use(void);
+/* Bytes held in the per-thread free lists, over every thread: memory
+ * the process keeps on purpose (capped per thread), not a leak. */
+size_t bufpool_cached_bytes(void);
 /* Frees the calling thread's cached buffers (thread exit, tests). */
 void bufpool_thread_drain(void);
 #endif
