@@ -43,6 +43,7 @@ struct disk_opts {
 	uint64_t ncq;
 	int sched;
 	uint64_t aging;
+	int elevator;
 	int readahead;
 	uint64_t segments, segment_size;
 	int wcache;
@@ -149,6 +150,7 @@ static void disk_resolve(const struct disk_opts *o, struct disk_opts *r)
 	TAKE(channels); TAKE(dies); TAKE(read_us); TAKE(program_us);
 	TAKE(channel_rate); TAKE(queue);
 	TAKE_ENUM(sched); TAKE_ENUM(readahead); TAKE_ENUM(wcache);
+	TAKE_ENUM(elevator);
 #undef TAKE
 #undef TAKE_ENUM
 }
@@ -172,6 +174,7 @@ static void disk_params(const struct disk_opts *r, struct dm_params *p)
 	p->ncq = (uint32_t)r->ncq;
 	p->sched = r->sched;
 	p->aging_ns = r->aging;
+	p->elevator = r->elevator;
 	p->readahead = r->readahead == 1;
 	p->segments = (uint32_t)r->segments;
 	p->segment_size = r->segment_size;
@@ -459,7 +462,7 @@ static const struct disk_opts disk_defaults = {
 	.spt_outer = UNSET, .spt_inner = UNSET, .track_seek = UNSET,
 	.avg_seek = UNSET, .full_seek = UNSET, .overhead = UNSET,
 	.ncq = UNSET, .sched = ENUM_UNSET, .aging = UNSET,
-	.readahead = ENUM_UNSET, .segments = UNSET, .segment_size = UNSET,
+	.elevator = ENUM_UNSET, .readahead = ENUM_UNSET, .segments = UNSET, .segment_size = UNSET,
 	.wcache = ENUM_UNSET, .iface_rate = UNSET, .channels = UNSET,
 	.dies = UNSET, .read_us = UNSET, .program_us = UNSET,
 	.channel_rate = UNSET, .queue = UNSET, .seed = 1,
@@ -472,6 +475,11 @@ static const struct bdev_opt_word disk_models[] = {
 
 static const struct bdev_opt_word disk_scheds[] = {
 	{ "fifo", DM_FIFO }, { "sptf", DM_SPTF },
+	{ "default", ENUM_UNSET }, { NULL, 0 },
+};
+
+static const struct bdev_opt_word disk_elevators[] = {
+	{ "none", DM_ELV_NONE }, { "deadline", DM_ELV_DEADLINE },
 	{ "default", ENUM_UNSET }, { NULL, 0 },
 };
 
@@ -516,6 +524,10 @@ static const struct bdev_opt disk_keys[] = {
 	{ K("aging", aging), .type = BDEV_OPT_TIME,
 	  .help = "hdd sptf: a command that waited this long goes first "
 		  "(0: never)" },
+	{ K("elevator", elevator), .type = BDEV_OPT_ENUM,
+	  .words = disk_elevators,
+	  .help = "hdd: the host queue's order before the drive: none "
+		  "(arrival) or deadline (Linux's: sector order, expiry)" },
 	{ K("readahead", readahead), .type = BDEV_OPT_ENUM,
 	  .words = disk_onoff,
 	  .help = "hdd: read on after a read into a cache segment" },

@@ -43,7 +43,8 @@
  * + n / spt revolutions; a read-ahead hit or a cached write costs only
  * overhead + n * 512 / iface rate. One command is in service at a time
  * (one actuator). The drive holds at most ncq commands; more wait in the
- * host queue in arrival order. fifo serves the drive's queue in arrival
+ * host queue, handed on in arrival order or by the host's elevator
+ * (disk_elevator.c). fifo serves the drive's queue in arrival
  * order; sptf the command of the shortest positioning time from the
  * head's current cylinder and angle (cache hits and cached writes
  * position in 0), except that once the oldest command has waited `aging`
@@ -459,6 +460,20 @@ static bool cacheable_write(const struct disk_model *m, const struct dm_req *r)
 }
 
 /* Positioning cost of r at t, for sptf. */
+/* Media transfer of r at the head: nsect / spt revolutions (one zone). */
+static uint64_t media_xfer_ns(const struct disk_model *m,
+			      const struct dm_req *r)
+{
+	return (uint64_t)llround((double)r->nsect * (double)m->rot_ns /
+				 (double)zone_of(m, r->lba)->spt);
+}
+
+/* sptf's measure: the time from t until r's data are through the head
+ * (positioning plus media transfer), or for a read the cache will hold,
+ * until they are in it. Both sides count the transfer: positioning alone
+ * would rank a read-ahead hit, whose wait is the prefetch reading it,
+ * behind the media read just after it, which then stops the prefetch --
+ * sptf defeating a sequential stream it could have streamed. */
 static uint64_t pos_cost(struct disk_model *m, struct dm_req *r, uint64_t t)
 {
 	uint64_t ready;
@@ -467,11 +482,11 @@ static uint64_t pos_cost(struct disk_model *m, struct dm_req *r, uint64_t t)
 	case DM_READ:
 		if (seg_lookup(m, r->lba, r->nsect, t, &ready))
 			return ready > t ? ready - t : 0;
-		return dm_position_ns(m, t, r->lba);
+		return dm_position_ns(m, t, r->lba) + media_xfer_ns(m, r);
 	case DM_WRITE:
 		if (cacheable_write(m, r))
 			return 0;
-		return dm_position_ns(m, t, r->lba);
+		return dm_position_ns(m, t, r->lba) + media_xfer_ns(m, r);
 	default:
 		return 0;
 	}
@@ -571,8 +586,7 @@ static struct dm_req *pick_next(struct disk_model *m, uint64_t t)
 static void fill_drive(struct disk_model *m, uint64_t t, uint32_t depth)
 {
 	while (m->ndrive < depth && !list_empty(&m->host)) {
-		struct dm_req *r = list_first_entry(&m->host, struct dm_req,
-						    node);
+		struct dm_req *r = dm_elevator_pick(m, t);
 
 		acc(m, t);
 		list_del(&r->node);

@@ -37,6 +37,7 @@
 
 enum dm_kind { DM_HDD, DM_SSD };
 enum dm_sched { DM_FIFO, DM_SPTF };
+enum dm_elevator { DM_ELV_NONE, DM_ELV_DEADLINE };
 enum dm_op { DM_READ, DM_WRITE, DM_FLUSH, DM_NOP };
 
 /* Resolved parameters (presets applied): see disk.c for the keys. */
@@ -55,6 +56,7 @@ struct dm_params {
 	uint32_t ncq;		/* 1..32 commands at the drive */
 	int sched;		/* enum dm_sched */
 	uint64_t aging_ns;	/* sptf: serve the oldest once it waited this */
+	int elevator;		/* enum dm_elevator: the host queue's order */
 	bool readahead;
 	uint32_t segments;
 	uint64_t segment_size;	/* bytes */
@@ -126,7 +128,9 @@ struct disk_model {
 	bool started;
 	uint64_t t_first;
 	/* queues */
-	struct list_node host;	/* beyond the drive's queue, FIFO */
+	struct list_node host;	/* beyond the drive's queue, arrival order */
+	uint64_t elv_pos;	/* elevator: where the last dispatch ended */
+	uint32_t elv_batch;	/* ... dispatches since the fifo was checked */
 	struct list_node drive;	/* at the drive, arrival order */
 	uint32_t nhost, ndrive;	/* ndrive counts the one in service */
 	/* hdd geometry and mechanism */
@@ -157,6 +161,10 @@ struct disk_model {
 	uint64_t acc_t;
 	double area_drive, area_host, busy_ns, die_busy_ns;
 };
+
+/* The next command of the host queue for the drive under the host's
+ * elevator (disk_elevator.c), still on m->host; NULL when empty. */
+struct dm_req *dm_elevator_pick(struct disk_model *m, uint64_t t);
 
 /* Checks and resolves p (geometry, the seek fit). 0, or -1 with a message
  * naming the bad key in err. */

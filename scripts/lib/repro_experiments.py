@@ -81,6 +81,12 @@ AXBOE_PUB = [  # drive, KiB/s at 1/1, 1, 31, and the diffs as published
 ]
 
 
+# The 48 requests in front of the drive went through Linux's elevator;
+# the model's host queue stands for it (disk_elevator.c: deadline with
+# its default tunables).
+ELV = "elevator=deadline"
+
+
 def axboe_runs(quick):
     rt = "3" if quick else "10"
     common = ["--rw", "randread", "--bs", "4k", "--span", "32G",
@@ -89,11 +95,11 @@ def axboe_runs(quick):
     return [
         Run("d1-ncq1", spec(hdd, "ncq=1"), common + ["--depth", "1"],
             tcqd=ONE, size="500G"),
-        Run("d48-ncq1", spec(hdd, "ncq=1"), common + ["--depth", "48"],
+        Run("d48-ncq1", spec(hdd, "ncq=1", ELV), common + ["--depth", "48"],
             tcqd=ONE, size="500G"),
-        Run("d48-ncq31", spec(hdd, "ncq=31,sched=sptf"),
+        Run("d48-ncq31", spec(hdd, "ncq=31,sched=sptf", ELV),
             common + ["--depth", "48"], tcqd=ONE, size="500G"),
-        Run("d48-ncq31-fifo", spec(hdd, "ncq=31,sched=fifo"),
+        Run("d48-ncq31-fifo", spec(hdd, "ncq=31,sched=fifo", ELV),
             common + ["--depth", "48"], tcqd=ONE, size="500G"),
     ]
 
@@ -148,15 +154,25 @@ def axboe_verdict(res):
                      "the gain comes from serving several at once, not "
                      "from reordering (one head cannot)" % pct(f, a))
     if sched >= 0.13:
-        parts.append("48 queued at drive depth 1 gives %s" % pct(b, a))
+        parts.append("48 queued at drive depth 1, sorted by the deadline "
+                     "elevator, give %s (published +21..35%%)" % pct(b, a))
     else:
-        parts.append("48 queued at drive depth 1 gives %s where the "
-                     "published scheduler gave +21..35%%: tcqd queues "
-                     "arrivals in order and there is no LBA-sorting "
-                     "elevator in front of the model, so that row is not "
-                     "reproduced" % pct(b, a))
-    verdict = ("partly reproduced" if holds and sched < 0.13 else
-               "reproduced" if holds else "not reproduced")
+        parts.append("48 queued at drive depth 1, sorted by the deadline "
+                     "elevator, give only %s where the published scheduler "
+                     "gave +21..35%%, so that row is not reproduced"
+                     % pct(b, a))
+    if c / b - 1 > 0.45:
+        parts.append("NCQ over the sorted depth 1 gives %s, above every "
+                     "published drive (+13..45%%): the model's sptf is "
+                     "ideal -- it knows the head's angle exactly and "
+                     "weighs all 31 commands -- where the firmware of "
+                     "2006 did less (the Samsung, +13%%, least)"
+                     % pct(c, b))
+    # The size of NCQ's own gain is part of the shape: far above every
+    # published drive, the direction holds and the magnitude does not.
+    too_big = c / b - 1 > 0.45
+    verdict = ("partly reproduced" if holds and (sched < 0.13 or too_big)
+               else "reproduced" if holds else "not reproduced")
     return verdict, "; ".join(parts) + "."
 
 
@@ -167,7 +183,10 @@ AXBOE = {
     "claim": "drive depth 1 vs 31 with 48 requests queued in front: NCQ "
              "+13..45%, scheduler + NCQ +36..92% over depth 1/1",
     "model": "`" + HDD_7K500 + "," + HDD_SEEK_CURVE + "` with `ncq=1` or "
-             "`ncq=31,sched=sptf` (and `ncq=31,sched=fifo` as a control); "
+             "`ncq=31,sched=sptf` (and `ncq=31,sched=fifo` as a control), "
+             "and `elevator=deadline` in front for the rows of 48 queued "
+             "(Linux's deadline scheduler with its default tunables: "
+             "sector order, 500 ms read expiry, batches of 16); "
              "LUN 500G on a null base. Sources: Hitachi Deskstar 7K500 "
              "(the sdd drive of the table): 7200 rpm, 500 GB, 8.5 ms "
              "average read seek, 16 MB cache ([The Tech Report, 2005]"
@@ -186,18 +205,21 @@ AXBOE = {
                "queue by shortest positioning time (`ncq=31,sched=sptf`). "
                "In 2006 the 48 requests in front were sorted by Linux's "
                "elevator (by LBA, blind to rotation) before the drive saw "
-               "them; tcqd passes commands to the model in arrival order "
-               "and tcq has no such elevator, so the 'scheduler only' row "
-               "has nothing to sort with here: it is measured, and "
-               "expected not to gain. Only one drive (the Hitachi, sdd) "
-               "is modelled.",
+               "them; tcqd passes commands on in arrival order, so the "
+               "model's host queue plays that elevator "
+               "(`elevator=deadline`, the deadline scheduler of that "
+               "kernel; the thread does not say which one ran, CFQ or "
+               "anticipatory sort the same way). Only one drive (the "
+               "Hitachi, sdd) is modelled.",
     "runs": axboe_runs,
     "tables": axboe_tables,
     "plot": axboe_plot,
     "verdict": axboe_verdict,
     "rule": "holds when ncq=31 with 48 queued is at least 13% above depth "
             "1/1 (the smallest published NCQ gain); the scheduler row "
-            "holds when 48 queued at depth 1 is at least 13% above 1/1",
+            "holds when 48 queued at depth 1 is at least 13% above 1/1; "
+            "only partly when NCQ's own gain (row 31 over row 1) is above "
+            "the largest published one, +45%",
 }
 
 # ---- bolkhovitin-2010 ------------------------------------------------------

@@ -507,6 +507,51 @@ START_TEST(readahead_streams_at_media_rate)
 }
 END_TEST
 
+/* A sequential stream eight deep at a drive ordering by sptf: the next
+ * command is the read-ahead's, so the queue streams at the media rate
+ * as depth 1 does; ranking the queue by positioning alone (without the
+ * transfer) picked the command after it, stopped the prefetch and lost
+ * about a third. */
+START_TEST(sptf_keeps_a_queued_stream_at_media_rate)
+{
+	struct dm_params p = hdd();
+	struct disk_model m;
+	double rate = 1170.0 * 512 * 7200 / 60, got;
+	struct dm_req q[8];
+	struct list_node done;
+	uint64_t n = 0, end = 0;
+
+	p.readahead = true;
+	init(&m, &p);
+	seq_next = 0;
+	list_init(&done);
+	for (int i = 0; i < 8; i++) {
+		q[i] = (struct dm_req){ .op = DM_READ, .nsect = 128,
+					.lba = sequential(NULL) };
+		dm_submit(&m, &q[i], 0, &done);
+	}
+	while (n < 2000) {
+		if (list_empty(&done))
+			dm_advance(&m, dm_next(&m), &done);
+		while (!list_empty(&done)) {
+			struct dm_req *r = list_first_entry(&done,
+							    struct dm_req,
+							    node);
+
+			list_del(&r->node);
+			n++;
+			end = r->done;
+			r->lba = sequential(NULL);
+			dm_submit(&m, r, r->done, &done);
+		}
+	}
+	got = (double)n * 128 * 512 * 1e9 / (double)end;
+	ck_assert_msg(got >= 0.9 * rate, "depth 8: %.1f MB/s, media %.1f MB/s",
+		      got / 1e6, rate / 1e6);
+	dm_fini(&m);
+}
+END_TEST
+
 /* Write cache on: a write completes at cache speed; a FUA write pays the
  * media (overhead + positioning + transfer, at least a transfer), and a
  * FLUSH destages what is dirty. Write cache off: every write is media. */
@@ -747,6 +792,7 @@ static Suite *suite(void)
 	harness_add(tc, sptf_aging_bound);
 	harness_add(tc, cache_hit_costs_no_seek);
 	harness_add(tc, readahead_streams_at_media_rate);
+	harness_add(tc, sptf_keeps_a_queued_stream_at_media_rate);
 	harness_add(tc, fua_writes_cost_media);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ssd");
