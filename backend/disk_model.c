@@ -4,40 +4,9 @@
  *
  * ---- Rotating disk ----------------------------------------------------
  *
- * Geometry. `zones` zones of equal cylinder count; zone z (0 outermost)
- * has spt(z) = spt_outer + (spt_inner - spt_outer) * z / (zones - 1)
- * sectors per track (linear in between, rounded), `heads` tracks per
- * cylinder. Cylinders per zone = ceil(capacity / (heads * sum spt(z))),
- * so the modelled disk holds at least `capacity`. LBAs run from the
- * outer edge inwards, track after track; a sector's angle on its track
- * is index / spt. Track and cylinder switches inside one transfer are
- * free (the skew a real drive lays out hides them), so a transfer of n
- * sectors takes n / spt revolutions: the media rate of zone z is
- * spt(z) * 512 * rpm / 60 bytes/s.
- *
- * The head. Its cylinder is where the last media transfer (or the
- * read-ahead after it) ended; its angle is the spindle's, a function of
- * time alone: angle(t) = frac(phase + t / T), T = 60 s / rpm, phase from
- * the seed. Positioning to a sector = seek(|dc|) + the rotation that
- * brings its angle under the head after the seek.
- *
- * Seek curve. For d >= 1 cylinders, with x = (d - 1) / (C - 2) in [0, 1]
- * (C cylinders, so d = C - 1 is the full stroke):
- *     seek(d) = track_seek + (full_seek - track_seek) * f(x)
- *     f(x) = k sqrt(x)                           x <= x0
- *     f(x) = k (sqrt(x0) + (x - x0) / (2 sqrt(x0)))   x > x0
- *     k = 1 / (sqrt(x0) + (1 - x0) / (2 sqrt(x0)))
- * Square root (the arm accelerates and decelerates) then linear (coasting
- * at top speed), continuous in value and slope at x0, f(0) = 0 and
- * f(1) = 1, so seek(1) = track_seek and seek(C - 1) = full_seek exactly.
- * x0 is fitted (bisection; the mean grows with x0) so that the mean seek
- * over pairs of LBAs drawn uniformly -- a random workload's mean seek,
- * the spec sheets' "average seek" -- is avg_seek. The mean is summed over
- * 256 bands of cylinders, each weighted by the sectors it holds (outer
- * zones hold more), two draws in one band at a third of its width. x0 in
- * (0, 1] reaches means from about 1/3 (linear) to 8/15 (pure square
- * root) of the way from track_seek to full_seek for an unzoned disk; an
- * avg_seek outside what the family reaches is refused naming the key.
+ * The geometry, the head's angle and the seek curve are in
+ * disk_model_geom.c, the flash model in disk_model_ssd.c (both through
+ * disk_model_priv.h).
  *
  * A command's service: overhead, then for a media access seek + rotation
  * + n / spt revolutions; a read-ahead hit or a cached write costs only
@@ -71,185 +40,12 @@
  * the write first destages the oldest extents itself. FUA writes and
  * FLUSH pay the media: a FLUSH destages everything dirty. With
  * wcache=off every write is a media write.
- *
- * ---- Flash ------------------------------------------------------------
- *
- * channels x dies (per channel); 4 KiB pages striped over the dies
- * (page p on die p mod (channels*dies), channel = die mod channels). A
- * read occupies its die for read_us then its channel for the page
- * transfer (4096 / channel rate); a write the channel, then the die for
- * program_us. Each die and channel serves its work in the order commands
- * reached the drive (a reservation when the command enters). A command
- * completes when its last page does, after overhead; a FLUSH when every
- * die is idle. The drive holds at most `queue` commands; more wait in the
- * host queue. Throughput grows with depth until the dies (or channels)
- * are all busy.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "backend/disk_model.h"
-
-#define NS 1000000000.0
-#define FIT_BANDS 256
-
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
-/* ---- seek curve ----------------------------------------------------- */
-
-static double curve(double x, double x0)
-{
-	double s = sqrt(x0), k = 1.0 / (s + (1.0 - x0) / (2.0 * s));
-
-	if (x <= x0)
-		return k * sqrt(x);
-	return k * (s + (x - x0) / (2.0 * s));
-}
-
-static double seek_at(const struct disk_model *m, double d, double x0)
-{
-	double x;
-
-	if (d <= 0.0)
-		return 0.0;
-	if (m->cylinders <= 2)
-		return (double)m->p.track_seek_ns;
-	x = (d - 1.0) / (double)(m->cylinders - 2);
-	if (x < 0.0)
-		x = 0.0;
-	if (x > 1.0)
-		x = 1.0;
-	return (double)m->p.track_seek_ns +
-	       (double)(m->p.full_seek_ns - m->p.track_seek_ns) * curve(x, x0);
-}
-
-uint64_t dm_seek_ns(const struct disk_model *m, uint32_t d)
-{
-	return (uint64_t)llround(seek_at(m, (double)d, m->seek_x0));
-}
-
-/* Mean seek over LBA-uniform pairs for a given x0 (see the header). */
-static double mean_seek(const struct disk_model *m, const double *w,
-			const double *c, int nb, double width, double x0)
-{
-	double sum = 0.0;
-
-	for (int i = 0; i < nb; i++)
-		for (int j = 0; j < nb; j++) {
-			double d = i == j ? width / 3.0 : fabs(c[i] - c[j]);
-
-			sum += w[i] * w[j] * seek_at(m, d, x0);
-		}
-	return sum;
-}
-
-static int fit_seek(struct disk_model *m, char *err, size_t errlen)
-{
-	double w[FIT_BANDS], c[FIT_BANDS], width, lo = 1e-9, hi = 1.0;
-	double want = (double)m->p.avg_seek_ns, mlo, mhi, total = 0.0;
-	int nb = m->cylinders < FIT_BANDS ? (int)m->cylinders : FIT_BANDS;
-
-	width = (double)m->cylinders / nb;
-	for (int i = 0; i < nb; i++) {
-		uint32_t cyl = (uint32_t)((i + 0.5) * width), spt = 0;
-		uint32_t z;
-
-		for (z = 0; z + 1 < m->p.zones && m->zone[z + 1].first_cyl <= cyl;
-		     z++)
-			;
-		spt = m->zone[z].spt;
-		c[i] = (i + 0.5) * width;
-		w[i] = (double)spt * width;
-		total += w[i];
-	}
-	for (int i = 0; i < nb; i++)
-		w[i] /= total;
-	mlo = mean_seek(m, w, c, nb, width, lo);
-	mhi = mean_seek(m, w, c, nb, width, hi);
-	if (want < mlo || want > mhi) {
-		snprintf(err, errlen, "disk: avg_seek %.3fms cannot be fitted "
-			 "between track_seek and full_seek (this curve reaches "
-			 "%.3f..%.3fms)", want / 1e6, mlo / 1e6, mhi / 1e6);
-		return -1;
-	}
-	for (int it = 0; it < 60; it++) {
-		double mid = 0.5 * (lo + hi);
-
-		if (mean_seek(m, w, c, nb, width, mid) < want)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	m->seek_x0 = 0.5 * (lo + hi);
-	return 0;
-}
-
-/* ---- geometry ------------------------------------------------------- */
-
-static const struct dm_zone *zone_of(const struct disk_model *m, uint64_t lba)
-{
-	uint32_t lo = 0, hi = m->p.zones - 1;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi + 1) / 2;
-
-		if (m->zone[mid].first_lba <= lba)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return &m->zone[lo];
-}
-
-uint32_t dm_cyl(const struct disk_model *m, uint64_t lba, uint32_t *spt)
-{
-	const struct dm_zone *z = zone_of(m, lba);
-	uint64_t track = (lba - z->first_lba) / z->spt;
-
-	if (spt)
-		*spt = z->spt;
-	return z->first_cyl + (uint32_t)(track / m->p.heads);
-}
-
-double dm_media_rate(const struct disk_model *m, uint64_t lba)
-{
-	return (double)zone_of(m, lba)->spt * DM_SECTOR * m->p.rpm / 60.0;
-}
-
-static double angle_of(const struct disk_model *m, uint64_t lba)
-{
-	const struct dm_zone *z = zone_of(m, lba);
-
-	return (double)((lba - z->first_lba) % z->spt) / z->spt;
-}
-
-static double angle_at(const struct disk_model *m, uint64_t t)
-{
-	double a = m->phase + (double)(t % m->rot_ns) / (double)m->rot_ns;
-
-	return a - floor(a);
-}
-
-/* Sectors the head reads per ns in the zone of lba. */
-static double sect_per_ns(const struct disk_model *m, uint64_t lba)
-{
-	return (double)zone_of(m, lba)->spt / (double)m->rot_ns;
-}
-
-static uint64_t xfer_ns(const struct disk_model *m, uint64_t lba, uint32_t n)
-{
-	return (uint64_t)llround((double)n / sect_per_ns(m, lba));
-}
-
-static uint64_t iface_ns(const struct disk_model *m, uint32_t n)
-{
-	return (uint64_t)llround((double)n * DM_SECTOR * NS /
-				 (double)m->p.iface_bps);
-}
+#include "backend/disk_model_priv.h"
 
 /* ---- read-ahead segments -------------------------------------------- */
 
@@ -262,7 +58,7 @@ static uint64_t seg_valid_end(const struct disk_model *m,
 		return s->end;
 	if (t <= s->t0)
 		return s->lba0;
-	e = s->lba0 + (uint64_t)((double)(t - s->t0) * sect_per_ns(m, s->lba0));
+	e = s->lba0 + (uint64_t)((double)(t - s->t0) * dm_sect_per_ns(m, s->lba0));
 	return e < s->cap_end ? e : s->cap_end;
 }
 
@@ -326,7 +122,7 @@ static struct dm_segment *seg_lookup(struct disk_model *m, uint64_t lba,
 		if (s->active && lba <= e && lba + n <= s->cap_end) {
 			/* the head is on its way there */
 			*ready = s->t0 + (uint64_t)ceil((double)(lba + n - s->lba0) /
-						      sect_per_ns(m, s->lba0));
+						      dm_sect_per_ns(m, s->lba0));
 			return s;
 		}
 	}
@@ -362,7 +158,7 @@ static void seg_fill_start(struct disk_model *m, uint64_t lba, uint32_t n,
 
 /* ---- accounting ------------------------------------------------------ */
 
-static void acc(struct disk_model *m, uint64_t t)
+void dm_acc(struct disk_model *m, uint64_t t)
 {
 	if (!m->started) {
 		m->started = true;
@@ -382,7 +178,7 @@ uint64_t dm_position_ns(const struct disk_model *m, uint64_t t, uint64_t lba)
 {
 	uint32_t c = dm_cyl(m, lba, NULL), h = head_cyl_at(m, t);
 	uint64_t seek = dm_seek_ns(m, c > h ? c - h : h - c);
-	double wait = angle_of(m, lba) - angle_at(m, t + seek);
+	double wait = dm_angle_of(m, lba) - dm_angle_at(m, t + seek);
 
 	wait -= floor(wait);
 	return seek + (uint64_t)llround(wait * (double)m->rot_ns);
@@ -395,7 +191,7 @@ static uint64_t media(struct disk_model *m, uint64_t t, uint64_t lba,
 	uint64_t end;
 
 	seg_freeze(m, t);
-	end = t + dm_position_ns(m, t, lba) + xfer_ns(m, lba, n);
+	end = t + dm_position_ns(m, t, lba) + dm_xfer_ns(m, lba, n);
 	m->head_cyl = dm_cyl(m, lba + n - 1, NULL);
 	m->head_lba = lba + n;
 	m->st.media_ops++;
@@ -464,8 +260,11 @@ static bool cacheable_write(const struct disk_model *m, const struct dm_req *r)
 static uint64_t media_xfer_ns(const struct disk_model *m,
 			      const struct dm_req *r)
 {
+	uint32_t spt;
+
+	dm_cyl(m, r->lba, &spt);
 	return (uint64_t)llround((double)r->nsect * (double)m->rot_ns /
-				 (double)zone_of(m, r->lba)->spt);
+				 (double)spt);
 }
 
 /* sptf's measure: the time from t until r's data are through the head
@@ -516,12 +315,12 @@ static uint64_t serve(struct disk_model *m, struct dm_req *r, uint64_t t)
 				s->start = r->lba;
 				s->cap_end = r->lba + cap;
 			}
-			return max_u64(t1 + iface_ns(m, r->nsect), ready);
+			return dm_max_u64(t1 + dm_iface_ns(m, r->nsect), ready);
 		}
 		r->media = true;
 		end = media(m, t1, r->lba, r->nsect);
 		seg_fill_start(m, r->lba, r->nsect,
-			       end - xfer_ns(m, r->lba, r->nsect));
+			       end - dm_xfer_ns(m, r->lba, r->nsect));
 		return end;
 	case DM_WRITE:
 		seg_invalidate(m, r->lba, r->nsect);
@@ -542,7 +341,7 @@ static uint64_t serve(struct disk_model *m, struct dm_req *r, uint64_t t)
 			m->dirty_sect += r->nsect;
 			r->hit = true;
 			m->st.cached_writes++;
-			return end + iface_ns(m, r->nsect);
+			return end + dm_iface_ns(m, r->nsect);
 		}
 		r->media = true;
 		return media(m, t1, r->lba, r->nsect);
@@ -588,7 +387,7 @@ static void fill_drive(struct disk_model *m, uint64_t t, uint32_t depth)
 	while (m->ndrive < depth && !list_empty(&m->host)) {
 		struct dm_req *r = dm_elevator_pick(m, t);
 
-		acc(m, t);
+		dm_acc(m, t);
 		list_del(&r->node);
 		m->nhost--;
 		r->enter = t;
@@ -645,10 +444,10 @@ static void hdd_start(struct disk_model *m, uint64_t t)
 	m->busy_ns += (double)(m->busy_end - t);
 }
 
-static void finish(struct disk_model *m, struct dm_req *r, uint64_t t,
+void dm_finish(struct disk_model *m, struct dm_req *r, uint64_t t,
 		   struct list_node *done)
 {
-	acc(m, t);
+	dm_acc(m, t);
 	list_del(&r->node);
 	m->ndrive--;
 	r->done = t;
@@ -677,7 +476,7 @@ static void hdd_advance(struct disk_model *m, uint64_t now,
 		t = m->busy_end;
 
 		if (m->cur) {
-			finish(m, m->cur, t, done);
+			dm_finish(m, m->cur, t, done);
 		} else if (m->destaging) {
 			struct dm_extent *e = m->destaging;
 
@@ -696,84 +495,6 @@ static void hdd_advance(struct disk_model *m, uint64_t now,
 		hdd_start(m, now);
 }
 
-/* ---- ssd service ----------------------------------------------------- */
-
-static void ssd_enter(struct disk_model *m, struct dm_req *r, uint64_t t)
-{
-	uint32_t ndies = m->p.channels * m->p.dies;
-	uint64_t t1 = t + m->p.overhead_ns, end = t1;
-	uint64_t tx = (uint64_t)llround(DM_SSD_PAGE * NS /
-					(double)m->p.channel_bps);
-	struct list_node *n;
-
-	r->start = t;
-	r->media = true;
-	if (r->op == DM_FLUSH) {
-		for (uint32_t g = 0; g < ndies; g++)
-			end = max_u64(end, m->die_free[g]);
-	} else if (r->op == DM_READ || r->op == DM_WRITE) {
-		uint64_t first = r->lba * DM_SECTOR / DM_SSD_PAGE;
-		uint64_t last = ((r->lba + r->nsect) * DM_SECTOR - 1) /
-				DM_SSD_PAGE;
-
-		for (uint64_t p = first; p <= last; p++) {
-			uint32_t g = (uint32_t)(p % ndies), c = g % m->p.channels;
-			uint64_t s, e;
-
-			if (r->op == DM_READ) {
-				s = max_u64(t1, m->die_free[g]);
-				e = max_u64(s + m->p.read_ns, m->ch_free[c]) + tx;
-				m->die_free[g] = m->ch_free[c] = e;
-				m->die_busy_ns += (double)(e - s);
-			} else {
-				s = max_u64(t1, max_u64(m->ch_free[c],
-							m->die_free[g]));
-				m->ch_free[c] = s + tx;
-				e = s + tx + m->p.program_ns;
-				m->die_free[g] = e;
-				m->die_busy_ns += (double)(e - s);
-			}
-			end = max_u64(end, e);
-		}
-	}
-	r->done = end;
-	/* in flight, by completion time (arrival order among equals) */
-	for (n = m->inflight.prev; n != &m->inflight; n = n->prev)
-		if (list_entry(n, struct dm_req, node)->done <= end)
-			break;
-	list_insert_between(&r->node, n, n->next);
-}
-
-static void ssd_fill(struct disk_model *m, uint64_t t)
-{
-	while (m->ndrive < m->p.queue && !list_empty(&m->host)) {
-		struct dm_req *r = list_first_entry(&m->host, struct dm_req,
-						    node);
-
-		acc(m, t);
-		list_del(&r->node);
-		m->nhost--;
-		r->enter = t;
-		m->ndrive++;
-		ssd_enter(m, r, t);
-	}
-}
-
-static void ssd_advance(struct disk_model *m, uint64_t now,
-			struct list_node *done)
-{
-	while (!list_empty(&m->inflight)) {
-		struct dm_req *r = list_first_entry(&m->inflight, struct dm_req,
-						    node);
-		uint64_t t = r->done;
-
-		if (t > now)
-			break;
-		finish(m, r, t, done);
-		ssd_fill(m, t);
-	}
-	ssd_fill(m, now);
-}
 
 /* ---- interface ------------------------------------------------------- */
 
@@ -782,7 +503,7 @@ void dm_advance(struct disk_model *m, uint64_t now, struct list_node *done)
 	if (now < m->now)
 		now = m->now;
 	if (m->p.kind == DM_SSD)
-		ssd_advance(m, now, done);
+		dm_ssd_advance(m, now, done);
 	else
 		hdd_advance(m, now, done);
 	m->now = now;
@@ -795,7 +516,7 @@ void dm_submit(struct disk_model *m, struct dm_req *r, uint64_t now,
 		now = m->now;
 	/* events due first, so r sees the drive as it is at now */
 	dm_advance(m, now, done);
-	acc(m, now);
+	dm_acc(m, now);
 	r->arrive = now;
 	r->hit = r->media = false;
 	r->enter = r->start = r->done = 0;
@@ -818,7 +539,7 @@ void dm_get_stats(struct disk_model *m, uint64_t now, struct dm_stats *st)
 	double el;
 
 	if (m->started)
-		acc(m, now > m->acc_t ? now : m->acc_t);
+		dm_acc(m, now > m->acc_t ? now : m->acc_t);
 	*st = m->st;
 	el = m->started ? (double)(m->acc_t - m->t_first) : 0.0;
 	st->elapsed_ns = (uint64_t)el;
@@ -835,9 +556,6 @@ void dm_get_stats(struct disk_model *m, uint64_t now, struct dm_stats *st)
 int dm_init(struct disk_model *m, const struct dm_params *p, char *err,
 	    size_t errlen)
 {
-	uint64_t cap_sect, sum = 0;
-	uint32_t cpz;
-
 	memset(m, 0, sizeof(*m));
 	m->p = *p;
 	list_init(&m->host);
@@ -849,23 +567,8 @@ int dm_init(struct disk_model *m, const struct dm_params *p, char *err,
 		snprintf(err, errlen, "disk: iface_rate must be above 0");
 		return -1;
 	}
-	if (p->kind == DM_SSD) {
-		uint32_t nd = p->channels * p->dies;
-
-		if (!p->channels || !p->dies || !p->channel_bps || !p->queue) {
-			snprintf(err, errlen, "disk: channels, dies, "
-				 "channel_rate and queue must be above 0");
-			return -1;
-		}
-		m->die_free = calloc(nd, sizeof(uint64_t));
-		m->ch_free = calloc(p->channels, sizeof(uint64_t));
-		if (!m->die_free || !m->ch_free) {
-			dm_fini(m);
-			snprintf(err, errlen, "disk: out of memory");
-			return -1;
-		}
-		return 0;
-	}
+	if (p->kind == DM_SSD)
+		return dm_ssd_init(m, err, errlen);
 	if (p->spt_inner > p->spt_outer) {
 		snprintf(err, errlen, "disk: spt_inner %u is above spt_outer %u",
 			 p->spt_inner, p->spt_outer);
@@ -884,46 +587,10 @@ int dm_init(struct disk_model *m, const struct dm_params *p, char *err,
 			return -1;
 		}
 	}
-	m->rot_ns = (uint64_t)llround(60.0 * NS / p->rpm);
-	cap_sect = p->capacity / DM_SECTOR;
-	for (uint32_t z = 0; z < p->zones; z++) {
-		uint32_t spt = p->zones == 1 ? p->spt_outer :
-			(uint32_t)lround(p->spt_outer +
-					 ((double)p->spt_inner - p->spt_outer) *
-					 z / (p->zones - 1));
-
-		m->zone[z].spt = spt;
-		sum += spt;
-	}
-	cpz = (uint32_t)((cap_sect + (uint64_t)p->heads * sum - 1) /
-			 ((uint64_t)p->heads * sum));
-	if (cpz == 0)
-		cpz = 1;
-	for (uint32_t z = 0; z < p->zones; z++) {
-		m->zone[z].first_cyl = z * cpz;
-		m->zone[z].first_lba = z ? m->zone[z - 1].first_lba +
-					   m->zone[z - 1].nsect : 0;
-		m->zone[z].nsect = (uint64_t)cpz * p->heads * m->zone[z].spt;
-	}
-	m->cylinders = cpz * p->zones;
-	if (m->cylinders < 3) {
-		snprintf(err, errlen, "disk: capacity too small for a seek "
-			 "curve (fewer than 3 cylinders)");
+	if (dm_geom_init(m, err, errlen) < 0)
 		return -1;
-	}
-	{
-		uint64_t s = p->seed;
-		uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		z ^= z >> 31;
-		m->phase = (double)(z >> 11) / 9007199254740992.0;
-	}
 	m->wake = m->idle_since = DM_NONE;
 	m->dirty_max = (uint64_t)p->segments * p->segment_size / DM_SECTOR;
-	if (fit_seek(m, err, errlen) < 0)
-		return -1;
 	return 0;
 }
 

@@ -138,7 +138,7 @@ struct disk_model {
 	uint32_t cylinders;
 	uint64_t rot_ns;	/* one revolution */
 	double phase;		/* angle at t = 0, from the seed */
-	double seek_k, seek_x0;	/* the fitted curve (see disk_model.c) */
+	double seek_k, seek_x0;	/* the fitted curve (disk_model_geom.c) */
 	uint32_t head_cyl;
 	uint64_t head_lba;	/* where the last media transfer ended */
 	struct dm_req *cur;	/* in service (NULL: none, or a destage) */
