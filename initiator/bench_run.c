@@ -17,7 +17,8 @@
  * status keep their slots, verify locks and stamps in a retry list, the
  * worker tries a new login (the engine's reconnect(): same ISID) every
  * 0.1 s for up to SECS, then sends them again unchanged; the outage is
- * counted from the loss to the new login.
+ * counted from the loss to the new login (bench_reconnect.c; the structs
+ * both files use are in bench_run_priv.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,62 +31,11 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include "initiator/bench.h"
-#include "initiator/bench_hist.h"
+#include "initiator/bench_run_priv.h"
 #include "tcq/bufpool.h"
 
 #define DRAIN_TIMEOUT_NS (30ull * 1000000000ull)
 #define VERIFY_REPORT_MAX 20
-
-struct run_sess;
-
-struct run_io {
-	struct bench_io io;
-	struct run_sess *s;
-	struct run_io *next_ready;
-	uint8_t ua_retries;	/* UNIT ATTENTION resubmissions of this I/O */
-};
-
-struct run_sess {
-	struct engine *e;
-	struct run_io *ios;
-	uint32_t depth, inflight;
-	struct run_io *ready;		/* completed, waiting to be reused */
-	uint64_t cursor;		/* sequential: next chunk */
-	bool dead, stalled;
-	/* --reconnect: the connection was lost at lost_ns; the I/Os that
-	 * had no status wait in retry until a new login sends them again */
-	bool lost;
-	uint64_t lost_ns, next_try_ns;
-	struct run_io *retry;
-	char lost_why[256];
-};
-
-struct run_point;
-
-struct run_worker {
-	pthread_t th;
-	struct run_point *pt;
-	struct run_sess **sess;
-	unsigned nsess;
-	uint64_t rng;
-	struct bench_hist hist;
-	_Atomic uint64_t bytes_done;	/* for the progress line */
-	uint64_t ios, bytes, last_done_ns;
-	struct bench_errors err;
-	_Atomic bool finished;
-};
-
-struct run_point {
-	const struct bench_opts *o;
-	const struct engine_ops *ops;
-	int rw;
-	uint32_t block_size, blocks;	/* per I/O */
-	uint64_t first_lba, nchunks;
-	uint64_t t_ramp_end, t_end;
-	_Atomic int64_t budget;		/* --ios: submissions left */
-	_Atomic bool stop;
-};
 
 /* Stamps of --verify persist over the whole sweep: writes of one point
  * are checked by the reads of later points. */
@@ -93,9 +43,9 @@ static struct bench_verify *run_verify;
 static uint64_t run_verify_first, run_verify_nblocks;
 static _Atomic unsigned run_verify_reported;
 static bool run_opened_once;	/* a point opened all its sessions */
-static bool run_tty;		/* a progress line may be on stderr */
+bool run_tty;			/* a progress line may be on stderr */
 
-static uint64_t now_ns(void)
+uint64_t run_now_ns(void)
 {
 	struct timespec ts;
 
@@ -118,7 +68,7 @@ void bench_run_cleanup(void)
 	run_verify = NULL;
 }
 
-static void run_io_done(struct bench_io *io)
+void run_io_done(struct bench_io *io)
 {
 	struct run_io *r = io->ctx;
 
@@ -147,7 +97,7 @@ static void run_account(struct run_worker *w, struct run_io *r)
 	struct run_point *pt = w->pt;
 
 	if (!io->t_done_ns)
-		io->t_done_ns = now_ns();
+		io->t_done_ns = run_now_ns();
 	if (io->status == 2) {
 		if (!w->err.check) {
 			w->err.sense_key = io->sense_key;
@@ -252,20 +202,6 @@ static bool run_may_submit(struct run_point *pt, uint64_t t)
 		return false;
 	}
 	return true;
-}
-
-static void run_lost(struct run_worker *w, struct run_sess *s, uint64_t t);
-
-/* --reconnect applies: the option is on and the engine can log in again. */
-static bool run_can_reconnect(const struct run_point *pt)
-{
-	return pt->o->eo.reconnect > 0 && pt->ops->reconnect;
-}
-
-/* A submit error that means a failed connection (not a bad request). */
-static bool run_conn_error(int rc)
-{
-	return rc < 0 && rc != -EINVAL && rc != -EBUSY && rc != -EAGAIN;
 }
 
 /* Whether a finished I/O of the list has no status (-errno). */
@@ -396,106 +332,6 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 		run_lost(w, s, t);
 }
 
-#define RECONNECT_PAUSE_NS (100ull * 1000000ull)
-
-/*
- * --reconnect: s's connection failed and every I/O of it is back in
- * s->ready. Those without a status (-errno: in flight or queued when the
- * connection went) are kept in s->retry with their verify locks and
- * stamps, to be sent again as they were; an unanswered UNIT ATTENTION
- * retry as well. The rest is accounted as usual.
- */
-static void run_lost(struct run_worker *w, struct run_sess *s, uint64_t t)
-{
-	struct run_io *r, *next, *keep = NULL;
-	unsigned n = 0;
-
-	for (r = s->ready; r; r = next) {
-		next = r->next_ready;
-		if (r->io.done && (r->io.status < 0 ||
-		    (r->io.status == 2 && r->io.sense_key == 6))) {
-			r->next_ready = s->retry;
-			s->retry = r;
-			n++;
-		} else {
-			r->next_ready = keep;
-			keep = r;
-		}
-	}
-	s->ready = keep;
-	s->lost = true;
-	s->lost_ns = t;
-	s->next_try_ns = t;
-	s->lost_why[0] = 0;
-	(void)w;
-	fprintf(stderr, "%stcq-bench: session lost, logging in again (%u commands without status)\n",
-		run_tty ? "\r\033[K" : "", n);
-}
-
-/* Hands the retry list to the accounting (as the errors they are). */
-static void run_retry_fail(struct run_sess *s)
-{
-	struct run_io *r, *next;
-
-	for (r = s->retry; r; r = next) {
-		next = r->next_ready;
-		r->next_ready = s->ready;
-		s->ready = r;
-	}
-	s->retry = NULL;
-}
-
-/* One login attempt of a lost session (blocking: connect and login). */
-static void run_try_reconnect(struct run_worker *w, struct run_sess *s,
-			      uint64_t t)
-{
-	struct run_point *pt = w->pt;
-	struct run_io *r, *next;
-	double limit = pt->o->eo.reconnect;
-	uint64_t t2;
-	int rc;
-
-	if (t < s->next_try_ns)
-		return;
-	rc = pt->ops->reconnect(s->e, s->lost_why, sizeof(s->lost_why));
-	t2 = now_ns();
-	if (rc) {
-		if ((double)(t2 - s->lost_ns) / 1e9 < limit) {
-			s->next_try_ns = t2 + RECONNECT_PAUSE_NS;
-			return;
-		}
-		fprintf(stderr, "%stcq-bench: session lost: no new login within %g s (%s)\n",
-			run_tty ? "\r\033[K" : "", limit, s->lost_why);
-		w->err.transport++;
-		s->lost = false;
-		s->dead = true;
-		run_retry_fail(s);
-		return;
-	}
-	w->err.reconnects++;
-	w->err.outage_s += (double)(t2 - s->lost_ns) / 1e9;
-	fprintf(stderr, "%stcq-bench: session logged in again after %.3f s (same ISID)\n",
-		run_tty ? "\r\033[K" : "", (double)(t2 - s->lost_ns) / 1e9);
-	s->lost = false;
-	r = s->retry;
-	s->retry = NULL;
-	for (; r; r = next) {
-		next = r->next_ready;
-		r->io.status = 0;
-		r->io.sense_key = r->io.asc = r->io.ascq = 0;
-		r->io.t_done_ns = 0;
-		r->io.done = run_io_done;
-		rc = pt->ops->submit(s->e, &r->io);
-		if (rc < 0) {
-			r->io.status = rc;
-			r->next_ready = s->ready;
-			s->ready = r;
-			continue;
-		}
-		s->inflight++;
-	}
-}
-
 static void *run_worker_main(void *arg)
 {
 	struct run_worker *w = arg;
@@ -510,7 +346,7 @@ static void *run_worker_main(void *arg)
 		atomic_store(&w->finished, true);
 		return NULL;
 	}
-	t = now_ns();
+	t = run_now_ns();
 	for (i = 0; i < w->nsess; i++)
 		run_refill(w, w->sess[i], t);
 	for (;;) {
@@ -536,7 +372,7 @@ static void *run_worker_main(void *arg)
 			pfd[i].fd = pt->ops->get_fd(s->e);
 			pfd[i].events = pt->ops->events(s->e);
 		}
-		t = now_ns();
+		t = run_now_ns();
 		/* Nothing in flight and nothing waiting to be retried: the
 		 * point is over for this worker (time, --ios, or failure). */
 		if (!busy && timeout == 100)
@@ -548,7 +384,7 @@ static void *run_worker_main(void *arg)
 			w->err.transport++;
 			break;
 		}
-		t = now_ns();
+		t = run_now_ns();
 		for (i = 0; i < w->nsess; i++) {
 			struct run_sess *s = w->sess[i];
 
@@ -568,7 +404,7 @@ static void *run_worker_main(void *arg)
 			}
 			if (s->lost) {
 				run_try_reconnect(w, s, t);
-				t = now_ns();
+				t = run_now_ns();
 			}
 			if (s->ready || s->stalled)
 				run_refill(w, s, t);
@@ -815,7 +651,7 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 
 		w->sess[w->nsess++] = &ss[i];
 	}
-	t0 = now_ns();
+	t0 = run_now_ns();
 	pt.t_ramp_end = t0 + (uint64_t)(o->ramp * 1e9);
 	pt.t_end = pt.t_ramp_end + (uint64_t)(o->runtime * 1e9);
 	atomic_store(&pt.budget, (int64_t)o->ios);
@@ -837,7 +673,7 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 		bool alive = false;
 
 		usleep(200000);
-		t = now_ns();
+		t = run_now_ns();
 		if (!cpu_sampled && t >= pt.t_ramp_end) {
 			cpu0 = cpu_seconds();
 			cpu_sampled = true;

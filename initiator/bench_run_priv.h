@@ -1,0 +1,84 @@
+/*
+ * What bench_run.c (one measurement point) and bench_reconnect.c
+ * (--reconnect: a lost session logs in again) share: the point, its
+ * workers, sessions and I/O slots, and the helpers both call.
+ */
+#ifndef TCQ_INITIATOR_BENCH_RUN_PRIV_H
+#define TCQ_INITIATOR_BENCH_RUN_PRIV_H
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "initiator/bench.h"
+#include "initiator/bench_hist.h"
+
+struct run_sess;
+
+struct run_io {
+	struct bench_io io;
+	struct run_sess *s;
+	struct run_io *next_ready;
+	uint8_t ua_retries;	/* UNIT ATTENTION resubmissions of this I/O */
+};
+
+struct run_sess {
+	struct engine *e;
+	struct run_io *ios;
+	uint32_t depth, inflight;
+	struct run_io *ready;		/* completed, waiting to be reused */
+	uint64_t cursor;		/* sequential: next chunk */
+	bool dead, stalled;
+	/* --reconnect: the connection was lost at lost_ns; the I/Os that
+	 * had no status wait in retry until a new login sends them again */
+	bool lost;
+	uint64_t lost_ns, next_try_ns;
+	struct run_io *retry;
+	char lost_why[256];
+};
+
+struct run_point;
+
+struct run_worker {
+	pthread_t th;
+	struct run_point *pt;
+	struct run_sess **sess;
+	unsigned nsess;
+	uint64_t rng;
+	struct bench_hist hist;
+	_Atomic uint64_t bytes_done;	/* for the progress line */
+	uint64_t ios, bytes, last_done_ns;
+	struct bench_errors err;
+	_Atomic bool finished;
+};
+
+struct run_point {
+	const struct bench_opts *o;
+	const struct engine_ops *ops;
+	int rw;
+	uint32_t block_size, blocks;	/* per I/O */
+	uint64_t first_lba, nchunks;
+	uint64_t t_ramp_end, t_end;
+	_Atomic int64_t budget;		/* --ios: submissions left */
+	_Atomic bool stop;
+};
+
+/* ---- bench_run.c ---- */
+extern bool run_tty;		/* a progress line may be on stderr */
+uint64_t run_now_ns(void);	/* CLOCK_MONOTONIC */
+/* The engine's completion callback: r back on its session's ready list. */
+void run_io_done(struct bench_io *io);
+
+/* ---- bench_reconnect.c ---- */
+/* --reconnect applies: the option is on and the engine can log in again. */
+bool run_can_reconnect(const struct run_point *pt);
+/* A submit error that means a failed connection (not a bad request). */
+bool run_conn_error(int rc);
+/* s's connection failed at t: keep what had no status for a new login. */
+void run_lost(struct run_worker *w, struct run_sess *s, uint64_t t);
+/* Hands the retry list to the accounting (as the errors they are). */
+void run_retry_fail(struct run_sess *s);
+/* One login attempt of a lost session at t; sends the retry list on
+ * success, ends the session once --reconnect's time is up. */
+void run_try_reconnect(struct run_worker *w, struct run_sess *s,
+		       uint64_t t);
+#endif
