@@ -161,32 +161,61 @@ void bench_print_table(FILE *f, const struct bench_point *pts, unsigned n,
 	}
 }
 
+/* The share of a point's commands the model's caches served: reads from
+ * read-ahead, writes completed in the write cache (-1: no commands). */
+static double model_hit_pct(const struct bench_model_point *m)
+{
+	if (m->commands <= 0)
+		return -1;
+	return (m->read_hits + m->cached_writes) / m->commands * 100;
+}
+
 void bench_print_detail(FILE *f, const struct bench_point *pts, unsigned n)
 {
 	unsigned i;
 	char bs[16];
+	bool model = false;
 
-	fprintf(f, "%-9s %4s %6s %5s %10s %9s %9s %9s %9s %9s %6s %7s\n",
+	/* The model's columns only when a point has its statistics (--ctl
+	 * and a disk backend), so the table is unchanged otherwise. */
+	for (i = 0; i < n; i++)
+		if (pts[i].nrep && pts[i].model.ok)
+			model = true;
+	fprintf(f, "%-9s %4s %6s %5s %10s %9s %9s %9s %9s %9s %6s %7s",
 		"rw", "sess", "bs", "depth", "iops", "MB/s", "p50us",
 		"p99us", "p999us", "meanus", "cpu%", "errors");
+	if (model)
+		fprintf(f, " %8s %8s %6s", "drive q", "host q", "hit %");
+	fputc('\n', f);
 	for (i = 0; i < n; i++) {
 		const struct bench_point *p = &pts[i];
 
 		if (!p->nrep)
 			continue;
 		bench_fmt_size(bs, sizeof(bs), p->bs);
-		fprintf(f, "%-9s %4u %6s %5u %10.0f %9.1f %9.1f %9.1f %9.1f %9.1f %6.1f %7" PRIu64 "\n",
+		fprintf(f, "%-9s %4u %6s %5u %10.0f %9.1f %9.1f %9.1f %9.1f %9.1f %6.1f %7" PRIu64,
 			bench_rw_name(p->rw), p->sessions, bs, p->depth,
 			p->mean.v[METRIC_IOPS], p->mean.v[METRIC_MBPS],
 			p->mean.v[METRIC_P50], p->mean.v[METRIC_P99],
 			p->mean.v[METRIC_P999], p->mean.lat_mean_us,
 			p->mean.v[METRIC_CPU], bench_errors_total(&p->mean.err));
+		if (model && p->model.ok) {
+			double hit = model_hit_pct(&p->model);
+
+			fprintf(f, " %8.2f %8.2f", p->model.mean_drive_queue,
+				p->model.mean_host_queue);
+			if (hit < 0)
+				fprintf(f, " %6s", "-");
+			else
+				fprintf(f, " %6.1f", hit);
+		} else if (model) {
+			fprintf(f, " %8s %8s %6s", "-", "-", "-");
+		}
+		fputc('\n', f);
 		if (p->model.ok)
-			fprintf(f, "%9s model %s: drive queue %.2f, host queue "
-				"%.2f, read hits %.0f, cached writes %.0f, "
-				"destages %.0f, busy dies %.1f\n", "",
-				p->model.model, p->model.mean_drive_queue,
-				p->model.mean_host_queue, p->model.read_hits,
+			fprintf(f, "%9s model %s: read hits %.0f, cached writes "
+				"%.0f, destages %.0f, busy dies %.1f\n", "",
+				p->model.model, p->model.read_hits,
 				p->model.cached_writes, p->model.destages,
 				p->model.mean_busy_dies);
 	}

@@ -3,7 +3,8 @@
 # on the hdd preset land in the band its arithmetic predicts, sptf makes
 # depth 32 faster than depth 1, data written through a model read back
 # from its base, the ssd model takes a deep load, tcqctl shows the model's
-# statistics, and a bad key is refused naming the key.
+# statistics (and tcq-bench --ctl in its JSON and --detail table), and a
+# bad key is refused naming the key.
 #
 # The arithmetic (backend/disk.c, the hdd preset): overhead 0.2 ms +
 # average seek 8.5 ms + half a revolution at 7200 rpm 4.17 ms + 4 KiB at
@@ -126,7 +127,7 @@ bench_json_carries_model_stats() {
 	run "$BENCH" --quiet --runtime 2 --rw randread --bs 4k --depth 1,8 \
 		--ctl "$SOCK" --detail --json "$TEST_TMP/m.json" "$URL/0" ||
 		fail "tcq-bench --ctl failed"
-	grep -q "model hdd: drive queue" <<<"$OUT" ||
+	grep -q "model hdd: read hits" <<<"$OUT" ||
 		fail "--detail has no model line"
 	python3 - "$TEST_TMP/m.json" <<'PY' || fail "no model statistics per point"
 import json, sys
@@ -139,6 +140,45 @@ for p in pts:
 assert pts[1]["model"]["mean_drive_queue"] > 4, pts
 PY
 	ok "tcq-bench --ctl adds the model's mean drive queue per point"
+}
+
+# The --detail table (a row per point) gains the model's columns with
+# --ctl on a disk LUN: mean drive queue, mean host queue and the share of
+# commands the drive's caches served, the same figures as the JSON;
+# without --ctl the table has none of them.
+bench_detail_model_columns_only_with_ctl() {
+	need_tool python3
+	run "$BENCH" --quiet --runtime 1 --rw randwrite --bs 4k --depth 1,8 \
+		--ctl "$SOCK" --detail --json "$TEST_TMP/c.json" "$URL/1" ||
+		fail "tcq-bench --ctl --detail failed"
+	printf '%s\n' "$OUT" >"$TEST_TMP/c.out"
+	python3 - "$TEST_TMP/c.json" "$TEST_TMP/c.out" <<'PY' || fail "the --detail table lacks the model's columns or disagrees with the JSON"
+import json, sys
+pts = json.load(open(sys.argv[1]))["points"]
+lines = open(sys.argv[2]).read().splitlines()
+head = [l for l in lines if l.startswith("rw ") and "p50us" in l]
+assert len(head) == 1, lines
+assert head[0].split()[-7:] == ["errors", "drive", "q", "host", "q", "hit",
+                                "%"], head
+rows = [l.split() for l in lines if l.startswith("randwrite ")]
+assert len(rows) == len(pts) == 2, (rows, pts)
+for r, p in zip(rows, pts):
+    m = p["model"]
+    assert int(r[3]) == p["depth"], (r, p)
+    assert abs(float(r[12]) - m["mean_drive_queue"]) < 0.01, (r, m)
+    assert abs(float(r[13]) - m["mean_host_queue"]) < 0.01, (r, m)
+    hit = (m["read_hits"] + m["cached_writes"]) / m["commands"] * 100
+    assert abs(float(r[14]) - hit) < 0.051, (r, m)
+    assert m["cached_writes"] > 0 and float(r[14]) > 0, (r, m)
+PY
+	run "$BENCH" --quiet --runtime 1 --rw randwrite --bs 4k --depth 1 \
+		--detail "$URL/1" || fail "tcq-bench --detail failed"
+	grep -q '^rw .*errors$' <<<"$OUT" ||
+		fail "without --ctl the --detail header does not end at errors: $OUT"
+	if grep -Eq 'drive q|hit %|model hdd' <<<"$OUT"; then
+		fail "model columns without --ctl: $OUT"
+	fi
+	ok "--detail has drive q, host q and hit % columns with --ctl, as in the JSON, and none without"
 }
 
 # bad_key SPEC WORDS: tcqd refuses to start and names the key.
@@ -164,6 +204,7 @@ CHECKS=(
 	ssd_takes_a_deep_load
 	tcqctl_shows_the_model_statistics
 	bench_json_carries_model_stats
+	bench_detail_model_columns_only_with_ctl
 	@
 	bad_keys_are_named
 )
