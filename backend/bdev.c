@@ -1,7 +1,8 @@
 /*
  * The generic block layer: the backends by name, per-reactor queues, the
- * queue-depth cap with an arrival-order wait list, and end-of-pass flush
- * so backends can batch what one reactor pass produced.
+ * checks every I/O passes before the queue-depth budget (bdev_depth.c),
+ * and end-of-pass flush so backends can batch what one reactor pass
+ * produced.
  */
 #include <errno.h>
 #include <sys/mman.h>
@@ -55,6 +56,8 @@ struct bdev *bdev_alloc(const struct bdev_ops *ops,
 	b->read_only = p->read_only;
 	atomic_init(&b->queue_depth,
 		    p->queue_depth ? p->queue_depth : BDEV_DEFAULT_QUEUE_DEPTH);
+	for (int i = 0; i < BDEV_MAX_QUEUES; i++)
+		atomic_init(&b->wait_head[i], BDEV_NO_TICKET);
 	pthread_mutex_init(&b->qlock, NULL);
 	return b;
 }
@@ -235,8 +238,13 @@ int bdev_queue_put(struct bdev *b, struct reactor *r)
 	q = b->queues[r->index];
 	if (q) {
 		qi = container_of(q, struct bdev_queue_impl, q);
+		/* A wake-up posted to any reactor still names b (see
+		 * bdev_depth.c): b must outlive it, and the last queue to go
+		 * is what lets b be closed. */
 		if (q->inflight || !list_empty(&q->waiting) ||
-		    !list_empty(&qi->rejected.list))
+		    !list_empty(&qi->rejected.list) ||
+		    atomic_load_explicit(&b->budget.kicks,
+					 memory_order_acquire))
 			rc = -EBUSY;
 		else
 			queue_free(b, r->index);
@@ -281,6 +289,12 @@ static void bdev_flush_cb(struct reactor_defer *d)
 	q->bdev->ops->flush(q);
 }
 
+void bdev_queue_flush_later(struct bdev_queue *q)
+{
+	if (q->bdev->ops->flush)
+		reactor_defer(q->reactor, &q->flush_defer);
+}
+
 struct bdev_queue *bdev_queue_get(struct bdev *b, struct reactor *r)
 {
 	struct bdev_queue_impl *qi;
@@ -302,6 +316,8 @@ struct bdev_queue *bdev_queue_get(struct bdev *b, struct reactor *r)
 	q->bdev = b;
 	q->reactor = r;
 	list_init(&q->waiting);
+	q->published = BDEV_NO_TICKET;
+	b->qreactor[r->index] = r;
 	reactor_defer_init(&q->flush_defer, bdev_flush_cb, q);
 	bdev_cq_init(&qi->rejected, r, false);
 	if (b->ops->queue_init && b->ops->queue_init(b, q) < 0) {
@@ -352,40 +368,8 @@ static int bdev_check(const struct bdev *b, const struct bdev_io *io)
 	return -EINVAL;
 }
 
-static void bdev_start(struct bdev_queue *q, struct bdev_io *io)
-{
-	const struct bdev_ops *ops = q->bdev->ops;
-
-	q->inflight++;
-	if (q->reactor) {
-		q->reactor->io_inflight++;
-		io->start_ns = q->reactor->now_ns;
-	}
-	ops->submit(q, io);
-	if (ops->flush)
-		reactor_defer(q->reactor, &q->flush_defer);
-}
-
-/* Starts waiting I/O, oldest first, while the depth allows. */
-static void bdev_kick(struct bdev_queue *q)
-{
-	uint32_t depth = atomic_load_explicit(&q->bdev->queue_depth,
-					      memory_order_relaxed);
-
-	if (depth == 0)
-		depth = 1;
-	while (q->inflight < depth && !list_empty(&q->waiting)) {
-		struct bdev_io *io = list_first_entry(&q->waiting,
-						      struct bdev_io, node);
-
-		list_del(&io->node);
-		bdev_start(q, io);
-	}
-}
-
 void bdev_submit(struct bdev_queue *q, struct bdev_io *io)
 {
-	uint32_t depth;
 	int rc;
 
 	io->q = q;
@@ -398,36 +382,7 @@ void bdev_submit(struct bdev_queue *q, struct bdev_io *io)
 		bdev_cq_push(&qi->rejected, io, rc);
 		return;
 	}
-	depth = atomic_load_explicit(&q->bdev->queue_depth,
-				     memory_order_relaxed);
-	if (depth == 0)
-		depth = 1;
-	/* Anything already waiting goes first: keep arrival order. */
-	if (q->inflight < depth && list_empty(&q->waiting)) {
-		bdev_start(q, io);
-		return;
-	}
-	list_add_tail(&io->node, &q->waiting);
-	bdev_kick(q);
-}
-
-void bdev_complete(struct bdev_io *io, int result)
-{
-	struct bdev_queue *q = io->q;
-
-	io->result = result;
-	q->inflight--;
-	if (q->reactor) {
-		struct reactor *r = q->reactor;
-		/* Pass-granular service time: 0 for a backend that completes
-		 * in the pass that submitted (null, ram). */
-		int64_t lat = (int64_t)(r->now_ns - io->start_ns);
-
-		r->io_inflight--;
-		r->io_lat_ns += (lat - r->io_lat_ns) / 8;
-	}
-	io->done(io);		/* may free io or submit more */
-	bdev_kick(q);
+	bdev_depth_submit(q, io);	/* bdev_depth.c: the LUN's budget */
 }
 
 /* ---- resize ------------------------------------------------------------ */

@@ -2,8 +2,9 @@
  * Block backends behind one small interface. A backend is opened once per
  * LUN (struct bdev) and gets one queue per reactor (struct bdev_queue), so
  * submission and completion stay on the thread of the connection that
- * issued the I/O. The generic layer (bdev.c) caps in-flight I/O at the
- * LUN's queue_depth and keeps the excess in arrival order.
+ * issued the I/O. The generic layer (bdev_depth.c) caps the I/O in flight
+ * at the LUN's queue_depth across all of its queues (one budget per bdev,
+ * no lock) and keeps the excess of each queue in arrival order.
  */
 #ifndef TCQ_BDEV_H
 #define TCQ_BDEV_H
@@ -72,6 +73,8 @@ struct bdev_io {
 	uint64_t miscompare;	/* COMPARE_AND_WRITE -EILSEQ: offset of the
 				 * first differing byte, from offset */
 	uint64_t start_ns;	/* set by bdev: the reactor pass it started */
+	uint64_t ticket;	/* set by bdev: its place in the LUN's
+				 * arrival order (bdev_depth.c) */
 };
 
 struct bdev_ops {
@@ -110,9 +113,28 @@ struct bdev_queue {
 	struct bdev *bdev;
 	struct reactor *reactor;
 	void *priv;
-	uint32_t inflight;
-	struct list_node waiting;	/* past queue_depth, in arrival order */
+	uint32_t inflight;		/* this queue's share of the LUN's */
+	struct list_node waiting;	/* no slot yet, in arrival order */
+	uint64_t published;		/* head ticket shown to other
+					 * reactors (BDEV_NO_TICKET: none) */
 	struct reactor_defer flush_defer; /* ops->flush at end of pass */
+};
+
+#define BDEV_NO_TICKET UINT64_MAX
+
+/*
+ * The LUN-wide depth budget (bdev_depth.c). Every reactor's submissions
+ * and completions write it, so it is kept apart from the fields the data
+ * path only reads (padding around it in struct bdev).
+ */
+struct bdev_budget {
+	_Atomic uint64_t tickets;	/* I/Os that ever asked for a slot */
+	_Atomic uint64_t done;		/* I/Os that ever completed */
+	_Atomic uint32_t inflight;	/* started and not yet complete */
+	_Atomic uint32_t peak;		/* highest inflight since reset */
+	_Atomic uint64_t waitmask;	/* bit i: queue i has waiting I/O */
+	_Atomic uint64_t kickmask;	/* bit i: a wake-up posted to it */
+	_Atomic uint32_t kicks;		/* wake-ups posted, not yet run */
 };
 
 struct bdev {
@@ -131,11 +153,21 @@ struct bdev {
 	uint32_t caw_max;	/* bytes one BDEV_COMPARE_AND_WRITE may
 				 * cover (0: not offered) */
 	bool write_same;	/* BDEV_WRITE_SAME offered */
-	_Atomic uint32_t queue_depth;	/* live-changeable cap per queue */
+	_Atomic uint32_t queue_depth;	/* live-changeable cap on the I/O
+					 * in flight over all queues */
 	void *priv;
 	pthread_mutex_t qlock;		/* guards queues[] creation and the
 					 * resize hook */
 	struct bdev_queue *queues[BDEV_MAX_QUEUES];
+	/* Read by other reactors while a queue may go away: kept here, not
+	 * in the queue. The head ticket of queue i's wait list
+	 * (BDEV_NO_TICKET: none), and the reactor of queue i (set when the
+	 * queue is made; reactors outlive the bdev). */
+	_Atomic uint64_t wait_head[BDEV_MAX_QUEUES];
+	struct reactor *qreactor[BDEV_MAX_QUEUES];
+	char pad0[64];
+	struct bdev_budget budget;
+	char pad1[64];
 	/* Who hears of a medium resized under us (the LUN); see
 	 * bdev_set_resize_hook. */
 	void (*on_resize)(void *arg, uint64_t size);
@@ -161,7 +193,9 @@ struct bdev_params {
 struct bdev *bdev_open(const char *spec, const struct bdev_params *p,
 		       char *err, size_t errlen);
 /* No I/O may be in flight; queues are torn down on the caller's thread,
- * so call it before their reactors are finalised. */
+ * so call it before their reactors are finalised, and either after
+ * bdev_queue_put returned 0 for every queue (no wake-up still posted) or
+ * once the reactors no longer run (undelivered posts are dropped). */
 void bdev_close(struct bdev *b);
 
 /* The queue of b for reactor r, created on first use (call it on r's
@@ -169,8 +203,8 @@ void bdev_close(struct bdev *b);
 struct bdev_queue *bdev_queue_get(struct bdev *b, struct reactor *r);
 /* On r's thread, while the reactors run (a LUN removed live): tears
  * down b's queue for r once nothing is in flight on it. 0 (also when
- * there is none), -EBUSY when I/O is still in flight: call it again
- * later. bdev_close then has no queue of r left to tear down. */
+ * there is none), -EBUSY when I/O is still in flight or waiting, or a
+ * wake-up for b is still posted to any reactor: call it again later. bdev_close then has no queue of r left to tear down. */
 int bdev_queue_put(struct bdev *b, struct reactor *r);
 
 /* Changes the medium's size while it is in use (size 0: read it back
@@ -180,10 +214,19 @@ int bdev_queue_put(struct bdev *b, struct reactor *r);
 int bdev_resize(struct bdev *b, uint64_t size, bool shrink, char *err,
 		size_t errlen);
 
-/* Submits io on q; io->done runs later on q's reactor thread. */
+/* Submits io on q; io->done runs later on q's reactor thread. It starts
+ * at once when the LUN has fewer than queue_depth I/Os in flight over
+ * all its queues, else it waits in q's list (bdev_depth.c). */
 void bdev_submit(struct bdev_queue *q, struct bdev_io *io);
 /* Called by backends when io finished (on q's reactor thread). */
 void bdev_complete(struct bdev_io *io, int result);
+
+/* The LUN's I/Os in flight at the backend now, over every queue, and the
+ * most there were at once since open or bdev_peak_reset (never below
+ * *now). Any thread, relaxed loads. */
+void bdev_depth_counts(const struct bdev *b, uint32_t *now, uint32_t *peak);
+/* The peak starts again from what is in flight now (stats reset). */
+void bdev_peak_reset(struct bdev *b);
 
 /*
  * Resize notification, for backends whose medium can change size under

@@ -12,6 +12,10 @@
 #include "backend/bdev_opts.h"
 
 #define BDEV_DEFAULT_QUEUE_DEPTH 128
+/* The queue_depth a wrapper (or the disk model) opens its base with: the
+ * bdev above holds the LUN's budget, and a depth changed live on it must
+ * not meet a second cap fixed at open. */
+#define BDEV_DEPTH_UNBOUNDED UINT32_MAX
 
 /* Validates block size (0 -> 512; 512 or 4096) and that it divides size. */
 struct bdev *bdev_alloc(const struct bdev_ops *ops,
@@ -56,4 +60,10 @@ void bdev_cq_init(struct bdev_cq *cq, struct reactor *r, bool counted);
 void bdev_cq_push(struct bdev_cq *cq, struct bdev_io *io, int result);
 /* Cancels the pending deferred call; queued I/Os are dropped. */
 void bdev_cq_fini(struct bdev_cq *cq);
+
+/* bdev_depth.c: io passed bdev_check; it starts now or waits for a slot
+ * of the LUN's budget. */
+void bdev_depth_submit(struct bdev_queue *q, struct bdev_io *io);
+/* bdev.c: runs ops->flush at the end of this pass, when there is one. */
+void bdev_queue_flush_later(struct bdev_queue *q);
 #endif

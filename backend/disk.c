@@ -590,6 +590,7 @@ struct bdev *bdev_disk_open(const char *opts, const struct bdev_params *p,
 	/* a bare null base without a LUN size: the whole modelled drive */
 	if (!strcmp(basespec, "null") && !bp.size)
 		bp.size = r.capacity;
+	bp.queue_depth = BDEV_DEPTH_UNBOUNDED;	/* ours is the LUN's */
 	base = bdev_open(basespec, &bp, sub, sizeof(sub));
 	if (!base) {
 		snprintf(err, errlen, "disk: base: %s", sub);
@@ -604,6 +605,7 @@ struct bdev *bdev_disk_open(const char *opts, const struct bdev_params *p,
 	}
 	bp.size = base->size;
 	bp.block_size = base->block_size;
+	bp.queue_depth = p->queue_depth;
 	b = bdev_alloc(&disk_ops, &bp, base->size, err, errlen);
 	if (!b) {
 		bdev_close(base);

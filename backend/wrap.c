@@ -60,11 +60,13 @@ static struct bdev *wrap_alloc(const struct bdev_ops *ops, const char *name,
 	char sub[200];
 
 	*basep = NULL;
-	base = bdev_open(basespec, p, sub, sizeof(sub));
+	bp.queue_depth = BDEV_DEPTH_UNBOUNDED;	/* ours is the LUN's */
+	base = bdev_open(basespec, &bp, sub, sizeof(sub));
 	if (!base) {
 		snprintf(err, errlen, "%s: base: %s", name, sub);
 		return NULL;
 	}
+	bp = *p;
 	bp.size = base->size;
 	bp.block_size = base->block_size;
 	b = bdev_alloc(ops, &bp, base->size, err, errlen);

@@ -120,9 +120,8 @@ void sbc_submit(struct tcq_task *t, enum bdev_op op, unsigned flags,
 	io->done = done;
 	io->ctx = t;
 	list_init(&io->node);
-	stats_io_submit(l, q, op, op == BDEV_FLUSH && t->order.barrier_flush);
+	stats_io_submit(l, op, op == BDEV_FLUSH && t->order.barrier_flush);
 	bdev_submit(q, io);	/* may complete before returning */
-	stats_io_submitted(l, q);
 }
 
 /* ---- READ CAPACITY ---------------------------------------------------- */
@@ -415,9 +414,8 @@ void sbc_sync_cache(struct tcq_task *t)
 		io->op = BDEV_FLUSH;
 		io->done = immed_flush_done;
 		list_init(&io->node);
-		stats_io_submit(l, q, BDEV_FLUSH, false);
+		stats_io_submit(l, BDEV_FLUSH, false);
 		bdev_submit(q, io);
-		stats_io_submitted(l, q);
 	} else {
 		free(io);
 	}

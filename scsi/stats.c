@@ -204,10 +204,10 @@ void stats_ordered_enabled(struct lun *l, const struct tcq_task *t)
 	hist_add(&sl->drain, d);
 }
 
-void stats_io_submit(struct lun *l, const struct bdev_queue *q, int op,
-		     bool barrier)
+void stats_io_submit(struct lun *l, int op, bool barrier)
 {
 	struct stats_slot *sl = slot_get(l);
+	uint32_t now, peak;
 
 	if (!sl)
 		return;
@@ -217,18 +217,12 @@ void stats_io_submit(struct lun *l, const struct bdev_queue *q, int op,
 		if (barrier)
 			BUMP(sl->c.barrier_flushes, 1);
 	}
-	hist_add(&sl->occ, q->inflight);
-}
-
-void stats_io_submitted(struct lun *l, const struct bdev_queue *q)
-{
-	struct stats_slot *sl = slot_get(l);
-
-	/* The queue only grows past a depth raised live through
-	 * bdev_submit or a completion's kick; sampling here catches the
-	 * former, and the next submit the latter. */
-	if (sl && q->inflight > sl->c.peak_inflight)
-		PUT(sl->c.peak_inflight, q->inflight);
+	/* The LUN's occupancy, not this reactor's: queue_depth is the
+	 * LUN's (backend/bdev_depth.c). */
+	if (l->bdev) {
+		bdev_depth_counts(l->bdev, &now, &peak);
+		hist_add(&sl->occ, now);
+	}
 }
 
 /* ---- names --------------------------------------------------------------- */
@@ -297,8 +291,6 @@ void stats_snapshot(const struct lun *l, struct stats_snapshot *out)
 			out->c.drain_ns_total += GET(c->drain_ns_total);
 			out->c.drain_ns_max = MAX(out->c.drain_ns_max,
 						  GET(c->drain_ns_max));
-			out->c.peak_inflight = MAX(out->c.peak_inflight,
-						   GET(c->peak_inflight));
 			out->c.lat_ns_total += GET(c->lat_ns_total);
 			for (int k = 0; k < STATS_NCLASS; k++)
 				out->c.cls[k] += GET(c->cls[k]);
@@ -312,24 +304,24 @@ void stats_snapshot(const struct lun *l, struct stats_snapshot *out)
 		}
 	}
 	if (l->bdev) {
-		for (int i = 0; i < BDEV_MAX_QUEUES; i++) {
-			struct bdev_queue *q =
-				__atomic_load_n(&l->bdev->queues[i],
-						__ATOMIC_ACQUIRE);
+		uint32_t now, peak;
 
-			if (q)
-				out->inflight += __atomic_load_n(&q->inflight,
-								 __ATOMIC_RELAXED);
-		}
+		bdev_depth_counts(l->bdev, &now, &peak);
+		out->inflight = now;
+		out->peak_inflight = peak;
 	}
 }
 
-void stats_reset_local(struct lun_stats *s)
+void stats_reset_local(struct lun *l)
 {
+	struct lun_stats *s = l->stats;
 	struct reactor *r = reactor_self();
 	struct stats_slot *sl;
 	uint64_t *w;
 
+	/* LUN-wide, so any reactor's reset does it (each does: harmless). */
+	if (l->bdev)
+		bdev_peak_reset(l->bdev);
 	if (!s || !r || r->index < 0 || r->index >= STATS_MAX_SLOTS)
 		return;
 	sl = s->slot[r->index];

@@ -14,7 +14,6 @@
 
 struct lun;
 struct tcq_task;
-struct bdev_queue;
 
 #define STATS_HIST_SUB_BITS 4
 #define STATS_HIST_SUB (1u << STATS_HIST_SUB_BITS)
@@ -43,7 +42,6 @@ struct stats_counters {
 	uint64_t ordered_enabled;	/* ORDERED tasks that left draining */
 	uint64_t drain_ns_total;	/* their summed time from arrival */
 	uint64_t drain_ns_max;
-	uint64_t peak_inflight;		/* highest in-flight on one queue */
 	uint64_t lat_ns_total;		/* summed latency of completed tasks */
 	uint64_t cls[STATS_NCLASS];	/* tasks that arrived, by class */
 	/* Data moved by medium commands that completed GOOD: Data-In of the
@@ -56,7 +54,8 @@ struct stats_counters {
 struct stats_slot {
 	struct stats_counters c;
 	struct stats_hist lat;		/* ns, arrival to completion */
-	struct stats_hist occ;		/* queue's in-flight count at submit */
+	struct stats_hist occ;		/* the LUN's I/Os in flight (over every
+					 * reactor) at each submit */
 	struct stats_hist drain;	/* ns, ORDERED arrival to enabled */
 } __attribute__((aligned(64)));
 
@@ -67,7 +66,10 @@ struct lun_stats {
 /* A summed view (what tcqctl shows). */
 struct stats_snapshot {
 	struct stats_counters c;
-	uint64_t inflight;		/* backend I/O in flight right now */
+	uint64_t inflight;		/* the LUN's backend I/O in flight now,
+					 * over every reactor */
+	uint64_t peak_inflight;		/* the most at once since reset (never
+					 * below inflight) */
 	struct stats_hist lat, occ, drain;
 };
 
@@ -91,10 +93,9 @@ void stats_task_arrive(struct lun *l, struct tcq_task *t);
 void stats_task_done(struct lun *l, const struct tcq_task *t);
 /* An ORDERED task (effective attribute) of l is enabled. */
 void stats_ordered_enabled(struct lun *l, const struct tcq_task *t);
-/* Around bdev_submit of an I/O of t on q: occupancy, flushes, peak. */
-void stats_io_submit(struct lun *l, const struct bdev_queue *q, int op,
-		     bool barrier);
-void stats_io_submitted(struct lun *l, const struct bdev_queue *q);
+/* Before bdev_submit of an I/O of l: counts it, flushes, and the LUN's
+ * occupancy (the backend keeps in flight and peak: bdev_depth_counts). */
+void stats_io_submit(struct lun *l, int op, bool barrier);
 
 /* ---- names (tcqctl's JSON keys, Prometheus label values) ---- */
 /* "simple", "ordered", "head_of_queue", "aca". */
@@ -110,6 +111,7 @@ const char *stats_sense_key_name(unsigned key);
  * value is one that was written (never torn), and values of one snapshot
  * may be a few commands apart. */
 void stats_snapshot(const struct lun *l, struct stats_snapshot *out);
-/* Zeroes the calling reactor's slot of s (its owner thread only). */
-void stats_reset_local(struct lun_stats *s);
+/* Zeroes the calling reactor's slot of l's statistics (its owner thread
+ * only), and starts l's peak in flight again from what is in flight. */
+void stats_reset_local(struct lun *l);
 #endif

@@ -80,7 +80,7 @@ static void stats_add(struct lun *l, void *array)
 
 	x = json_object_new_object();
 	ctl_add_u64(x, "current", s->inflight);
-	ctl_add_u64(x, "peak", s->c.peak_inflight);
+	ctl_add_u64(x, "peak", s->peak_inflight);
 	ctl_add_u64(x, "ios", s->c.ios);
 	json_object_object_add(x, "occupancy_at_submit",
 			       hist_json(&s->occ, 1.0));
@@ -184,7 +184,7 @@ json_object *ctl_cmd_metrics(struct ctl_conn *cc, char **argv, int argc)
 
 static void reset_lun(struct lun *l, void *arg)
 {
-	stats_reset_local(l->stats);
+	stats_reset_local(l);
 }
 
 static void reset_here(void *only)

@@ -141,7 +141,7 @@ static uint64_t v_completed(const struct prom_lun *l) { return l->s.c.completed;
 static uint64_t v_read_bytes(const struct prom_lun *l) { return l->s.c.read_bytes; }
 static uint64_t v_write_bytes(const struct prom_lun *l) { return l->s.c.write_bytes; }
 static uint64_t v_inflight(const struct prom_lun *l) { return l->s.inflight; }
-static uint64_t v_peak(const struct prom_lun *l) { return l->s.c.peak_inflight; }
+static uint64_t v_peak(const struct prom_lun *l) { return l->s.peak_inflight; }
 static uint64_t v_qd(const struct prom_lun *l) { return l->queue_depth; }
 static uint64_t v_ios(const struct prom_lun *l) { return l->s.c.ios; }
 static uint64_t v_flushes(const struct prom_lun *l) { return l->s.c.flushes; }
@@ -310,12 +310,13 @@ static void render_luns(struct prom_buf *b, const struct prom_view *v)
 	histogram(b, v, "tcq_lun_latency_seconds",
 		  "Command latency, arrival to completion.", h_latency);
 	lun_family(b, v, "tcq_lun_inflight", "gauge",
-		   "Backend I/Os in flight now.", v_inflight);
+		   "Backend I/Os in flight now, over every reactor.",
+		   v_inflight);
 	lun_family(b, v, "tcq_lun_inflight_peak", "gauge",
-		   "Most backend I/Os in flight at once on one reactor's queue.",
+		   "Most backend I/Os in flight at once since reset.",
 		   v_peak);
 	lun_family(b, v, "tcq_lun_queue_depth", "gauge",
-		   "Backend I/Os allowed in flight per reactor (queue_depth).",
+		   "Backend I/Os allowed in flight, over every reactor (queue_depth).",
 		   v_qd);
 	lun_family(b, v, "tcq_lun_backend_ios_total", "counter",
 		   "Backend I/Os submitted.", v_ios);

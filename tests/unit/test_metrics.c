@@ -91,7 +91,7 @@ static void fixture_view(struct prom_view *v, struct prom_target *t,
 	hist_put(&l->s.lat, 20000000000ull, 1);
 	l->s.c.lat_ns_total = 3 * 20000ull + 2 * 1500000ull + 20000000000ull;
 	l->s.inflight = 2;
-	l->s.c.peak_inflight = 4;
+	l->s.peak_inflight = 4;
 	l->s.c.ios = 5;
 	/* one ORDERED task drained for 30 us */
 	hist_put(&l->s.drain, 30000, 1);
@@ -195,13 +195,13 @@ static const char expected[] =
 	"tcq_lun_latency_seconds_bucket{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\",le=\"+Inf\"} 6\n"
 	"tcq_lun_latency_seconds_sum{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 20.003060000\n"
 	"tcq_lun_latency_seconds_count{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 6\n"
-	"# HELP tcq_lun_inflight Backend I/Os in flight now.\n"
+	"# HELP tcq_lun_inflight Backend I/Os in flight now, over every reactor.\n"
 	"# TYPE tcq_lun_inflight gauge\n"
 	"tcq_lun_inflight{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 2\n"
-	"# HELP tcq_lun_inflight_peak Most backend I/Os in flight at once on one reactor's queue.\n"
+	"# HELP tcq_lun_inflight_peak Most backend I/Os in flight at once since reset.\n"
 	"# TYPE tcq_lun_inflight_peak gauge\n"
 	"tcq_lun_inflight_peak{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 4\n"
-	"# HELP tcq_lun_queue_depth Backend I/Os allowed in flight per reactor (queue_depth).\n"
+	"# HELP tcq_lun_queue_depth Backend I/Os allowed in flight, over every reactor (queue_depth).\n"
 	"# TYPE tcq_lun_queue_depth gauge\n"
 	"tcq_lun_queue_depth{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 32\n"
 	"# HELP tcq_lun_backend_ios_total Backend I/Os submitted.\n"
