@@ -19,6 +19,7 @@
 #include "target/conn.h"
 #include "target/conn_priv.h"
 #include "target/login.h"
+#include "target/portal.h"
 #include "target/session.h"
 #include "target/target.h"
 
@@ -111,6 +112,7 @@ fail:
 		free(c->rx.buf);
 	free(c);
 	close(fd);
+	portal_conn_ended(r);
 	return -1;
 }
 
@@ -223,6 +225,8 @@ void conn_close(struct conn *c, const char *why)
 	 * last non-blocking attempt. */
 	conn_tx_last_try(c);
 	c->state = CONN_CLOSING;
+	/* Before the log line: a test that saw it may count on it. */
+	portal_conn_ended(c->r);
 	log_info("%s: connection closed: %s", c->peer_text, why);
 	reactor_timer_cancel(c->r, &c->ping.timer);
 	reactor_timer_cancel(c->r, &c->login_timer);

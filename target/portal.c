@@ -1,13 +1,18 @@
 /*
  * Listening sockets. Accepting happens on reactor 0 only; accepting is
- * cheap next to serving, and one acceptor makes the round-robin spread of
- * connections over reactors trivial.
+ * cheap next to serving, and one acceptor sees every placement: each
+ * connection goes to the reactor with the fewest open connections (ties
+ * in turn). Plain round-robin over connections is uneven as soon as some
+ * are short-lived: an initiator that opens a discovery session, or a
+ * probe, before each login would put every session on one reactor of two.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* accept4 */
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -17,6 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "tcq/log.h"
+#include "target/config.h"
 #include "target/conn.h"
 #include "target/portal.h"
 #include "tcq/reactor.h"
@@ -37,6 +43,9 @@ static struct list_node listeners = LIST_HEAD_INIT(listeners);
 static struct reactor **reactors;
 static int nreactors;
 static unsigned next_reactor;
+/* Connections placed on each reactor and not yet closed: raised here on
+ * reactor 0, lowered by the connection's own reactor as it closes. */
+static _Atomic unsigned placed[CFG_MAX_THREADS];
 static uint64_t last_emfile_warn_ns;
 
 /* A connection on its way to another reactor's thread. */
@@ -105,10 +114,46 @@ static void handoff_run(void *arg)
 	free(h);
 }
 
+/* The reactor with the fewest open connections; among equals the next
+ * in turn after the last one chosen. Counts it placed there. */
+static struct reactor *place(void)
+{
+	unsigned n = (unsigned)nreactors, best = 0, least = UINT_MAX;
+
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = (next_reactor + k) % n;
+		unsigned c = atomic_load_explicit(&placed[i],
+						  memory_order_relaxed);
+
+		if (c < least) {
+			least = c;
+			best = i;
+		}
+	}
+	next_reactor = best + 1;
+	atomic_fetch_add_explicit(&placed[best], 1, memory_order_relaxed);
+	return reactors[best];
+}
+
+void portal_conn_ended(struct reactor *r)
+{
+	_Atomic unsigned *c;
+	unsigned v;
+
+	if (!r || r->index < 0 || r->index >= CFG_MAX_THREADS)
+		return;
+	c = &placed[r->index];
+	/* Never below 0: a connection made without place() (a test's). */
+	v = atomic_load_explicit(c, memory_order_relaxed);
+	while (v && !atomic_compare_exchange_weak_explicit(c, &v, v - 1,
+			memory_order_relaxed, memory_order_relaxed))
+		;
+}
+
 static void dispatch(struct reactor *self, int fd, struct portal *p,
 		     const struct sockaddr_storage *peer, socklen_t peer_len)
 {
-	struct reactor *r = reactors[next_reactor++ % (unsigned)nreactors];
+	struct reactor *r = place();
 	struct handoff *h;
 
 	if (r == self) {
@@ -118,6 +163,7 @@ static void dispatch(struct reactor *self, int fd, struct portal *p,
 	h = malloc(sizeof(*h));
 	if (!h) {
 		close(fd);
+		portal_conn_ended(r);
 		return;
 	}
 	h->r = r;
@@ -130,6 +176,7 @@ static void dispatch(struct reactor *self, int fd, struct portal *p,
 			 p->addr_text, r->index);
 		close(fd);
 		free(h);
+		portal_conn_ended(r);
 	}
 }
 
@@ -266,6 +313,8 @@ int portal_start(struct tcqd *d, struct reactor **rs, int nrs)
 	reactors = rs;
 	nreactors = nrs;
 	next_reactor = 0;
+	for (int i = 0; i < CFG_MAX_THREADS; i++)
+		atomic_store_explicit(&placed[i], 0, memory_order_relaxed);
 	for (int i = 0; i < d->nportals; i++)
 		if (d->portals[i]->listen_fd >= 0 && portal_watch(d->portals[i]))
 			return -1;

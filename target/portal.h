@@ -2,7 +2,7 @@
  * Portals: the listening sockets. Address texts are parsed by
  * portal_addr.c (no sockets involved, so the config parser can use it);
  * portal.c listens and accepts on reactor 0, then hands each connection
- * to a reactor chosen round-robin.
+ * to the reactor with the fewest open connections.
  */
 #ifndef TCQ_PORTAL_H
 #define TCQ_PORTAL_H
@@ -41,10 +41,14 @@ void portal_free(struct portal *p);
 
 /*
  * Starts accepting on every listening portal of d. The accept handler runs
- * on rs[0]; each connection goes to rs[i] round-robin via reactor_post and
- * conn_accept. Call on rs[0]'s thread (or before any reactor runs).
+ * on rs[0]; each connection goes (reactor_post, conn_accept) to the rs[i]
+ * with the fewest open connections, ties in turn. Call on rs[0]'s thread
+ * (or before any reactor runs).
  */
 int portal_start(struct tcqd *d, struct reactor **rs, int nreactors);
+/* A connection that conn_accept was given on r is closed (or failed to
+ * start): r has one fewer for placement. Any thread. */
+void portal_conn_ended(struct reactor *r);
 /* After portal_start, on rs[0]'s thread: accepts on one more listening
  * portal (0 or -1), or stops accepting on p and closes its socket. */
 int portal_watch(struct portal *p);
