@@ -4,10 +4,14 @@
  * or SIGINT. Exit status: 0 after a clean shutdown, 1 for a runtime or
  * configuration error, 2 for bad usage.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* sched_getaffinity, CPU_COUNT */
+#endif
 #include <errno.h>
 #include <malloc.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,8 +161,20 @@ static void print_urls(const struct tcqd *d)
 	fflush(stdout);
 }
 
+/* The CPUs this process may run on (its affinity mask, as nproc(1)
+ * counts them), else those online. */
+static long usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static int resolve_threads(int configured)
 {
+	long cpus = usable_cpus();
 	long n = configured;
 
 	if (n <= 0)
@@ -167,6 +183,14 @@ static int resolve_threads(int configured)
 		n = 1;
 	if (n > CFG_MAX_THREADS)
 		n = CFG_MAX_THREADS;
+	/* Warned, not refused: more reactors than CPUs still work (a test
+	 * of two reactors on one CPU), but they take turns on a CPU, and a
+	 * session on a reactor that is not running waits for the others'
+	 * time slices. */
+	if (cpus > 0 && n > cpus)
+		log_warn("threads %ld is more than the %ld CPU%s tcqd may run "
+			 "on: reactors will share CPUs and wait for each other",
+			 n, cpus, cpus == 1 ? "" : "s");
 	return (int)n;
 }
 
