@@ -475,7 +475,7 @@ const struct cfg_key cfg_keys[] = {
 	  "create path as a sparse file of the given size if missing",
 	  CFG_RECREATE },
 	{ "queue_depth", L(queue_depth), &T_U32, 1, CFG_MAX_QUEUE_DEPTH,
-	  "backend I/Os in flight; more wait in arrival order",
+	  "backend I/Os in flight for the LUN, over all reactors; more wait in arrival order",
 	  CFG_LIVE },
 	{ "write_cache", L(write_cache), &T_BOOL, 0, 0,
 	  "volatile write cache (WCE)",
