@@ -73,8 +73,8 @@ struct bdev_io {
 	uint64_t miscompare;	/* COMPARE_AND_WRITE -EILSEQ: offset of the
 				 * first differing byte, from offset */
 	uint64_t start_ns;	/* set by bdev: the reactor pass it started */
-	uint64_t ticket;	/* set by bdev: its place in the LUN's
-				 * arrival order (bdev_depth.c) */
+	uint64_t ticket;	/* set by bdev when io waits: its place
+				 * among the LUN's waiters (bdev_depth.c) */
 };
 
 struct bdev_ops {
@@ -124,16 +124,17 @@ struct bdev_queue {
 
 /*
  * The LUN-wide depth budget (bdev_depth.c). Every reactor's submissions
- * and completions write it, so it is kept apart from the fields the data
- * path only reads (padding around it in struct bdev).
+ * and completions write the first line; the second is written only while
+ * I/O waits for a slot, and read by every submission. Padding in struct
+ * bdev keeps both apart from the fields the data path only reads.
  */
 struct bdev_budget {
-	_Atomic uint64_t tickets;	/* I/Os that ever asked for a slot */
-	_Atomic uint64_t done;		/* I/Os that ever completed */
 	_Atomic uint32_t inflight;	/* started and not yet complete */
 	_Atomic uint32_t peak;		/* highest inflight since reset */
+	char line[56];
 	_Atomic uint64_t waitmask;	/* bit i: queue i has waiting I/O */
 	_Atomic uint64_t kickmask;	/* bit i: a wake-up posted to it */
+	_Atomic uint64_t tickets;	/* I/Os that ever had to wait */
 	_Atomic uint32_t kicks;		/* wake-ups posted, not yet run */
 };
 

@@ -207,7 +207,6 @@ void stats_ordered_enabled(struct lun *l, const struct tcq_task *t)
 void stats_io_submit(struct lun *l, int op, bool barrier)
 {
 	struct stats_slot *sl = slot_get(l);
-	uint32_t now, peak;
 
 	if (!sl)
 		return;
@@ -219,10 +218,9 @@ void stats_io_submit(struct lun *l, int op, bool barrier)
 	}
 	/* The LUN's occupancy, not this reactor's: queue_depth is the
 	 * LUN's (backend/bdev_depth.c). */
-	if (l->bdev) {
-		bdev_depth_counts(l->bdev, &now, &peak);
-		hist_add(&sl->occ, now);
-	}
+	if (l->bdev)
+		hist_add(&sl->occ, atomic_load_explicit(
+				&l->bdev->budget.inflight, memory_order_relaxed));
 }
 
 /* ---- names --------------------------------------------------------------- */

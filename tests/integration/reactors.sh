@@ -129,6 +129,30 @@ ordered_tasks_keep_order_with_the_depth_shared() {
 	end_load
 }
 
+# ---- racing completions ------------------------------------------------------
+# I/Os of 20 us on a LUN of depth 1, four sessions on two reactors: nearly
+# every completion frees the one slot while the other reactor waits for
+# it, so a wake-up lost between them would leave I/O waiting for ever
+# (tcq-bench would never finish its point).
+fixture_race() {
+	need_tool jq
+	start_tcqd --ctl "$SOCK" --threads 2 --queue-depth 1 \
+		--backend "delay:latency=20us,base=null:size=64M"
+}
+
+no_io_left_waiting_after_racing_completions() {
+	load 3 4 8
+	wait_until 50 sessions_on 0 0 1 1 || fail "4 sessions not on reactors 0, 0, 1, 1"
+	sample_inflight 1 5
+	end_load
+	ok "every I/O of 4 sessions at depth 8 over one slot completed"
+	ctl stats --json || fail "stats failed"
+	jqv '.luns[0].inflight.current == 0 and .luns[0].inflight.peak == 1' ||
+		fail "after the load: now $(q .luns[0].inflight.current), peak $(q .luns[0].inflight.peak)"
+	jqv '.luns[0].inflight.ios > 1000' || fail "only $(q .luns[0].inflight.ios) I/Os"
+	ok "nothing left in flight, peak 1, $(q .luns[0].inflight.ios) I/Os"
+}
+
 # ---- placement --------------------------------------------------------------
 fixture_placement() {
 	need_tool jq
@@ -219,6 +243,8 @@ CHECKS=(
 	queue_depth_bounds_in_flight_over_both_reactors
 	queue_depth_lowered_and_raised_live_over_both_reactors
 	ordered_tasks_keep_order_with_the_depth_shared
+	@race
+	no_io_left_waiting_after_racing_completions
 	@placement
 	eight_sessions_spread_four_and_four
 	sessions_spread_evenly_with_short_connections_between

@@ -89,11 +89,11 @@ START_TEST(bound_and_order_over_two_reactors)
 	ck_assert_msg(b != NULL, "%s", err);
 	q0 = bdev_queue_get(b, &R0);
 	q1 = bdev_queue_get(b, &R1);
-	submit(q1, 0);			/* tickets 0 and 1 start */
+	submit(q1, 0);			/* 0 and 1 start */
 	submit(q1, 1);
 	submit(q0, 2);			/* 2 and 3 wait on reactor 0 */
 	submit(q0, 3);
-	submit(q1, 4);			/* 4 waits on reactor 1 */
+	submit(q1, 4);			/* 4 waits on reactor 1, last */
 	ck_assert_int_eq(nseen, 2);	/* per queue it would be 4 */
 	counts(b, 2, 2);
 
