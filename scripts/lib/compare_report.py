@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
-"""Tables and goal checks for scripts/compare-peers.
+"""Tables and goal checks for scripts/compare-peers and scripts/limits.
 
-Reads the points the script recorded (CP_RES, one JSON object a line: the
-target, the workload, tcq-bench's, fio's or iperf3's JSON output, and the
-target's CPU ticks before and after), prints the tables and writes them
-with the machine, versions and commands to CP_OUT as markdown. Everything
-comes through CP_* environment variables set by the script.
+Reads the points the scripts recorded (CP_RES, one JSON object a line: the
+target, the workload, the round, tcq-bench's, fio's, iperf3's or
+pingpong.py's JSON output, and the target's CPU ticks before and after),
+keeps the best of the rounds of every point, prints the tables and writes
+them with the machine, versions and commands to CP_OUT as markdown, and
+(CP_JSON) the limits table and the goals as JSON. CP_KIND is "peers"
+(compare-peers: tgt and istgt too) or "limits" (scripts/limits: tcqd and
+the limits only). Everything comes through CP_* environment variables.
 """
 import json
 import os
-import statistics
 
 E = os.environ
 CLK = float(E.get("CP_CLK", "100"))
+KIND = E.get("CP_KIND", "peers")
 
 WORKLOADS = [  # name, title, metric
     ("rr4k-qd1", "4K random read, QD1", "iops"),
@@ -22,7 +25,10 @@ WORKLOADS = [  # name, title, metric
     ("r128k-qd8", "128K read, QD8", "mbps"),
     ("r128k-qd32", "128K read, QD32", "mbps"),
 ]
-NULL_WORKLOADS = [w for w in WORKLOADS if w[0] != "rw4k-qd32"]
+TITLE = {n: t for n, t, _ in WORKLOADS}
+METRIC = {n: m for n, _, m in WORKLOADS}
+SERIAL = {"rr4k-qd1"}   # QD1: the disk and the wire in series
+SECOND = ["rr4k-qd1", "r128k-qd8"]  # also with the libiscsi engine
 PEERS = [  # compared with tcqd, in table order
     ("tgt-rdwr", "tgt (rdwr)"),
     ("tgt-aio", "tgt (aio)"),
@@ -30,7 +36,10 @@ PEERS = [  # compared with tcqd, in table order
     ("local", "local (tcq-bench)"),
     ("fio", "local (fio)"),
 ]
+TARGETS = ["tgt-rdwr", "tgt-aio", "istgt"]  # tcqd must be ahead of these
 LABEL = dict(PEERS, tcqd="tcqd")
+GOAL_EFF = 560000.0  # IOPS per target CPU-second on null, 4K QD32
+AGREE = 0.15         # the second client within 15% of the native one
 
 
 def load(path):
@@ -41,53 +50,81 @@ def load(path):
         return None
 
 
+def figures(r, d):
+    """The figures of one recorded point, or None when it failed."""
+    if r["kind"] == "bench":
+        p = d["points"][0]
+        if p.get("errors"):
+            return None
+        v = {"iops": p["iops"], "mbps": p["mbps"],
+             "iops_sd": p.get("iops_sd", 0.0),
+             "mbps_sd": p.get("mbps_sd", 0.0),
+             "p99": p["lat_us"]["p99"], "mean_us": p["lat_us"]["mean"],
+             "threads": r.get("threads", 0)}
+        wall = r["t1"] - r["t0"]
+        cpu = (r["cpu1"] - r["cpu0"]) / CLK
+        if cpu > 0 and wall > 0:
+            v["cpu_pct"] = 100.0 * cpu / wall
+            v["eff"] = p["iops"] * wall / cpu
+        return v
+    if r["kind"] == "fio":
+        job = d["jobs"][0]
+        side = job["write"] if job["write"]["iops"] > 0 else job["read"]
+        if side["iops"] <= 0:
+            return None
+        return {"iops": side["iops"], "mbps": side["bw_bytes"] / 1e6,
+                "p99": side.get("clat_ns", {}).get("percentile", {}).get(
+                    "99.000000", 0) / 1e3}
+    if r["kind"] == "iperf3":
+        bps = d.get("end", {}).get("sum_received", {}).get("bits_per_second")
+        return {"mbps": bps / 8e6} if bps else None
+    if r["kind"] == "pingpong":
+        return {"mean_us": d["mean_us"]} if d.get("mean_us") else None
+    return None
+
+
+def better(kind, a, b):
+    """The better of two rounds' figures (None = failed)."""
+    if a is None or b is None:
+        return a if b is None else b
+    if kind == "pingpong":
+        return a if a["mean_us"] <= b["mean_us"] else b
+    key = "mbps" if kind == "iperf3" else "iops"
+    return a if a[key] >= b[key] else b
+
+
 def collect():
-    """(target, workload) -> dict of figures."""
-    res = {}
+    """(best, rounds, order): (target, workload) -> the best figures; ->
+    {round: figures or None}; the keys in the order they first ran."""
+    best, rounds, order, kinds = {}, {}, [], {}
     with open(E["CP_RES"]) as f:
         for line in f:
             r = json.loads(line)
             d = load(r["json"]) if r.get("json") else None
-            if d is None:
-                continue
+            v = figures(r, d) if d is not None else None
             key = (r["target"], r["name"])
-            if r["kind"] == "bench":
-                p = d["points"][0]
-                if p.get("errors"):
-                    continue
-                v = {"iops": p["iops"], "mbps": p["mbps"],
-                     "iops_sd": p.get("iops_sd", 0.0),
-                     "mbps_sd": p.get("mbps_sd", 0.0),
-                     "p99": p["lat_us"]["p99"],
-                     "threads": r.get("threads", 0)}
-                wall = r["t1"] - r["t0"]
-                cpu = (r["cpu1"] - r["cpu0"]) / CLK
-                if cpu > 0 and wall > 0:
-                    v["cpu_pct"] = 100.0 * cpu / wall
-                    v["eff"] = p["iops"] * wall / cpu
-                res[key] = v
-            elif r["kind"] == "fio":
-                job = d["jobs"][0]
-                side = job["write"] if job["write"]["iops"] > 0 else job["read"]
-                res[key] = {"iops": side["iops"],
-                            "mbps": side["bw_bytes"] / 1e6,
-                            "p99": side.get("clat_ns", {}).get(
-                                "percentile", {}).get("99.000000", 0) / 1e3}
-            elif r["kind"] == "iperf3":
-                bps = d.get("end", {}).get("sum_received", {}).get(
-                    "bits_per_second")
-                if bps:
-                    res[key] = {"mbps": bps / 8e6}
-    return res
+            if key not in rounds:
+                rounds[key] = {}
+                order.append(key)
+            kinds[key] = r["kind"]
+            rounds[key][r.get("round", 1)] = v
+            best[key] = better(r["kind"], best.get(key), v)
+    best = {k: v for k, v in best.items() if v is not None}
+    return best, rounds, order, kinds
+
+
+def num(x, metric):
+    if x is None:
+        return "-"
+    if metric == "iops":
+        return "%.1fK" % (x / 1e3) if x < 1e6 else "%.2fM" % (x / 1e6)
+    if metric == "mean_us":
+        return "%.1f µs" % x
+    return "%.0f MB/s" % x
 
 
 def fig(v, metric):
-    if v is None or metric not in v:
-        return "-"
-    x = v[metric]
-    if metric == "iops":
-        return "%.1fK" % (x / 1e3) if x < 1e6 else "%.2fM" % (x / 1e6)
-    return "%.0f MB/s" % x
+    return num(v.get(metric) if v else None, metric)
 
 
 def ratio(a, b):
@@ -110,6 +147,169 @@ def val(res, target, name, metric):
     return v.get(metric) if v else None
 
 
+def limits(res):
+    """Per workload: local, null, the limit, tcqd and its shares."""
+    rows = []
+    for name, title, m in WORKLOADS:
+        loc, nul = val(res, "fio", name, m), val(res, "tcqd-null", name, m)
+        t = val(res, "tcqd", name, m)
+        if name in SERIAL:
+            kind = "serial"
+            lim = 1 / (1 / loc + 1 / nul) if loc and nul else None
+        else:
+            kind = "min"
+            lim = min(loc, nul) if loc and nul else None
+        rows.append({"workload": name, "title": title, "metric": m,
+                     "local": loc, "null": nul, "limit": lim,
+                     "limit_kind": kind, "tcqd": t,
+                     "share": ratio(t, lim), "share_local": ratio(t, loc)})
+    return rows
+
+
+def limits_table(rows):
+    kinds = {"serial": "serial: 1/(1/local + 1/null)",
+             "min": "min(local, null)"}
+    return table(
+        ["workload", "local (fio)", "tcqd null", "limit", "limit is",
+         "tcqd", "tcqd ÷ limit", "tcqd ÷ local"],
+        [[r["title"], num(r["local"], r["metric"]),
+          num(r["null"], r["metric"]), num(r["limit"], r["metric"]),
+          kinds[r["limit_kind"]], num(r["tcqd"], r["metric"]),
+          rfmt(r["share"]), rfmt(r["share_local"])] for r in rows])
+
+
+def rounds_table(rounds, order, kinds):
+    rows = []
+    for key in order:
+        target, name = key
+        kind = kinds[key]
+        m = {"iperf3": "mbps", "pingpong": "mean_us"}.get(
+            kind, METRIC.get(name, "iops"))
+        rs = rounds[key]
+        if len(rs) < 2 and name.startswith("sess-"):
+            continue
+        figs = [rs.get(i) for i in (1, 2)]
+        vals = [f.get(m) if f else None for f in figs]
+        b = better(kind, *figs) if len(figs) == 2 else figs[0]
+        rows.append([TITLE.get(name, name), target] +
+                    [num(x, m) if f else ("failed" if i + 1 in rs else "-")
+                     for i, (f, x) in enumerate(zip(figs, vals))] +
+                    [fig(b, m), rfmt(ratio(vals[1], vals[0]))])
+    return table(["point", "target", "round 1", "round 2", "best",
+                  "round 2 ÷ round 1"], rows)
+
+
+def loopback(res, rows):
+    rtt = res.get(("tcqd-null", "rtt512-qd1"))
+    pp = res.get(("pingpong", "rtt"))
+    wire = val(res, "iperf3", "wire", "mbps")
+    out = ["- iSCSI round trip, tcqd on null, 512-byte read at QD1: %s" %
+           ("mean %.1f µs (%.1fK IOPS)" % (rtt["mean_us"], rtt["iops"] / 1e3)
+            if rtt else "failed"),
+           "- TCP round trip, 48-byte request and 4 KiB answer "
+           "(scripts/lib/pingpong.py): %s" %
+           ("mean %.1f µs" % pp["mean_us"] if pp else "failed"),
+           "- iperf3, 127.0.0.1, one stream: %s" %
+           ("%.0f MB/s" % wire if wire else "failed")]
+    qd1 = [r for r in rows if r["workload"] in SERIAL][0]
+    if qd1["local"] and qd1["null"] and qd1["tcqd"]:
+        us = [1e6 / qd1[k] for k in ("local", "null", "tcqd")]
+        out.append("- 4K random read at QD1, time per read: local %.1f µs + "
+                   "tcqd null %.1f µs = %.1f µs in series; through tcqd "
+                   "%.1f µs (%+.1f µs beyond the two)" %
+                   (us[0], us[1], us[0] + us[1], us[2],
+                    us[2] - us[0] - us[1]))
+    return "\n".join(out)
+
+
+def second_client(res):
+    out = []
+    for name in SECOND:
+        m = METRIC[name]
+        a, b = val(res, "tcqd", name, m), val(res, "tcqd-libiscsi", name, m)
+        r = ratio(b, a)
+        out.append({"workload": name, "title": TITLE[name], "metric": m,
+                    "native": a, "libiscsi": b, "ratio": r,
+                    "agrees": None if r is None else abs(r - 1) <= AGREE})
+    return out
+
+
+def second_table(sc):
+    return table(["workload", "native", "libiscsi", "libiscsi ÷ native",
+                  "within %.0f%%" % (100 * AGREE)],
+                 [[s["title"], num(s["native"], s["metric"]),
+                   num(s["libiscsi"], s["metric"]), rfmt(s["ratio"]),
+                   "-" if s["agrees"] is None else
+                   ("yes" if s["agrees"] else "NO")] for s in sc])
+
+
+def goals(res, rows, sc):
+    """The goals of issue 12 (part 4): [(status, text, detail)]."""
+    out = []
+    by = {r["workload"]: r for r in rows}
+
+    def goal(text, checks, absent=None):
+        """checks: (description, value, op, goal); value None = no data."""
+        if absent:
+            out.append({"status": "not measured", "goal": text,
+                        "detail": absent, "checks": []})
+            return
+        if not checks or any(v is None for _, v, _, _ in checks):
+            status = "no data"
+        else:
+            status = "met" if all(v >= g if op == ">=" else v <= g
+                                  for _, v, op, g in checks) else "NOT met"
+
+        def n(x, g):
+            if x is None:
+                return "-"
+            return "%.2f" % x if g < 1000 else "%.1fK" % (x / 1e3)
+        detail = "; ".join("%s %s (goal %s %s)" %
+                           (d, n(v, g), "≥" if op == ">=" else "≤", n(g, g))
+                           for d, v, op, g in checks)
+        out.append({"status": status, "goal": text, "detail": detail,
+                    "checks": [{"check": d, "value": v, "op": op, "goal": g}
+                               for d, v, op, g in checks]})
+
+    goal("4K random read QD1 ≥ 0.90 of the serial limit 1/(1/local + 1/null)",
+         [("tcqd ÷ serial limit", by["rr4k-qd1"]["share"], ">=", 0.90)])
+    goal("4K random read QD32 ≥ 0.85 of local",
+         [("tcqd ÷ local", by["rr4k-qd32"]["share_local"], ">=", 0.85)])
+    goal("128K sequential read QD4, QD8, QD32 ≥ 0.85 of min(local, null)",
+         [("%s tcqd ÷ limit" % n[6:].upper(), by[n]["share"], ">=", 0.85)
+          for n in ("r128k-qd4", "r128k-qd8", "r128k-qd32")])
+    goal("4K random write QD32 ≥ 0.90 of local",
+         [("tcqd ÷ local", by["rw4k-qd32"]["share_local"], ">=", 0.90)])
+    eff = val(res, "tcqd-null", "rr4k-qd32", "eff")
+    goal("IOPS per target CPU-second on null (4K random read QD32) no "
+         "worse than %.0fK" % (GOAL_EFF / 1e3),
+         [("IOPS per CPU-s", eff, ">=", GOAL_EFF)])
+    if KIND == "peers":
+        checks = [("%s ÷ %s" % (TITLE[n], LABEL[p]),
+                   ratio(val(res, "tcqd", n, METRIC[n]),
+                         val(res, p, n, METRIC[n])), ">=", 1.0)
+                  for n, _, _ in WORKLOADS for p in TARGETS]
+        checks += [("%s on null ÷ tgt null" % TITLE[n],
+                    ratio(val(res, "tcqd-null", n, METRIC[n]),
+                          val(res, "tgt-null", n, METRIC[n])), ">=", 1.0)
+                   for n, _, _ in WORKLOADS]
+        goal("Still ahead of tgt and istgt at every point", checks)
+    else:
+        goal("Still ahead of tgt and istgt at every point", [],
+             absent="scripts/limits runs no peer: see scripts/compare-peers")
+    goal("A second client (tcq-bench --engine libiscsi) agrees with the "
+         "native engine within %.0f%%" % (100 * AGREE),
+         [("%s |libiscsi ÷ native - 1|" % s["title"],
+           None if s["ratio"] is None else abs(s["ratio"] - 1), "<=", AGREE)
+          for s in sc])
+    return out
+
+
+def goals_text(gs):
+    return "\n".join("- **%s**: %s. %s" % (g["status"], g["goal"],
+                                           g["detail"]) for g in gs)
+
+
 def summary(res):
     rows = []
     for name, title, m in WORKLOADS:
@@ -117,7 +317,7 @@ def summary(res):
         row = [title, fig(res.get(("tcqd", name)), m)]
         row += [rfmt(ratio(t, val(res, p, name, m))) for p, _ in PEERS]
         rows.append(row)
-    return table(["workload", "tcqd"] + ["tcqd / " + l for _, l in PEERS],
+    return table(["workload", "tcqd"] + ["tcqd ÷ " + lb for _, lb in PEERS],
                  rows)
 
 
@@ -141,29 +341,36 @@ def details(res):
                 v.get("threads") or "-"])
         parts.append("### %s (%s)\n\n" % (title, "IOPS" if m == "iops"
                                             else "MB/s") + table(
-            ["target", m.upper() if m == "iops" else "MB/s", "tcqd / it",
+            ["target", m.upper() if m == "iops" else "MB/s", "tcqd ÷ it",
              "p99 µs", "target CPU", "IOPS per CPU-s", "threads"], rows))
     return "\n\n".join(parts)
 
 
-def nulls(res):
+def nulls(res, peers):
     wire = val(res, "iperf3", "wire", "mbps")
     rows = []
-    for name, title, m in NULL_WORKLOADS:
+    for name, title, m in WORKLOADS:
         a, b = res.get(("tcqd-null", name)), res.get(("tgt-null", name))
         ta, tb = val(res, "tcqd-null", name, m), val(res, "tgt-null", name, m)
-        rows.append([
-            title, fig(a, m), fig(b, m), rfmt(ratio(ta, tb)),
+        row = [title, fig(a, m)]
+        if peers:
+            row += [fig(b, m), rfmt(ratio(ta, tb))]
+        row += [
             "%.0f%%" % (100 * a["mbps"] / wire) if a and wire else "-",
             "%.1fK" % (a["eff"] / 1e3) if a and "eff" in a else "-",
-            "%.0f%%" % a["cpu_pct"] if a and "cpu_pct" in a else "-",
-            "%.1fK" % (b["eff"] / 1e3) if b and "eff" in b else "-",
-            "%.0f%%" % b["cpu_pct"] if b and "cpu_pct" in b else "-"])
-    return ("iperf3, 127.0.0.1, one stream: **%s**\n\n" %
-            ("%.0f MB/s" % wire if wire else "failed")) + table(
-        ["workload", "tcqd null", "tgt null", "tcqd / tgt",
-         "tcqd % of iperf3", "tcqd IOPS per CPU-s", "tcqd CPU",
-         "tgt IOPS per CPU-s", "tgt CPU"], rows)
+            "%.0f%%" % a["cpu_pct"] if a and "cpu_pct" in a else "-"]
+        if peers:
+            row += [
+                "%.1fK" % (b["eff"] / 1e3) if b and "eff" in b else "-",
+                "%.0f%%" % b["cpu_pct"] if b and "cpu_pct" in b else "-"]
+        rows.append(row)
+    head = ["workload", "tcqd null"]
+    if peers:
+        head += ["tgt null", "tcqd ÷ tgt"]
+    head += ["tcqd % of iperf3", "tcqd IOPS per CPU-s", "tcqd CPU"]
+    if peers:
+        head += ["tgt IOPS per CPU-s", "tgt CPU"]
+    return table(head, rows)
 
 
 def sessions(res):
@@ -178,145 +385,149 @@ def sessions(res):
                      "%.1f%%" % (100 * v["iops"] / peak),
                      "%.0f%%" % v["cpu_pct"] if "cpu_pct" in v else "-",
                      "%.1fK" % (v["eff"] / 1e3) if "eff" in v else "-"])
-    return pts, table(["sessions", "IOPS (mean ± sd)", "MB/s",
-                       "of peak so far", "target CPU", "IOPS per CPU-s"],
-                      rows)
+    return table(["sessions", "IOPS (mean ± sd)", "MB/s",
+                  "of peak so far", "target CPU", "IOPS per CPU-s"], rows)
 
 
-def goals(res, sess_pts):
-    out = []
+LIMITS_INTRO = (
+    "Each tcqd figure beside its limit, measured in the same run: "
+    "local is fio (libaio, O_DIRECT) on the same file at the same point, "
+    "null is tcqd on `--backend null` (the wire and the protocol alone). "
+    "At QD1 the disk and the wire are in series, so the limit is "
+    "1/(1/local + 1/null); at deeper queues they overlap, and the limit is "
+    "min(local, null). Best of two rounds (both in *Rounds* below).")
 
-    def goal(text, checks):
-        """checks: list of (description, value, limit); value None = no data."""
-        if not checks or any(v is None for _, v, _ in checks):
-            status = "no data"
-        else:
-            status = "met" if all(v >= lim for _, v, lim in checks) \
-                else "NOT met"
-        def num(x, lim):
-            if x is None:
-                return "-"
-            return "%.2f" % x if lim < 1000 else "%.1fK" % (x / 1e3)
-        detail = "; ".join("%s %s (goal ≥ %s)" % (d, num(v, lim),
-                                                 num(lim, lim))
-                           for d, v, lim in checks)
-        out.append("- **%s**: %s. %s" % (status, text, detail))
-
-    def r(name, peer, m="iops"):
-        return ratio(val(res, "tcqd", name, m), val(res, peer, name, m))
-
-    goal("4K random read QD32, file LUN: ≥ 2x tgt and istgt, ≥ 80% of local",
-         [("÷ tgt rdwr", r("rr4k-qd32", "tgt-rdwr"), 2),
-          ("÷ tgt aio", r("rr4k-qd32", "tgt-aio"), 2),
-          ("÷ istgt", r("rr4k-qd32", "istgt"), 2),
-          ("÷ local", r("rr4k-qd32", "local"), 0.8)])
-    goal("4K random write QD32, write cache on: ≥ 2x tgt",
-         [("÷ tgt rdwr", r("rw4k-qd32", "tgt-rdwr"), 2),
-          ("÷ tgt aio", r("rw4k-qd32", "tgt-aio"), 2)])
-    goal("128K read, file LUN: ≥ 90% of local at QD4, 8 and 32",
-         [("%s ÷ local" % n[6:].upper(), r(n, "local", "mbps"), 0.9)
-          for n in ("r128k-qd4", "r128k-qd8", "r128k-qd32")])
-    wire = val(res, "iperf3", "wire", "mbps")
-    goal("128K read on null: ≥ 90% of iperf3's loopback bandwidth",
-         [("%s ÷ iperf3" % n[6:].upper(),
-           ratio(val(res, "tcqd-null", n, "mbps"), wire), 0.9)
-          for n in ("r128k-qd4", "r128k-qd8", "r128k-qd32")])
-    goal("4K read QD1: ≥ 85% of local IOPS",
-         [("÷ local", r("rr4k-qd1", "local"), 0.85)])
-    eff = res.get(("tcqd-null", "rr4k-qd32"), {}).get("eff")
-    teff = res.get(("tgt-null", "rr4k-qd32"), {}).get("eff")
-    goal("Efficiency on null, 4K random read QD32: ≥ 150K IOPS per "
-         "target CPU-second (tgt null here: %s)" %
-         ("%.1fK" % (teff / 1e3) if teff else "-"),
-         [("IOPS per CPU-s", eff, 150000)])
-    checks = []
-    if len(sess_pts) > 1:
-        peak_i = max(range(len(sess_pts)), key=lambda i: sess_pts[i][1]["iops"])
-        peak = sess_pts[peak_i][1]["iops"]
-        worst = min(v["iops"] for _, v in sess_pts[peak_i:])
-        checks = [("lowest after the peak (%d sessions) ÷ peak" %
-                   sess_pts[peak_i][0], worst / peak, 0.95)]
-    goal("Sessions 1..32 at depth 8 (4K random read): never more than 5% "
-         "below the peak as sessions grow", checks)
-    return "\n".join(out)
-
-
-def main():
-    res = collect()
-    sess_pts, sess_table = sessions(res)
-    body = [
-        "## Summary: tcqd's figure and tcqd ÷ each peer\n\n"
-        "A ratio above 1 means tcqd is ahead; against local it is the share "
-        "of what the file itself gives.\n\n" + summary(res),
-        "## Goals of issue 7\n\n" + goals(res, sess_pts),
-        "## Per workload\n\n" + details(res),
-        "## Null backings: the wire and the target's own cost\n\n" +
-        nulls(res),
-        "## Sessions (tcqd, file LUN, 4K random read, depth 8 per session, "
-        "%s runs each)\n\n" % E.get("CP_REPEAT", "?") + sess_table,
-    ]
-    print()
-    print("\n\n".join(body))
-
-    with open(E["CP_CMDS"]) as f:
-        cmds = f.read().rstrip("\n")
-    doc = """# tcq performance: tcqd beside tgt and istgt
-
-Generated by `{self}` on {started} ({mode} mode: {rt} s per point after a
-{ramp} s ramp, {secs} s in all). The machine is shared and noisy; only the
-ratios of one run are worth comparing, and figures move between runs.
-
-## Machine and versions
-
-| | |
+MACHINE = """| | |
 |---|---|
 | CPU | {cpu}, {nproc} CPUs (client and target share them) |
 | memory | {mem} |
 | kernel | {kernel} |
-| file system of the data file | {fs} |
+| file system of the data files | {fs} |
 | load average at start / end | {load0} / {load1} |
 | tcqd | {tcq} |
-| tgt | {tgt} |
+"""
+PEER_VERSIONS = """| tgt | {tgt} |
 | istgt | {istgt} |
 | libiscsi | {libiscsi} |
 | qemu | {qemu} |
-| fio | {fio} |
+"""
+TOOL_VERSIONS = """| fio | {fio} |
 | iperf3 | {iperf} |
+"""
 
-## Method
 
-- One 1 GiB file written from /dev/urandom serves every target, one
-  target at a time: tcqd (aio backend, O_DIRECT, write cache on, default
-  threads), tgt with the rdwr ({rdwr}) and aio (O_DIRECT) backing
-  stores, and istgt (which always goes through the page cache, so its
-  reads of this file come from memory, an advantage over O_DIRECT).
-- The client is tcq-bench's native engine, one tcq-bench run per point.
-  "local" is tcq-bench's local engine (libaio, O_DIRECT) on the same file;
-  fio (libaio, O_DIRECT) is shown as a second opinion.
-- Target CPU: utime + stime of the target process (all its threads) from
-  /proc/PID/stat before and after each tcq-bench run; "target CPU" is
-  that time over the run's wall time (100% = one core), "IOPS per CPU-s"
-  is IOPS divided by it.
-- The null rows use tcqd's `null` backend and tgt's `null` backing store
-  (nothing stored, reads return zeros) over a 1 GiB span.
+def method(peers):
+    out = [
+        "- Two files of {size} written from /dev/urandom (kept between "
+        "runs): `{img}` for every read, which nothing writes (fio opens "
+        "it --readonly), and `{wimg}` for the write points. A file of "
+        "zeros or of tcq-bench's patterns reads far faster on a virtual "
+        "disk than random data, which would make every ratio to local "
+        "meaningless.",
+        "- Every point is run in two rounds (all points, then all again); "
+        "the tables show the best of the two, *Rounds* shows both.",
+        "- The client is tcq-bench's native engine, one tcq-bench run per "
+        "point; the QD1 and 128K QD8 points are run again with its "
+        "libiscsi engine (a second client).",
+        "- Target CPU: utime + stime of the target process (all its "
+        "threads) from /proc/PID/stat before and after each tcq-bench "
+        "run; \"target CPU\" is that time over the run's wall time (100% "
+        "= one core), \"IOPS per CPU-s\" is IOPS divided by it.",
+    ]
+    if peers:
+        out[0:0] = [
+            "- The same files serve every target, one target at a time: "
+            "tcqd (aio backend, O_DIRECT, write cache on, default "
+            "threads), tgt with the rdwr ({rdwr}) and aio (O_DIRECT) "
+            "backing stores, and istgt (which always goes through the "
+            "page cache, so its reads come from memory, an advantage "
+            "over O_DIRECT).",
+            "- \"local (tcq-bench)\" is tcq-bench's local engine (libaio, "
+            "O_DIRECT) on the same file, beside fio.",
+            "- The null rows use tcqd's `null` backend and tgt's `null` "
+            "backing store (nothing stored, reads return zeros) over a "
+            "1 GiB span.",
+        ]
+    return "\n".join(out)
 
-""".format(self=E.get("CP_SELF"), started=E.get("CP_STARTED"),
-           mode=E.get("CP_MODE"), rt=E.get("CP_RT"), ramp=E.get("CP_RAMP"),
-           secs=E.get("CP_SECS"),
-           rdwr=("--bsoflags " + E["TGT_BSOFLAGS"]
-                 if E.get("TGT_BSOFLAGS") else "buffered: page cache"), cpu=E.get("CP_CPU"),
-           nproc=E.get("CP_NPROC"), mem=E.get("CP_MEM"),
-           kernel=E.get("CP_KERNEL"), fs=E.get("CP_FS"),
-           load0=E.get("CP_LOAD0"), load1=E.get("CP_LOAD1"),
-           tcq=E.get("CP_TCQ"), tgt=E.get("CP_TGT"), istgt=E.get("CP_ISTGT"),
-           libiscsi=E.get("CP_LIBISCSI"), qemu=E.get("CP_QEMU"),
-           fio=E.get("CP_FIO"), iperf=E.get("CP_IPERF"))
+
+def main():
+    best, rounds, order, kinds = collect()
+    rows = limits(best)
+    sc = second_client(best)
+    gs = goals(best, rows, sc)
+    peers = KIND == "peers"
+    body = ["## tcqd beside the limits\n\n" + LIMITS_INTRO + "\n\n" +
+            limits_table(rows),
+            "## Goals of issue 12\n\n" + goals_text(gs),
+            "## Loopback\n\n" + loopback(best, rows),
+            "## A second client\n\n" + second_table(sc)]
+    if peers:
+        body += [
+            "## tcqd ÷ each peer\n\nA ratio above 1 means tcqd is ahead; "
+            "against local it is the share of what the file itself "
+            "gives.\n\n" + summary(best),
+            "## Per workload\n\n" + details(best)]
+    body.append("## Null backings: the wire and the target's own cost\n\n" +
+                nulls(best, peers))
+    if peers:
+        body.append("## Sessions (tcqd, file LUN, 4K random read, depth 8 "
+                    "per session, %s runs each, round 1 only)\n\n" %
+                    E.get("CP_REPEAT", "?") + sessions(best))
+    body.append("## Rounds\n\n" + rounds_table(rounds, order, kinds))
+    print()
+    print("\n\n".join(body))
+
+    fmt = dict(
+        self=E.get("CP_SELF"), started=E.get("CP_STARTED"),
+        mode=E.get("CP_MODE"), rt=E.get("CP_RT"), ramp=E.get("CP_RAMP"),
+        secs=E.get("CP_SECS"), cpu=E.get("CP_CPU"), nproc=E.get("CP_NPROC"),
+        mem=E.get("CP_MEM"), kernel=E.get("CP_KERNEL"), fs=E.get("CP_FS"),
+        load0=E.get("CP_LOAD0"), load1=E.get("CP_LOAD1"),
+        tcq=E.get("CP_TCQ"), tgt=E.get("CP_TGT"), istgt=E.get("CP_ISTGT"),
+        libiscsi=E.get("CP_LIBISCSI"), qemu=E.get("CP_QEMU"),
+        fio=E.get("CP_FIO"), iperf=E.get("CP_IPERF"), img=E.get("CP_IMG"),
+        wimg=E.get("CP_WIMG"), size=E.get("CP_SIZE"),
+        rdwr=("--bsoflags " + E["TGT_BSOFLAGS"] if E.get("TGT_BSOFLAGS")
+              else "buffered: page cache"))
+    with open(E["CP_CMDS"]) as f:
+        cmds = f.read().rstrip("\n")
+    title = ("tcqd beside tgt and istgt, and beside the limits" if peers
+             else "tcqd beside the limits of this machine")
+    doc = ("# tcq performance: {t}\n\n"
+           "Generated by `{{self}}` on {{started}} ({{mode}} mode: {{rt}} s "
+           "per point after a\n{{ramp}} s ramp, two rounds, {{secs}} s in "
+           "all). The machine is shared and noisy; only the\nratios of one "
+           "run are worth comparing, and figures move between runs.\n\n"
+           "## Machine and versions\n\n").format(t=title)
+    doc = doc.format(**fmt)
+    doc += MACHINE.format(**fmt)
+    if peers:
+        doc += PEER_VERSIONS.format(**fmt)
+    doc += TOOL_VERSIONS.format(**fmt)
+    doc += "\n## Method\n\n" + method(peers).format(**fmt) + "\n\n"
     doc += "\n\n".join(body)
     doc += "\n\n## Commands\n\nIn the order they ran (URLs as they were " \
            "in this run):\n\n```\n" + cmds + "\n```\n"
     os.makedirs(os.path.dirname(os.path.abspath(E["CP_OUT"])), exist_ok=True)
     with open(E["CP_OUT"], "w") as f:
         f.write(doc)
+    if E.get("CP_JSON"):
+        with open(E["CP_JSON"], "w") as f:
+            json.dump({"kind": KIND, "rows": rows, "goals": gs,
+                       "second_client": sc,
+                       "loopback": {
+                           "iscsi_rtt_us": val(best, "tcqd-null",
+                                               "rtt512-qd1", "mean_us"),
+                           "tcp_rtt_us": val(best, "pingpong", "rtt",
+                                             "mean_us"),
+                           "iperf3_mbps": val(best, "iperf3", "wire",
+                                              "mbps")},
+                       "rounds": [{"target": t, "name": n,
+                                   "rounds": {str(k): v for k, v in
+                                              rounds[(t, n)].items()}}
+                                  for t, n in order]}, f, indent=1)
+            f.write("\n")
 
 
 if __name__ == "__main__":
