@@ -1,3 +1,5 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # TGT_URL, ISTGT_URL, ...: for the scripts that source this
 # Peer targets for side-by-side measurements: tgt (tgtd) and istgt from
 # Debian, started on 127.0.0.1 with a LUN over a given file, and stopped
 # by PID. Source this file; every function prints errors to stderr.
@@ -20,7 +22,7 @@
 
 TGT_BSOFLAGS=${TGT_BSOFLAGS-direct}
 PEERS_DIR=${PEERS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/tcq-peers.XXXXXX")}
-TGT_PID= ISTGT_PID= TGT_URL= ISTGT_URL= TGT_CTL=
+TGT_PID='' ISTGT_PID='' TGT_URL='' ISTGT_URL='' TGT_CTL=''
 
 peers_install() {
 	local missing=()
@@ -78,6 +80,7 @@ peers_start_tgt() {
 		>"$PEERS_DIR/tgtd.log" 2>&1 &
 	TGT_PID=$!
 	peers_wait_port "$port" || return 1
+	# shellcheck disable=SC2015  # any step failing is the one error
 	tgtadm -C "$ctl" --lld iscsi --op new --mode target --tid 1 -T "$iqn" &&
 	tgtadm -C "$ctl" --lld iscsi --op new --mode logicalunit --tid 1 \
 		--lun 1 --bstype "$bs" -b "$file" \
@@ -165,6 +168,6 @@ peers_stop() {
 	fi
 	[ -n "$TGT_PID" ] && peers_kill "$TGT_PID"
 	[ -n "$ISTGT_PID" ] && peers_kill "$ISTGT_PID"
-	TGT_PID= ISTGT_PID=
+	TGT_PID='' ISTGT_PID=''
 	return 0	# callers run under set -e
 }
