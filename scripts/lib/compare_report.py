@@ -53,6 +53,8 @@ def load(path):
 def figures(r, d):
     """The figures of one recorded point, or None when it failed."""
     if r["kind"] == "bench":
+        if not d.get("points"):
+            return None
         p = d["points"][0]
         if p.get("errors"):
             return None

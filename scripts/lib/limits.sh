@@ -43,6 +43,8 @@ SECOND_CLIENT=(
 	"r128k-qd8 read 128k 8"
 )
 ROUND=1
+# Where the output of a failed point is kept (the work dir goes at exit).
+LIMITS_FAILED=${LIMITS_FAILED:-${TMPDIR:-/tmp}/tcq-limits-failed}
 LIMITS_WHO=${LIMITS_WHO:-limits}
 tcqd_pid='' tcqd_url='' iperf_pid='' npt=0 work='' res='' cmds=''
 T_PID='' T_URL=''
@@ -151,15 +153,29 @@ point() {
 	"${cmd[@]}" >"$work/pt-$npt.out" 2>&1 || rc=$?
 	t1=$(date +%s.%N)
 	c1=$( [ -n "$pid" ] && peers_cpu "$pid" || echo "0 0")
-	[ -s "$json" ] || json=
+	# A point counts when tcq-bench wrote one point without errors.
+	if [ -s "$json" ] && python3 -c 'import json,sys
+p = json.load(open(sys.argv[1]))["points"]
+if not p or p[0].get("errors"):
+    sys.exit(1)
+p = p[0]
+print("%.0f IOPS, %.1f MB/s, mean %.1f us" % (p["iops"], p["mbps"], p["lat_us"]["mean"]))' "$json" 2>/dev/null; then
+		:
+	else
+		local keep=$LIMITS_FAILED/r$ROUND-$target-$name
+		mkdir -p "$LIMITS_FAILED"
+		cp "$work/pt-$npt.out" "$keep.out"
+		[ -s "$json" ] && cp "$json" "$keep.json"
+		case $target in
+		tcqd*) cp "$work/tcqd.log" "$keep.tcqd.log" ;;
+		esac
+		echo "failed (rc $rc): $(tail -1 "$work/pt-$npt.out") (kept: $keep.*)"
+		json=
+	fi
 	printf '{"target":"%s","name":"%s","kind":"bench","round":%d,"json":"%s","rc":%d,"cpu0":%s,"cpu1":%s,"threads":%s,"t0":%s,"t1":%s,"sessions":%s}\n' \
 		"$target" "$name" "$ROUND" "$json" "$rc" "${c0% *}" "${c1% *}" \
 		"${c1#* }" "$t0" "$t1" "$sess" >>"$res"
-	if [ -n "$json" ]; then
-		python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["points"][0]; print("%.0f IOPS, %.1f MB/s, mean %.1f us" % (p["iops"], p["mbps"], p["lat_us"]["mean"]))' "$json"
-	else
-		echo "failed (rc $rc): $(tail -1 "$work/pt-$npt.out")"
-	fi
+	return 0
 }
 
 # file_sweep TARGET ENGINE START STOP [tcq-bench args]: every file
