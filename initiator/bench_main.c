@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -486,6 +487,10 @@ int main(int argc, char **argv)
 	bool failed = false, any_err = false;
 	int rc;
 
+	/* A target that closes a connection under a write must give an
+	 * error to handle (a lost session, --reconnect), not SIGPIPE:
+	 * libiscsi writes without MSG_NOSIGNAL. */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1 && strcmp(argv[1], "order-check") == 0)
 		return ordercheck_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &o))
