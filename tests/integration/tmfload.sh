@@ -48,8 +48,28 @@ buffers_back() {
 	after=$(stat_of .buffers_in_use) && [ "$after" = "$1" ]
 }
 
+# After the load: stats' memory reports the resident set (as /proc says,
+# within 10%), what malloc holds, and the pool's cache of the freed I/O
+# buffers (the load's reads used some, so it is not empty). The heap
+# figure is glibc's (mallinfo2): under AddressSanitizer, whose allocator
+# replaces glibc's, it reads 0, so only its presence is checked.
+stats_memory_reports_rss_heap_and_pool() {
+	local rss proc heap pool
+	rss=$(stat_of .memory.rss_bytes) || fail "no memory.rss_bytes in tcqctl stats"
+	proc=$(awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$TCQD_PID/status")
+	if [ "$rss" -lt $((proc * 9 / 10)) ] || [ "$rss" -gt $((proc * 11 / 10)) ]; then
+		fail "memory.rss_bytes $rss, /proc says $proc"
+	fi
+	heap=$(stat_of .memory.heap_in_use_bytes) || fail "no memory.heap_in_use_bytes"
+	[ "$heap" -ge 0 ] || fail "heap in use $heap"
+	pool=$(stat_of .memory.pool_cached_bytes) || fail "no memory.pool_cached_bytes"
+	[ "$pool" -gt 0 ] || fail "pool cached $pool after a load of reads"
+	ok "memory: rss $rss (/proc $proc), heap in use $heap, pool cached $pool"
+}
+
 CHECKS=(
 	@load
 	resets_under_load_answer_every_command_once
+	stats_memory_reports_rss_heap_and_pool
 )
 run_checks "$@"
