@@ -73,6 +73,7 @@ struct bdev_io {
 	uint64_t miscompare;	/* COMPARE_AND_WRITE -EILSEQ: offset of the
 				 * first differing byte, from offset */
 	uint64_t start_ns;	/* set by bdev: the reactor pass it started */
+	uint64_t end_ns;	/* set by bdev: the pass that completed it */
 	uint64_t ticket;	/* set by bdev when io waits: its place
 				 * among the LUN's waiters (bdev_depth.c) */
 };

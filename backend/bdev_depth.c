@@ -258,6 +258,7 @@ void bdev_complete(struct bdev_io *io, int result)
 	int64_t lat = (int64_t)(r->now_ns - io->start_ns);
 
 	io->result = result;
+	io->end_ns = r->now_ns;
 	q->inflight--;
 	r->io_inflight--;
 	r->io_lat_ns += (lat - r->io_lat_ns) / 8;

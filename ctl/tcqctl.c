@@ -275,7 +275,8 @@ static void print_stats(json_object *r)
 		json_object *c = get(l, "commands"), *f = get(l, "inflight"),
 			    *lat = get(l, "latency_us"),
 			    *d = get(l, "ordered_drain_us"),
-			    *fl = get(l, "flushes");
+			    *fl = get(l, "flushes"),
+			    *pa = get(l, "path_mean_us");
 
 		if (i)
 			printf("\n");
@@ -293,6 +294,13 @@ static void print_stats(json_object *r)
 		       " (%" PRId64 " commands, arrival to completion)\n",
 		       getd(lat, "p50"), getd(lat, "p99"), getd(lat, "p99_9"),
 		       geti(lat, "count"));
+		if (geti(pa, "samples"))
+			printf("  path       in %.1f, to submit %.1f, backend "
+			       "%.1f, to status %.1f, out %.1f us (mean of %"
+			       PRId64 " sampled)\n", getd(pa, "transport_in"),
+			       getd(pa, "to_submit"), getd(pa, "backend"),
+			       getd(pa, "to_status"), getd(pa, "transport_out"),
+			       geti(pa, "samples"));
 		printf("  ordered    %" PRId64 " drained: total %.1f us, mean "
 		       "%.1f us, p99 %.1f us, max %.1f us\n", geti(d, "count"),
 		       getd(d, "total"), getd(d, "mean"), getd(d, "p99"),

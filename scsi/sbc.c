@@ -121,6 +121,7 @@ void sbc_submit(struct tcq_task *t, enum bdev_op op, unsigned flags,
 	io->ctx = t;
 	list_init(&io->node);
 	stats_io_submit(l, op, op == BDEV_FLUSH && t->order.barrier_flush);
+	stats_path_submit(t);
 	bdev_submit(q, io);	/* may complete before returning */
 }
 

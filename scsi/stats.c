@@ -143,6 +143,7 @@ void stats_task_arrive(struct lun *l, struct tcq_task *t)
 	unsigned a;
 
 	t->t_arrive_ns = sl ? reactor_now_ns() : 0;
+	t->t_submit_ns = t->t_io_done_ns = t->t_status_ns = 0;
 	if (!sl)
 		return;
 	switch (t->attr) {
@@ -164,7 +165,7 @@ static inline unsigned sense_key_of(const struct tcq_task *t)
 	return t->sense_len > at ? t->sense[at] & 0xfu : SK_NO_SENSE;
 }
 
-void stats_task_done(struct lun *l, const struct tcq_task *t)
+void stats_task_done(struct lun *l, struct tcq_task *t)
 {
 	struct stats_slot *sl;
 	uint64_t now, d;
@@ -172,6 +173,11 @@ void stats_task_done(struct lun *l, const struct tcq_task *t)
 	if (!t->t_arrive_ns || !(sl = slot_get(l)))
 		return;
 	now = reactor_now_ns();
+	if (t->t_rx_ns) {
+		t->t_status_ns = now;
+		if (t->t_submit_ns)
+			t->t_io_done_ns = t->exec.io.end_ns;
+	}
 	d = now > t->t_arrive_ns ? now - t->t_arrive_ns : 0;
 	BUMP(sl->c.completed, 1);
 	BUMP(sl->c.lat_ns_total, d);
@@ -204,6 +210,45 @@ void stats_ordered_enabled(struct lun *l, const struct tcq_task *t)
 	hist_add(&sl->drain, d);
 }
 
+void stats_path_submit(struct tcq_task *t)
+{
+	if (t->t_rx_ns && t->t_arrive_ns && !t->t_submit_ns)
+		t->t_submit_ns = reactor_now_ns();
+}
+
+/* b - a, or 0 when a stamp is missing or out of order (a pass-granular
+ * stamp can precede a precise one of the same pass). */
+static inline uint64_t span(uint64_t a, uint64_t b)
+{
+	return a && b > a ? b - a : 0;
+}
+
+void stats_task_sent(struct tcq_task *t)
+{
+	struct stats_slot *sl;
+	uint64_t now, io_done;
+
+	if (!t->t_rx_ns || !t->t_status_ns || !(sl = slot_get(t->lun)))
+		return;
+	now = reactor_now_ns();
+	BUMP(sl->c.path_samples, 1);
+	BUMP(sl->c.path_ns[0], span(t->t_rx_ns, t->t_arrive_ns));
+	if (t->t_submit_ns) {
+		/* The completion's pass may have begun before the submit
+		 * of a backend that completes in the same pass. */
+		io_done = t->t_io_done_ns > t->t_submit_ns ? t->t_io_done_ns :
+			  t->t_submit_ns;
+		BUMP(sl->c.path_io_samples, 1);
+		BUMP(sl->c.path_ns[1], span(t->t_arrive_ns, t->t_submit_ns));
+		BUMP(sl->c.path_ns[2], span(t->t_submit_ns, io_done));
+		BUMP(sl->c.path_ns[3], span(io_done, t->t_status_ns));
+	} else {
+		BUMP(sl->c.path_ns[3], span(t->t_arrive_ns, t->t_status_ns));
+	}
+	BUMP(sl->c.path_ns[4], span(t->t_status_ns, now));
+	t->t_rx_ns = 0;		/* counted once */
+}
+
 void stats_io_submit(struct lun *l, int op, bool barrier)
 {
 	struct stats_slot *sl = slot_get(l);
@@ -232,6 +277,16 @@ const char *stats_attr_name(unsigned i)
 	};
 
 	return i < STATS_NATTR ? n[i] : "?";
+}
+
+const char *stats_path_stage_name(unsigned i)
+{
+	static const char *const n[STATS_NPATH] = {
+		"transport_in", "to_submit", "backend", "to_status",
+		"transport_out",
+	};
+
+	return i < STATS_NPATH ? n[i] : "?";
 }
 
 const char *stats_class_name(unsigned i)
@@ -296,6 +351,10 @@ void stats_snapshot(const struct lun *l, struct stats_snapshot *out)
 			out->c.write_bytes += GET(c->write_bytes);
 			for (int k = 0; k < STATS_NSENSE; k++)
 				out->c.sense[k] += GET(c->sense[k]);
+			out->c.path_samples += GET(c->path_samples);
+			out->c.path_io_samples += GET(c->path_io_samples);
+			for (int k = 0; k < STATS_NPATH; k++)
+				out->c.path_ns[k] += GET(c->path_ns[k]);
 			hist_sum(&out->lat, &sl->lat);
 			hist_sum(&out->occ, &sl->occ);
 			hist_sum(&out->drain, &sl->drain);

@@ -33,6 +33,17 @@ struct stats_hist {
 /* CHECK CONDITION by sense key (SPC-4 4.5.6: 0h..Fh). */
 #define STATS_NSENSE 16
 
+/* The path of a sampled command, in stages (stats_path_stage_name):
+ * 0 transport in (the pass that read the command began .. the device
+ * server has it), 1 to submit (.. its first backend I/O: decode, task
+ * set, ordering, Data-Out), 2 backend (.. the pass that reaped its last
+ * I/O began: the device and the wake-up), 3 to status (.. status final),
+ * 4 transport out (.. the last byte of its answer left in sendmsg).
+ * Commands without backend I/O count 1..3 as one "to status". */
+#define STATS_NPATH 5
+/* One command in this many (by CmdSN) is sampled. */
+#define STATS_PATH_EVERY 16
+
 struct stats_counters {
 	uint64_t cmds[STATS_NATTR];	/* tasks that arrived, by attribute */
 	uint64_t completed;		/* tasks completed by the device server */
@@ -48,6 +59,9 @@ struct stats_counters {
 	 * read class, Data-Out of the write class. */
 	uint64_t read_bytes, write_bytes;
 	uint64_t sense[STATS_NSENSE];	/* CHECK CONDITION, by sense key */
+	uint64_t path_samples;		/* sampled commands answered */
+	uint64_t path_io_samples;	/* of those, with backend I/O */
+	uint64_t path_ns[STATS_NPATH];	/* their summed time per stage */
 };
 
 /* One reactor's share; written only by that reactor's thread. */
@@ -90,16 +104,31 @@ uint64_t stats_hist_quantile(const struct stats_hist *h, double q);
 /* A task addressed to l arrives: stamps t->t_arrive_ns, counts it. */
 void stats_task_arrive(struct lun *l, struct tcq_task *t);
 /* The device server completes t of l (status final). */
-void stats_task_done(struct lun *l, const struct tcq_task *t);
+void stats_task_done(struct lun *l, struct tcq_task *t);
 /* An ORDERED task (effective attribute) of l is enabled. */
 void stats_ordered_enabled(struct lun *l, const struct tcq_task *t);
 /* Before bdev_submit of an I/O of l: counts it, flushes, and the LUN's
  * occupancy (the backend keeps in flight and peak: bdev_depth_counts). */
 void stats_io_submit(struct lun *l, int op, bool barrier);
 
+/* Whether the command of CmdSN sn is sampled for the path breakdown
+ * (the transport then stamps t->t_rx_ns). */
+static inline bool stats_path_sampled(uint32_t sn)
+{
+	return sn % STATS_PATH_EVERY == 0;
+}
+/* The first backend I/O of t is submitted. */
+void stats_path_submit(struct tcq_task *t);
+/* The transport has sent the last byte of t's answer: a sampled task's
+ * stages are counted. */
+void stats_task_sent(struct tcq_task *t);
+
 /* ---- names (tcqctl's JSON keys, Prometheus label values) ---- */
 /* "simple", "ordered", "head_of_queue", "aca". */
 const char *stats_attr_name(unsigned i);
+/* "transport_in", "to_submit", "backend", "to_status",
+ * "transport_out". */
+const char *stats_path_stage_name(unsigned i);
 /* "other", "read", "write". */
 const char *stats_class_name(unsigned i);
 /* SPC-4 table 28 in snake case: "no_sense" .. "completed". */

@@ -102,6 +102,9 @@ struct tcq_task {
 	uint32_t buf_len;		/* allocated bytes */
 	bool data_ready;		/* all Data-Out received */
 	void (*done)(struct tcq_task *t);
+	/* A task sampled for the path breakdown (stats_path_sampled): when
+	 * the reactor pass that read its command began; 0: not sampled. */
+	uint64_t t_rx_ns;
 
 	/* ---- out: the answer, read by the transport in done() ---- */
 	uint8_t status;
@@ -120,6 +123,10 @@ struct tcq_task {
 	enum task_state state;
 	bool buf_owned;			/* buf came from bufpool via device server */
 	uint64_t t_arrive_ns;		/* for latency statistics */
+	/* Path stamps of a sampled task (t_rx_ns set), 0 until reached:
+	 * first backend I/O submitted, the reactor pass that reaped the
+	 * last one's completion, status final. */
+	uint64_t t_submit_ns, t_io_done_ns, t_status_ns;
 	struct task_order order;
 	struct task_exec exec;
 	struct task_lock lock;

@@ -18,6 +18,7 @@
 #include "tcq/pdu.h"
 #include "scsi/lun.h"
 #include "scsi/sdev.h"
+#include "scsi/stats.h"
 #include "target/conn.h"
 #include "target/session.h"
 #include "target/session_priv.h"
@@ -311,6 +312,8 @@ static void cmd_fail_early(struct cmd *cmd, uint8_t key, uint16_t asc)
 
 void sess_cmd_sent(struct cmd *cmd)
 {
+	if (cmd->task.t_rx_ns && cmd->dispatched)
+		stats_task_sent(&cmd->task);
 	cmd->rsp_sent = true;
 	cmd_finish_check(cmd);
 }
@@ -371,6 +374,7 @@ uint8_t *cmd_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 	if (ahs.ext_cdb)
 		memcpy(cmd->task.cdb + 16, ahs.ext_cdb, ahs.ext_cdb_len);
 	cmd->task.cdb_len = (uint16_t)(16 + ahs.ext_cdb_len);
+	cmd->task.t_rx_ns = stats_path_sampled(pc.cmdsn) ? c->r->now_ns : 0;
 	cmd->itt = pc.itt;
 	cmd->cmdsn = pc.cmdsn;
 	cmd->immediate = pc.immediate;

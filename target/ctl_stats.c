@@ -94,6 +94,19 @@ static void stats_add(struct lun *l, void *array)
 	ctl_add_us(x, "total", s->c.lat_ns_total);
 	json_object_object_add(o, "latency_us", x);
 
+	/* Mean time per stage of the sampled commands (stats.h). */
+	x = json_object_new_object();
+	ctl_add_u64(x, "samples", s->c.path_samples);
+	ctl_add_u64(x, "io_samples", s->c.path_io_samples);
+	for (unsigned k = 0; k < STATS_NPATH; k++) {
+		uint64_t n = k == 1 || k == 2 ? s->c.path_io_samples :
+			     s->c.path_samples;
+
+		ctl_add_us(x, stats_path_stage_name(k),
+			   n ? s->c.path_ns[k] / n : 0);
+	}
+	json_object_object_add(o, "path_mean_us", x);
+
 	x = json_object_new_object();
 	ctl_add_u64(x, "count", s->c.ordered_enabled);
 	ctl_add_us(x, "total", s->c.drain_ns_total);

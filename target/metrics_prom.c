@@ -150,6 +150,16 @@ static uint64_t v_barrier_flushes(const struct prom_lun *l)
 	return l->s.c.barrier_flushes;
 }
 
+static uint64_t v_path_samples(const struct prom_lun *l)
+{
+	return l->s.c.path_samples;
+}
+
+static uint64_t v_path_io_samples(const struct prom_lun *l)
+{
+	return l->s.c.path_io_samples;
+}
+
 /* The le bounds: 10 us to 10 s, 1-2.5-5 per decade. */
 const uint64_t prom_bounds_ns[PROM_NBOUNDS] = {
 	10000, 25000, 50000, 100000, 250000, 500000,
@@ -269,6 +279,28 @@ static void render_targets(struct prom_buf *b, const struct prom_view *v)
 		}
 }
 
+/* The path breakdown of sampled commands: a stage's mean is its
+ * seconds over the samples (with backend I/O for to_submit and backend). */
+static void render_path(struct prom_buf *b, const struct prom_view *v)
+{
+	lun_family(b, v, "tcq_lun_path_samples_total", "counter",
+		   "Commands sampled for the path breakdown (one in 16).",
+		   v_path_samples);
+	lun_family(b, v, "tcq_lun_path_io_samples_total", "counter",
+		   "Of those, commands with backend I/O.", v_path_io_samples);
+	family(b, "tcq_lun_path_seconds_total", "counter",
+	       "Time the sampled commands spent in each stage of the path.");
+	for (int i = 0; i < v->nluns; i++)
+		for (unsigned k = 0; k < STATS_NPATH; k++) {
+			lun_labels(b, "tcq_lun_path_seconds_total",
+				   &v->luns[i]);
+			prom_printf(b, ",stage=\"%s\"} ",
+				    stats_path_stage_name(k));
+			put_seconds(b, v->luns[i].s.c.path_ns[k]);
+			prom_puts(b, "\n");
+		}
+}
+
 static void render_luns(struct prom_buf *b, const struct prom_view *v)
 {
 	family(b, "tcq_lun_commands_total", "counter",
@@ -328,6 +360,7 @@ static void render_luns(struct prom_buf *b, const struct prom_view *v)
 	lun_family(b, v, "tcq_lun_barrier_flushes_total", "counter",
 		   "Of those, flushes before ORDERED writes (barrier=flush).",
 		   v_barrier_flushes);
+	render_path(b, v);
 }
 
 int prom_render(const struct prom_view *v, struct prom_buf *out)

@@ -73,6 +73,31 @@ stats_json_counts_the_load() {
 	ok "stats count the load"
 }
 
+# One command in 16 is timed along its path (tcqctl stats' path_mean_us):
+# behind a backend that holds every I/O 5 ms, the backend stage carries
+# the 5 ms and every other stage stays far below it.
+path_breakdown_finds_the_slow_stage() {
+	need_tool jq
+	ctl lun add "$IQN/1" backend=delay:latency=5ms,base=null size=64M ||
+		fail "lun add of a delay LUN failed: $OUT"
+	run "$BENCH" --quiet --runtime 1 --rw randread --bs 4k --depth 1 \
+		"${TCQD_URL%/*}/1" || fail "load on the delay LUN failed"
+	ctl stats --json || fail "stats failed"
+	local p='.luns[] | select(.lun == 1) | .path_mean_us'
+	jqv "$p | .samples >= 5 and .io_samples == .samples" ||
+		fail "path: too few sampled commands: $(jq -c "$p" <<<"$OUT")"
+	jqv "$p | .backend >= 4900 and .backend < 6000" ||
+		fail "path: backend stage is not the 5 ms: $(jq -c "$p" <<<"$OUT")"
+	jqv "$p | [.transport_in, .to_submit, .to_status, .transport_out] |
+	     all(. >= 0 and . < 1000)" ||
+		fail "path: a fast stage took the time: $(jq -c "$p" <<<"$OUT")"
+	ok "path breakdown: $(jq -c "$p" <<<"$OUT")"
+	ctl stats || fail "text stats failed"
+	grep -q '^  path       in [0-9.]*, to submit [0-9.]*, backend 5[0-9][0-9][0-9]\.[0-9]' <<<"$OUT" ||
+		fail "text stats print no path line with the 5 ms backend"
+	ctl lun remove "$IQN/1" || fail "lun remove failed: $OUT"
+}
+
 set_queue_depth_live_then_reset_zeroes() {
 	need_tool jq
 	ctl set 0 queue_depth=4 || fail "set queue_depth failed"
@@ -298,6 +323,7 @@ CHECKS=(
 	text_set_prints_the_new_settings
 	text_sessions_lists_live_session
 	stats_json_counts_the_load
+	path_breakdown_finds_the_slow_stage
 	set_queue_depth_live_then_reset_zeroes
 	sessions_json_lists_live_session
 	live_queue_depth_caps_peak_in_flight

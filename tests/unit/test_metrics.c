@@ -99,6 +99,14 @@ static void fixture_view(struct prom_view *v, struct prom_target *t,
 	l->s.c.drain_ns_total = 30000;
 	l->s.c.flushes = 2;
 	l->s.c.barrier_flushes = 1;
+	/* three sampled commands, two with backend I/O */
+	l->s.c.path_samples = 3;
+	l->s.c.path_io_samples = 2;
+	l->s.c.path_ns[0] = 6000;
+	l->s.c.path_ns[1] = 1500;
+	l->s.c.path_ns[2] = 70000;
+	l->s.c.path_ns[3] = 2500;
+	l->s.c.path_ns[4] = 1030000000;
 	v->luns = l;
 	v->nluns = 1;
 }
@@ -237,6 +245,19 @@ static const char expected[] =
 	"# HELP tcq_lun_barrier_flushes_total Of those, flushes before ORDERED writes (barrier=flush).\n"
 	"# TYPE tcq_lun_barrier_flushes_total counter\n"
 	"tcq_lun_barrier_flushes_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 1\n"
+	"# HELP tcq_lun_path_samples_total Commands sampled for the path breakdown (one in 16).\n"
+	"# TYPE tcq_lun_path_samples_total counter\n"
+	"tcq_lun_path_samples_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 3\n"
+	"# HELP tcq_lun_path_io_samples_total Of those, commands with backend I/O.\n"
+	"# TYPE tcq_lun_path_io_samples_total counter\n"
+	"tcq_lun_path_io_samples_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 2\n"
+	"# HELP tcq_lun_path_seconds_total Time the sampled commands spent in each stage of the path.\n"
+	"# TYPE tcq_lun_path_seconds_total counter\n"
+	"tcq_lun_path_seconds_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\",stage=\"transport_in\"} 0.000006000\n"
+	"tcq_lun_path_seconds_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\",stage=\"to_submit\"} 0.000001500\n"
+	"tcq_lun_path_seconds_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\",stage=\"backend\"} 0.000070000\n"
+	"tcq_lun_path_seconds_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\",stage=\"to_status\"} 0.000002500\n"
+	"tcq_lun_path_seconds_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\",stage=\"transport_out\"} 1.030000000\n"
 	;
 
 /* Compares line by line, so that a failure names the first line off. */
