@@ -263,18 +263,49 @@ static void aio_event(struct aio_queue *aq, struct aio_slot *s, long res)
 	aio_finish(aq, s, 0);
 }
 
-static void aio_ready(struct reactor *r, uint32_t events, void *arg)
+/*
+ * The completion ring the kernel shares with us at the address of the
+ * io_context (fs/aio.c, struct aio_ring): it writes events at tail and
+ * moves tail on; whoever reaps moves head. Reading it here saves the
+ * io_getevents call per wake-up (fio's userspace_reap does the same);
+ * a kernel without the layout (magic) gets io_getevents.
+ */
+struct aio_ring {
+	unsigned id, nr, head, tail;
+	unsigned magic, compat_features, incompat_features, header_length;
+	struct io_event events[];
+};
+#define AIO_RING_MAGIC 0xa10a10a1u
+
+static int aio_reap_some(struct aio_queue *aq, struct io_event *ev, int max)
 {
-	struct aio_queue *aq = arg;
-	struct io_event ev[AIO_REAP];
+	struct aio_ring *ring = (struct aio_ring *)aq->ctx;
 	struct timespec zero = { 0, 0 };
-	uint64_t cnt;
+	unsigned head, tail;
+	int n = 0;
+
+	if (ring->magic != AIO_RING_MAGIC || ring->incompat_features)
+		return io_getevents(aq->ctx, 0, max, ev, &zero);
+	head = ring->head;
+	/* Acquire: the events up to tail are written before tail moved. */
+	tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+	while (head != tail && n < max) {
+		ev[n++] = ring->events[head];
+		head = head + 1 < ring->nr ? head + 1 : 0;
+	}
+	/* Release: the kernel reuses the slots once head passed them. */
+	__atomic_store_n(&ring->head, head, __ATOMIC_RELEASE);
+	return n;
+}
+
+/* Reaps every completion there is. */
+static void aio_reap(struct aio_queue *aq)
+{
+	struct io_event ev[AIO_REAP];
 	int n;
 
-	if (read(aq->efd, &cnt, sizeof(cnt)) < 0 && errno != EAGAIN)
-		log_err("aio: eventfd read: %s", strerror(errno));
 	do {
-		n = io_getevents(aq->ctx, 0, AIO_REAP, ev, &zero);
+		n = aio_reap_some(aq, ev, AIO_REAP);
 		if (n < 0) {
 			if (n != -EINTR)
 				log_err("aio: io_getevents: %s", strerror(-n));
@@ -286,11 +317,19 @@ static void aio_ready(struct reactor *r, uint32_t events, void *arg)
 		for (int i = 0; i < n; i++)
 			aio_event(aq, ev[i].data, (long)ev[i].res);
 	} while (n == AIO_REAP);
-
 	aio_worker_reap(aq);
 	/* Second stages, slots reused by waiting I/O, EAGAIN leftovers. */
 	if (aq->nbatch > 0)
-		reactor_defer(r, &aq->q->flush_defer);
+		reactor_defer(aq->q->reactor, &aq->q->flush_defer);
+}
+
+/* The eventfd is edge-triggered and never read: every completion the
+ * kernel posts signals it again, and each wake-up reaps them all. */
+static void aio_ready(struct reactor *r, uint32_t events, void *arg)
+{
+	(void)r;
+	(void)events;
+	aio_reap(arg);
 }
 
 /* ---- queues ------------------------------------------------------------ */
@@ -349,8 +388,8 @@ int aio_queue_init(struct bdev *b, struct bdev_queue *q)
 		aq->slots[i].next_free = aq->free;
 		aq->free = &aq->slots[i];
 	}
-	rc = reactor_add_fd(q->reactor, &aq->rfd, aq->efd, EPOLLIN, aio_ready,
-			    aq);
+	rc = reactor_add_fd(q->reactor, &aq->rfd, aq->efd, EPOLLIN | EPOLLET,
+			    aio_ready, aq);
 	if (rc < 0)
 		goto fail;
 	q->priv = aq;
