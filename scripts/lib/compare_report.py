@@ -188,7 +188,7 @@ def rounds_table(rounds, order, kinds):
         m = {"iperf3": "mbps", "pingpong": "mean_us"}.get(
             kind, METRIC.get(name, "iops"))
         rs = rounds[key]
-        if len(rs) < 2 and name.startswith("sess-"):
+        if len(rs) < 2 and name.startswith(("sess-", "sref-")):
             continue
         figs = [rs.get(i) for i in (1, 2)]
         vals = [f.get(m) if f else None for f in figs]
@@ -299,6 +299,17 @@ def goals(res, rows, sc):
     else:
         goal("Still ahead of tgt and istgt at every point", [],
              absent="scripts/limits runs no peer: see scripts/compare-peers")
+    sp = session_points(res)
+    if KIND == "peers" and sp:
+        peak = max(v["iops"] for _, v, _ in sp)
+        checks = [("%d sessions ÷ peak" % n, v["iops"] / peak, ">=", 0.95)
+                  for n, v, _ in sp]
+        checks += [("%d sessions ÷ one session at QD%d" % (n, 8 * n),
+                    ratio(v["iops"], ref["iops"]) if ref else None,
+                    ">=", 0.90) for n, v, ref in sp]
+        goal("1..%d sessions at depth 8: never more than 5%% below the peak, "
+             "and within 10%% of one session at QD 8 × sessions" %
+             max(n for n, _, _ in sp), checks)
     goal("A second client (tcq-bench --engine libiscsi) agrees with the "
          "native engine within %.0f%%" % (100 * AGREE),
          [("%s |libiscsi ÷ native - 1|" % s["title"],
@@ -375,20 +386,29 @@ def nulls(res, peers):
     return table(head, rows)
 
 
+def session_points(res):
+    """[(sessions, point, single-session QD 8 x sessions point or None)]"""
+    return sorted((int(n[5:]), v, res.get(("tcqd", "sref-" + n[5:])))
+                  for (t, n), v in res.items()
+                  if t == "tcqd" and n.startswith("sess-"))
+
+
 def sessions(res):
-    pts = sorted((int(n[5:]), v) for (t, n), v in res.items()
-                 if t == "tcqd" and n.startswith("sess-"))
     rows, peak = [], 0.0
-    for s, v in pts:
+    for s, v, ref in session_points(res):
         peak = max(peak, v["iops"])
         rows.append([s, "%.1fK ± %.1fK" % (v["iops"] / 1e3,
                                           v["iops_sd"] / 1e3),
                      "%.0f" % v["mbps"],
                      "%.1f%%" % (100 * v["iops"] / peak),
+                     "%.1fK" % (ref["iops"] / 1e3) if ref else "-",
+                     rfmt(ratio(v["iops"], ref["iops"])) if ref else "-",
                      "%.0f%%" % v["cpu_pct"] if "cpu_pct" in v else "-",
                      "%.1fK" % (v["eff"] / 1e3) if "eff" in v else "-"])
     return table(["sessions", "IOPS (mean ± sd)", "MB/s",
-                  "of peak so far", "target CPU", "IOPS per CPU-s"], rows)
+                  "of peak so far", "one session at QD 8 × sessions",
+                  "sessions ÷ one session", "target CPU",
+                  "IOPS per CPU-s"], rows)
 
 
 LIMITS_INTRO = (
@@ -474,7 +494,8 @@ def main():
                 nulls(best, peers))
     if peers:
         body.append("## Sessions (tcqd, file LUN, 4K random read, depth 8 "
-                    "per session, %s runs each, round 1 only)\n\n" %
+                    "per session, %s runs each, round 1 only; beside each, one session at\n"
+                    "the same number of commands in flight)\n\n" %
                     E.get("CP_REPEAT", "?") + sessions(best))
     body.append("## Rounds\n\n" + rounds_table(rounds, order, kinds))
     print()
