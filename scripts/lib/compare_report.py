@@ -301,9 +301,13 @@ def goals(res, rows, sc):
              absent="scripts/limits runs no peer: see scripts/compare-peers")
     sp = session_points(res)
     if KIND == "peers" and sp:
-        peak = max(v["iops"] for _, v, _ in sp)
-        checks = [("%d sessions ÷ peak" % n, v["iops"] / peak, ">=", 0.95)
-                  for n, v, _ in sp]
+        # "Its peak": the most that fewer (or as many) sessions gave, so
+        # the aggregate rises and then holds.
+        checks, peak = [], 0.0
+        for n, v, _ in sp:
+            peak = max(peak, v["iops"])
+            checks.append(("%d sessions ÷ peak so far" % n, v["iops"] / peak,
+                           ">=", 0.95))
         checks += [("%d sessions ÷ one session at QD%d" % (n, 8 * n),
                     ratio(v["iops"], ref["iops"]) if ref else None,
                     ">=", 0.90) for n, v, ref in sp]
