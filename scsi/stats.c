@@ -143,7 +143,7 @@ void stats_task_arrive(struct lun *l, struct tcq_task *t)
 	unsigned a;
 
 	t->t_arrive_ns = sl ? reactor_now_ns() : 0;
-	t->t_submit_ns = t->t_io_done_ns = t->t_status_ns = 0;
+	t->t_submit_ns = t->t_status_ns = 0;
 	if (!sl)
 		return;
 	switch (t->attr) {
@@ -173,11 +173,8 @@ void stats_task_done(struct lun *l, struct tcq_task *t)
 	if (!t->t_arrive_ns || !(sl = slot_get(l)))
 		return;
 	now = reactor_now_ns();
-	if (t->t_rx_ns) {
+	if (t->t_rx_ns)
 		t->t_status_ns = now;
-		if (t->t_submit_ns)
-			t->t_io_done_ns = t->exec.io.end_ns;
-	}
 	d = now > t->t_arrive_ns ? now - t->t_arrive_ns : 0;
 	BUMP(sl->c.completed, 1);
 	BUMP(sl->c.lat_ns_total, d);
@@ -232,20 +229,23 @@ void stats_task_sent(struct tcq_task *t)
 		return;
 	now = reactor_now_ns();
 	BUMP(sl->c.path_samples, 1);
-	BUMP(sl->c.path_ns[0], span(t->t_rx_ns, t->t_arrive_ns));
+	BUMP(sl->c.path_ns[STATS_PATH_IN], span(t->t_rx_ns, t->t_arrive_ns));
 	if (t->t_submit_ns) {
 		/* The completion's pass may have begun before the submit
 		 * of a backend that completes in the same pass. */
-		io_done = t->t_io_done_ns > t->t_submit_ns ? t->t_io_done_ns :
-			  t->t_submit_ns;
+		io_done = MAX(t->exec.io.end_ns, t->t_submit_ns);
 		BUMP(sl->c.path_io_samples, 1);
-		BUMP(sl->c.path_ns[1], span(t->t_arrive_ns, t->t_submit_ns));
-		BUMP(sl->c.path_ns[2], span(t->t_submit_ns, io_done));
-		BUMP(sl->c.path_ns[3], span(io_done, t->t_status_ns));
+		BUMP(sl->c.path_ns[STATS_PATH_TO_SUBMIT],
+		     span(t->t_arrive_ns, t->t_submit_ns));
+		BUMP(sl->c.path_ns[STATS_PATH_BACKEND],
+		     span(t->t_submit_ns, io_done));
+		BUMP(sl->c.path_ns[STATS_PATH_TO_STATUS],
+		     span(io_done, t->t_status_ns));
 	} else {
-		BUMP(sl->c.path_ns[3], span(t->t_arrive_ns, t->t_status_ns));
+		BUMP(sl->c.path_ns[STATS_PATH_TO_STATUS],
+		     span(t->t_arrive_ns, t->t_status_ns));
 	}
-	BUMP(sl->c.path_ns[4], span(t->t_status_ns, now));
+	BUMP(sl->c.path_ns[STATS_PATH_OUT], span(t->t_status_ns, now));
 	t->t_rx_ns = 0;		/* counted once */
 }
 
@@ -282,8 +282,11 @@ const char *stats_attr_name(unsigned i)
 const char *stats_path_stage_name(unsigned i)
 {
 	static const char *const n[STATS_NPATH] = {
-		"transport_in", "to_submit", "backend", "to_status",
-		"transport_out",
+		[STATS_PATH_IN] = "transport_in",
+		[STATS_PATH_TO_SUBMIT] = "to_submit",
+		[STATS_PATH_BACKEND] = "backend",
+		[STATS_PATH_TO_STATUS] = "to_status",
+		[STATS_PATH_OUT] = "transport_out",
 	};
 
 	return i < STATS_NPATH ? n[i] : "?";

@@ -33,14 +33,21 @@ struct stats_hist {
 /* CHECK CONDITION by sense key (SPC-4 4.5.6: 0h..Fh). */
 #define STATS_NSENSE 16
 
-/* The path of a sampled command, in stages (stats_path_stage_name):
- * 0 transport in (the pass that read the command began .. the device
- * server has it), 1 to submit (.. its first backend I/O: decode, task
- * set, ordering, Data-Out), 2 backend (.. the pass that reaped its last
- * I/O began: the device and the wake-up), 3 to status (.. status final),
- * 4 transport out (.. the last byte of its answer left in sendmsg).
- * Commands without backend I/O count 1..3 as one "to status". */
-#define STATS_NPATH 5
+/* The path of a sampled command, in stages (stats_path_stage_name).
+ * Commands without backend I/O count to submit .. to status as one
+ * "to status". */
+enum stats_path_stage {
+	STATS_PATH_IN,		/* the pass that read the command began .. the
+				 * device server has it */
+	STATS_PATH_TO_SUBMIT,	/* .. its first backend I/O: decode, task set,
+				 * ordering, Data-Out */
+	STATS_PATH_BACKEND,	/* .. the pass that reaped its last I/O began:
+				 * the device and the wake-up */
+	STATS_PATH_TO_STATUS,	/* .. status final */
+	STATS_PATH_OUT,		/* .. the last byte of its answer left in
+				 * sendmsg */
+	STATS_NPATH
+};
 /* One command in this many (by CmdSN) is sampled. */
 #define STATS_PATH_EVERY 16
 

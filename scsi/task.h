@@ -124,9 +124,9 @@ struct tcq_task {
 	bool buf_owned;			/* buf came from bufpool via device server */
 	uint64_t t_arrive_ns;		/* for latency statistics */
 	/* Path stamps of a sampled task (t_rx_ns set), 0 until reached:
-	 * first backend I/O submitted, the reactor pass that reaped the
-	 * last one's completion, status final. */
-	uint64_t t_submit_ns, t_io_done_ns, t_status_ns;
+	 * first backend I/O submitted, status final (the pass that reaped
+	 * the last I/O is exec.io.end_ns). */
+	uint64_t t_submit_ns, t_status_ns;
 	struct task_order order;
 	struct task_exec exec;
 	struct task_lock lock;

@@ -312,7 +312,7 @@ static void cmd_fail_early(struct cmd *cmd, uint8_t key, uint16_t asc)
 
 void sess_cmd_sent(struct cmd *cmd)
 {
-	if (cmd->task.t_rx_ns && cmd->dispatched)
+	if (cmd->task.t_rx_ns)	/* sampled: its stages are counted */
 		stats_task_sent(&cmd->task);
 	cmd->rsp_sent = true;
 	cmd_finish_check(cmd);

@@ -99,7 +99,8 @@ static void stats_add(struct lun *l, void *array)
 	ctl_add_u64(x, "samples", s->c.path_samples);
 	ctl_add_u64(x, "io_samples", s->c.path_io_samples);
 	for (unsigned k = 0; k < STATS_NPATH; k++) {
-		uint64_t n = k == 1 || k == 2 ? s->c.path_io_samples :
+		uint64_t n = k == STATS_PATH_TO_SUBMIT ||
+			     k == STATS_PATH_BACKEND ? s->c.path_io_samples :
 			     s->c.path_samples;
 
 		ctl_add_us(x, stats_path_stage_name(k),
