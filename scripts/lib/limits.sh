@@ -3,10 +3,11 @@
 # The limits of this machine and tcqd beside them, shared by
 # scripts/compare-peers and scripts/limits (source after peers.sh). A
 # round measures, at every point of the file workloads: fio (libaio,
-# O_DIRECT) on the same file, tcqd on --backend null, tcqd on the file
-# (and the QD1 and QD8 points again with the libiscsi engine: a second
-# client), then a loopback round trip (tcq-bench 512-byte reads at QD1 on
-# tcqd null, and scripts/lib/pingpong.py) and iperf3 on 127.0.0.1. The
+# O_DIRECT) on the same file (and at twice each deeper depth), tcqd on
+# --backend null, tcqd on the file (and the QD1 and QD8 points again with
+# the libiscsi engine: a second client), then a loopback round trip
+# (tcq-bench 512-byte reads at QD1 on tcqd null, and
+# scripts/lib/pingpong.py) and iperf3 on 127.0.0.1. The
 # scripts run two rounds, one after the other; compare_report.py keeps
 # the best of them and prints both.
 #
@@ -36,6 +37,16 @@ WORKLOADS=(
 	"r128k-qd4 read 128k 4"
 	"r128k-qd8 read 128k 8"
 	"r128k-qd32 read 128k 32"
+)
+# fio at twice the depth of each deeper workload (128K QD4's twice is
+# r128k-qd8, measured anyway): whether the device still had headroom at
+# the workload's depth, so that time the wire adds to a command costs
+# throughput (compare_report.py: "Where a share falls short").
+HEADROOM=(
+	"rr4k-qd64 randread 4k 64"
+	"rw4k-qd64 randwrite 4k 64"
+	"r128k-qd16 read 128k 16"
+	"r128k-qd64 read 128k 64"
 )
 # The points measured again with a second client (engine libiscsi).
 SECOND_CLIENT=(
@@ -285,7 +296,7 @@ limits_round() {
 	local w
 	ROUND=$1
 	echo "== round $ROUND: local fio on $LIMITS_IMG (writes: $LIMITS_WIMG)"
-	for w in "${WORKLOADS[@]}"; do
+	for w in "${WORKLOADS[@]}" "${HEADROOM[@]}"; do
 		# shellcheck disable=SC2086
 		fio_point $w
 	done

@@ -71,6 +71,18 @@ for r in rows:
         bad.append("%s: share %g is not tcqd / limit" % (w, r["share"]))
     if abs(r["share_local"] - r["tcqd"] / r["local"]) > 1e-9:
         bad.append("%s: share of local %g is not tcqd / local" % (w, r["share_local"]))
+    series = 1 / (1 / r["local"] + 1 / r["null"])
+    if abs(r["series"] - series) > 1e-6 * series:
+        bad.append("%s: series limit %g, expected %g" % (w, r["series"], series))
+    if abs(r["share_series"] - r["tcqd"] / series) > 1e-9:
+        bad.append("%s: share of the series limit %g is not tcqd / series" % (w, r["share_series"]))
+    # fio at twice the depth, for every point deeper than 1.
+    if w == "rr4k-qd1":
+        if r["local_2x"] is not None:
+            bad.append("%s: a headroom figure at QD1" % w)
+    elif not (isinstance(r["local_2x"], (int, float)) and r["local_2x"] > 0
+              and abs(r["headroom"] - r["local_2x"] / r["local"]) < 1e-9):
+        bad.append("%s: fio at 2 x depth %r, headroom %r" % (w, r["local_2x"], r["headroom"]))
 for s in d["second_client"]:
     if not (s["native"] and s["libiscsi"] and isinstance(s["agrees"], bool)):
         bad.append("second client %s: %r" % (s["workload"], s))
@@ -85,7 +97,7 @@ for p in d["rounds"]:
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
-	ok "6 rows, each with numeric local, null, limit, tcqd and shares as defined; both rounds of every point"
+	ok "6 rows, each with numeric local, null, limit, series limit, tcqd, shares and fio at twice the depth as defined; both rounds of every point"
 }
 
 # The goals: all seven, each with a verdict (no data = a point failed).
@@ -130,6 +142,24 @@ limits_markdown_table() {
 	ok "the markdown limits table has 6 rows of numbers, 7 goals"
 }
 
+# Where a share falls short: a row per deeper workload, with fio at twice
+# the depth, the headroom, the series limit and tcqd's share of it.
+limits_falls_short_table() {
+	local n
+	[ -s "$MD" ] || fail "no markdown (limits_smoke_run failed)"
+	n=$(awk -F' [|] ' '
+		/^## Where a share falls short/ { t = 1; next }
+		/^## / { t = 0 }
+		t && /^[|] [0-9]/ {
+			ok = $3 ~ /^[0-9.]+(K|M| MB\/s)$/ && $4 ~ /^[0-9]+[.][0-9][0-9]$/ &&
+			     $5 ~ /^[0-9.]+(K|M| MB\/s)$/ && $7 ~ /^[0-9]+[.][0-9][0-9]$/
+			if (ok) n++; else print "bad row: " $0 > "/dev/stderr"
+		}
+		END { print n + 0 }' "$MD")
+	[ "$n" = 5 ] || fail "$n well-formed rows in the falls-short table of $MD, expected 5"
+	ok "the falls-short table has a row of numbers for each of the 5 deeper workloads"
+}
+
 limits_read_file_untouched() {
 	[ -s "$TEST_TMP/read.sum" ] || fail "no checksum (limits_smoke_run failed)"
 	sha256sum -c --quiet "$TEST_TMP/read.sum" ||
@@ -154,6 +184,7 @@ CHECKS=(
 	limits_json_rows
 	limits_goals
 	limits_markdown_table
+	limits_falls_short_table
 	limits_read_file_untouched
 )
 run_checks "$@"
