@@ -3,7 +3,7 @@
 # The limits of this machine and tcqd beside them, shared by
 # scripts/compare-peers and scripts/limits (source after peers.sh). A
 # round measures, at every point of the file workloads: fio (libaio,
-# O_DIRECT) on the same file (and at twice each deeper depth), tcqd on
+# O_DIRECT) on the same file (and at half each deeper depth), tcqd on
 # --backend null, tcqd on the file (and the QD1 and QD8 points again with
 # the libiscsi engine: a second client), then a loopback round trip
 # (tcq-bench 512-byte reads at QD1 on tcqd null, and
@@ -38,15 +38,16 @@ WORKLOADS=(
 	"r128k-qd8 read 128k 8"
 	"r128k-qd32 read 128k 32"
 )
-# fio at twice the depth of each deeper workload (128K QD4's twice is
-# r128k-qd8, measured anyway): whether the device still had headroom at
-# the workload's depth, so that time the wire adds to a command costs
-# throughput (compare_report.py: "Where a share falls short").
-HEADROOM=(
-	"rr4k-qd64 randread 4k 64"
-	"rw4k-qd64 randwrite 4k 64"
+# fio at half the depth of each deeper workload (128K QD8's half is
+# r128k-qd4, measured anyway): how much the device loses when it is left
+# fewer commands than the initiator keeps, as a target whose commands
+# also spend time away from the device leaves it (compare_report.py:
+# "Where a share falls short").
+HALF_DEPTH=(
+	"rr4k-qd16 randread 4k 16"
+	"rw4k-qd16 randwrite 4k 16"
+	"r128k-qd2 read 128k 2"
 	"r128k-qd16 read 128k 16"
-	"r128k-qd64 read 128k 64"
 )
 # The points measured again with a second client (engine libiscsi).
 SECOND_CLIENT=(
@@ -296,7 +297,7 @@ limits_round() {
 	local w
 	ROUND=$1
 	echo "== round $ROUND: local fio on $LIMITS_IMG (writes: $LIMITS_WIMG)"
-	for w in "${WORKLOADS[@]}" "${HEADROOM[@]}"; do
+	for w in "${WORKLOADS[@]}" "${HALF_DEPTH[@]}"; do
 		# shellcheck disable=SC2086
 		fio_point $w
 	done

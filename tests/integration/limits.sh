@@ -76,13 +76,13 @@ for r in rows:
         bad.append("%s: series limit %g, expected %g" % (w, r["series"], series))
     if abs(r["share_series"] - r["tcqd"] / series) > 1e-9:
         bad.append("%s: share of the series limit %g is not tcqd / series" % (w, r["share_series"]))
-    # fio at twice the depth, for every point deeper than 1.
+    # fio at half the depth, for every point deeper than 1.
     if w == "rr4k-qd1":
-        if r["local_2x"] is not None:
-            bad.append("%s: a headroom figure at QD1" % w)
-    elif not (isinstance(r["local_2x"], (int, float)) and r["local_2x"] > 0
-              and abs(r["headroom"] - r["local_2x"] / r["local"]) < 1e-9):
-        bad.append("%s: fio at 2 x depth %r, headroom %r" % (w, r["local_2x"], r["headroom"]))
+        if r["local_half"] is not None:
+            bad.append("%s: a half-depth figure at QD1" % w)
+    elif not (isinstance(r["local_half"], (int, float)) and r["local_half"] > 0
+              and abs(r["half_share"] - r["local_half"] / r["local"]) < 1e-9):
+        bad.append("%s: fio at half the depth %r, its share %r" % (w, r["local_half"], r["half_share"]))
 for s in d["second_client"]:
     if not (s["native"] and s["libiscsi"] and isinstance(s["agrees"], bool)):
         bad.append("second client %s: %r" % (s["workload"], s))
@@ -97,7 +97,7 @@ for p in d["rounds"]:
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
-	ok "6 rows, each with numeric local, null, limit, series limit, tcqd, shares and fio at twice the depth as defined; both rounds of every point"
+	ok "6 rows, each with numeric local, null, limit, series limit, tcqd, shares and fio at half the depth as defined; both rounds of every point"
 }
 
 # The goals: all seven, each with a verdict (no data = a point failed).
@@ -142,8 +142,9 @@ limits_markdown_table() {
 	ok "the markdown limits table has 6 rows of numbers, 7 goals"
 }
 
-# Where a share falls short: a row per deeper workload, with fio at twice
-# the depth, the headroom, the series limit and tcqd's share of it.
+# Where a share falls short: a row per deeper workload, with fio at half
+# the depth, its share of full depth, the series limit and tcqd's share
+# of it.
 limits_falls_short_table() {
 	local n
 	[ -s "$MD" ] || fail "no markdown (limits_smoke_run failed)"
