@@ -12,6 +12,7 @@ the limits only). Everything comes through CP_* environment variables.
 """
 import json
 import os
+import re
 
 E = os.environ
 CLK = float(E.get("CP_CLK", "100"))
@@ -25,19 +26,24 @@ WORKLOADS = [  # name, title, metric
     ("r128k-qd8", "128K read, QD8", "mbps"),
     ("r128k-qd32", "128K read, QD32", "mbps"),
 ]
-# fio at half the depth of a deeper workload (scripts/lib/limits.sh):
-# what the device loses when it is left fewer commands than the
-# initiator keeps in flight.
-HALF = {"rr4k-qd32": "rr4k-qd16", "rw4k-qd32": "rw4k-qd16",
-        "r128k-qd4": "r128k-qd2", "r128k-qd8": "r128k-qd4",
-        "r128k-qd32": "r128k-qd16"}
 TITLE = {n: t for n, t, _ in WORKLOADS}
 METRIC = {n: m for n, _, m in WORKLOADS}
-TITLE.update({"rr4k-qd16": "4K random read, QD16 (fio only)",
-              "rw4k-qd16": "4K random write, QD16 (fio only)",
-              "r128k-qd2": "128K read, QD2 (fio only)",
-              "r128k-qd16": "128K read, QD16 (fio only)"})
-METRIC.update({"r128k-qd2": "mbps", "r128k-qd16": "mbps"})
+
+
+def halved(text):
+    """The same workload at half its depth: "rr4k-qd32" -> "rr4k-qd16"."""
+    return re.sub(r"(qd|QD)(\d+)",
+                  lambda m: m.group(1) + str(int(m.group(2)) // 2), text)
+
+
+# fio at half the depth of every deeper workload (scripts/lib/limits.sh
+# runs the same points): what the device loses when it is left fewer
+# commands than the initiator keeps in flight.
+HALF = {n: halved(n) for n, _, _ in WORKLOADS if not n.endswith("-qd1")}
+for _n, _t, _m in WORKLOADS:
+    if _n in HALF and HALF[_n] not in TITLE:
+        TITLE[HALF[_n]] = halved(_t) + " (fio only)"
+        METRIC[HALF[_n]] = _m
 SERIAL = {"rr4k-qd1"}   # QD1: the disk and the wire in series
 SECOND = ["rr4k-qd1", "r128k-qd8"]  # also with the libiscsi engine
 PEERS = [  # compared with tcqd, in table order
@@ -170,13 +176,12 @@ def limits(res):
     for name, title, m in WORKLOADS:
         loc, nul = val(res, "fio", name, m), val(res, "tcqd-null", name, m)
         t = val(res, "tcqd", name, m)
+        series = 1 / (1 / loc + 1 / nul) if loc and nul else None
         if name in SERIAL:
-            kind = "serial"
-            lim = 1 / (1 / loc + 1 / nul) if loc and nul else None
+            kind, lim = "serial", series
         else:
             kind = "min"
             lim = min(loc, nul) if loc and nul else None
-        series = 1 / (1 / loc + 1 / nul) if loc and nul else None
         half = val(res, "fio", HALF[name], m) if name in HALF else None
         rows.append({"workload": name, "title": title, "metric": m,
                      "local": loc, "null": nul, "limit": lim,

@@ -38,17 +38,6 @@ WORKLOADS=(
 	"r128k-qd8 read 128k 8"
 	"r128k-qd32 read 128k 32"
 )
-# fio at half the depth of each deeper workload (128K QD8's half is
-# r128k-qd4, measured anyway): how much the device loses when it is left
-# fewer commands than the initiator keeps, as a target whose commands
-# also spend time away from the device leaves it (compare_report.py:
-# "Where a share falls short").
-HALF_DEPTH=(
-	"rr4k-qd16 randread 4k 16"
-	"rw4k-qd16 randwrite 4k 16"
-	"r128k-qd2 read 128k 2"
-	"r128k-qd16 read 128k 16"
-)
 # The points measured again with a second client (engine libiscsi).
 SECOND_CLIENT=(
 	"rr4k-qd1 randread 4k 1"
@@ -291,16 +280,33 @@ iperf_point() {
 	iperf_pid=
 }
 
+# fio at half the depth of each deeper workload, unless that is a
+# workload of its own: how much the device loses when it is left fewer
+# commands than the initiator keeps, as a target whose commands also
+# spend time away from the device leaves it (compare_report.py: "Where a
+# share falls short"; it derives the same names).
+half_depth_points() {
+	local w name rw bs depth half
+	for w in "${WORKLOADS[@]}"; do
+		read -r name rw bs depth <<<"$w"
+		[ "$depth" -gt 1 ] || continue
+		half=${name%-qd*}-qd$((depth / 2))
+		printf '%s\n' "${WORKLOADS[@]}" | grep -q "^$half " && continue
+		fio_point "$half" "$rw" "$bs" $((depth / 2))
+	done
+}
+
 # limits_round N: fio, tcqd on null (and the iSCSI round trip there),
 # tcqd on the file with the second client, the TCP round trip, iperf3.
 limits_round() {
 	local w
 	ROUND=$1
 	echo "== round $ROUND: local fio on $LIMITS_IMG (writes: $LIMITS_WIMG)"
-	for w in "${WORKLOADS[@]}" "${HALF_DEPTH[@]}"; do
+	for w in "${WORKLOADS[@]}"; do
 		# shellcheck disable=SC2086
 		fio_point $w
 	done
+	half_depth_points
 	echo "== round $ROUND: tcqd on --backend null (nothing stored)"
 	start_tcqd --export "$work/null.img" --backend null --size 1G
 	for w in "${WORKLOADS[@]}" "rtt512-qd1 randread 512 1"; do
