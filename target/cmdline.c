@@ -54,7 +54,9 @@ static void usage(FILE *f)
 "                           segments=N, segment_size=SIZE, wcache=on|off,\n"
 "                           iface_rate=MB/s; ssd: channels=N, dies=N (per\n"
 "                           channel), read_us=N, program_us=N,\n"
-"                           channel_rate=MB/s, queue=1..1024; seed=N\n"
+"                           channel_rate=MB/s, queue=1..1024; seed=N,\n"
+"                           time_scale=K (the drive K times slower than\n"
+"                           real time)\n"
 "      --write-cache on|off volatile write cache (default on)\n"
 "      --barrier drain|flush|ignore  what an ORDERED task costs (default\n"
 "                           drain: wait for older tasks; flush: also flush\n"
@@ -88,6 +90,9 @@ static void usage(FILE *f)
 "options:\n"
 "      --threads N          reactor threads (default: number of CPUs; more\n"
 "                           than the CPUs tcqd may run on is warned about)\n"
+"      --cmd-window N       commands a session may send ahead (MaxCmdSN -\n"
+"                           ExpCmdSN + 1; default 128; overrides cmd_window\n"
+"                           in [global])\n"
 "      --log-level LEVEL    error, warn, info or debug\n"
 "      --ctl SOCKET         serve tcqctl on this unix socket (mode 0600;\n"
 "                           overrides ctl in [global])\n"
@@ -116,7 +121,7 @@ enum {
 	OPT_THREADS, OPT_LOG_LEVEL, OPT_CHAP, OPT_MUTUAL_CHAP, OPT_ALLOW,
 };
 
-enum { OPT_CTL = 512, OPT_STATE_DIR, OPT_METRICS };	/* global options outside the export range */
+enum { OPT_CTL = 512, OPT_STATE_DIR, OPT_METRICS, OPT_CMD_WINDOW };	/* global options outside the export range */
 /* LUN kind options of --export (scsi/sbc_media.c, sbc_ws.c). */
 enum { OPT_REMOVABLE = 600, OPT_THIN, OPT_SANITIZE };
 /* Ordering options of --export. */
@@ -142,6 +147,7 @@ static const struct option long_opts[] = {
 	{ "ctl", required_argument, NULL, OPT_CTL },
 	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "cmd-window", required_argument, NULL, OPT_CMD_WINDOW },
 	{ "chap", required_argument, NULL, OPT_CHAP },
 	{ "mutual-chap", required_argument, NULL, OPT_MUTUAL_CHAP },
 	{ "allow", required_argument, NULL, OPT_ALLOW },
@@ -202,6 +208,7 @@ void cmdline_parse(int argc, char **argv, struct cmdline *o)
 		case OPT_CTL: o->ctl = optarg; break;
 		case OPT_STATE_DIR: o->state_dir = optarg; break;
 		case OPT_METRICS: o->metrics = optarg; break;
+		case OPT_CMD_WINDOW: o->cmd_window = optarg; break;
 		case OPT_CHAP: o->chap = optarg; o->export_only_used = true; break;
 		case OPT_MUTUAL_CHAP:
 			o->mutual_chap = optarg;
@@ -414,6 +421,15 @@ void cmdline_override(struct cfg *c, const struct cmdline *o)
 				   sizeof(err)) < 0)
 			usage_error("--threads: %s", err);
 		c->set.threads = (int)v;
+	}
+	if (o->cmd_window) {
+		uint64_t v;
+
+		/* the range of cmd_window in [global] (config_keys.c) */
+		if (cfg_parse_uint(o->cmd_window, 1, 65536, &v, err,
+				   sizeof(err)) < 0)
+			usage_error("--cmd-window: %s", err);
+		c->set.cmd_window = (uint32_t)v;
 	}
 	if (o->log_level) {
 		c->log_level = log_parse_level(o->log_level);

@@ -41,12 +41,14 @@ struct cmdline {
 	const char *ctl;
 	const char *state_dir;
 	const char *metrics;		/* --metrics [ADDR:]PORT */
+	const char *cmd_window;		/* --cmd-window N */
 };
 
 /* Parses argv into o; --help and --version exit 0. */
 void cmdline_parse(int argc, char **argv, struct cmdline *o);
 /* The configuration of --export (o->export_path set). */
 void cmdline_export_cfg(struct cfg *c, const struct cmdline *o);
-/* --ctl, --state-dir, --metrics, --threads, --log-level and -v over what c says. */
+/* --ctl, --state-dir, --metrics, --threads, --cmd-window, --log-level
+ * and -v over what c says. */
 void cmdline_override(struct cfg *c, const struct cmdline *o);
 #endif

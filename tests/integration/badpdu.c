@@ -234,6 +234,49 @@ static void cmdsn_window(struct pt_sess *s)
 	         itt_ok, rc);
 }
 
+/* The window the target opens is MaxCmdSN - ExpCmdSN + 1 (RFC 7143
+ * 4.2.2.1), the cmd_window tcqd was given: TCQ_CMD_WINDOW, else its
+ * default 128. A SCSI Response may carry it one narrower (the task it
+ * answers still holds its slot); once the commands are done, the answer
+ * to a ping has it whole again, and no PDU ever has it wider. */
+static void window_width(struct pt_sess *s)
+{
+	const char *e = getenv("TCQ_CMD_WINDOW");
+	uint32_t want = e ? (uint32_t)strtoul(e, NULL, 10) : 128, w;
+	uint32_t itt;
+	struct pt_rx r;
+	int rc;
+
+	PT_CHECK(s->max_cmdsn - s->exp_cmdsn + 1 == want,
+		 "Login Response: ExpCmdSN %u MaxCmdSN %u, a window of %u "
+		 "(want %u)", s->exp_cmdsn, s->max_cmdsn,
+		 s->max_cmdsn - s->exp_cmdsn + 1, want);
+	rc = pt_tur(s);
+	w = s->max_cmdsn - s->exp_cmdsn + 1;
+	PT_CHECK(rc == SAM_STAT_GOOD && w <= want && w + 1 >= want,
+		 "TEST UNIT READY: status 0x%02x, a window of %u (want %u or "
+		 "one less)", rc, w, want);
+	itt = s->itt++;
+	if (pt_send_nop_ping(s, itt, NULL, 0, 0) < 0) {
+		PT_CHECK(0, "NOP-Out ping sent");
+		return;
+	}
+	for (;;) {
+		if (pt_recv(s, &r, 5000) <= 0) {
+			PT_CHECK(0, "NOP-In answer to the ping");
+			return;
+		}
+		rc = pdu_opcode(r.bhs) == ISCSI_OP_NOP_IN && pdu_itt(r.bhs) == itt;
+		pt_rx_free(&r);
+		if (rc)
+			break;
+	}
+	PT_CHECK(s->max_cmdsn - s->exp_cmdsn + 1 == want,
+		 "NOP-In after the command: ExpCmdSN %u MaxCmdSN %u, a window "
+		 "of %u (want %u)", s->exp_cmdsn, s->max_cmdsn,
+		 s->max_cmdsn - s->exp_cmdsn + 1, want);
+}
+
 /* Runs fn on a session of its own. */
 static void in_session(void (*fn)(struct pt_sess *))
 {
@@ -257,6 +300,11 @@ static void cmdsn_outside_window_ignored(void)
 	in_session(cmdsn_window);
 }
 
+static void cmd_window_as_configured(void)
+{
+	in_session(window_width);
+}
+
 /* Last: the daemon came through the cases before. */
 static void clean_session_after_malformed_pdus(void)
 {
@@ -270,6 +318,7 @@ static const struct pt_case cases[] = {
 	PT_CASE(oversize_data_segment_rejected_04_or_dropped),
 	PT_CASE(unknown_opcode_rejected_05_then_ping_answered),
 	PT_CASE(cmdsn_outside_window_ignored),
+	PT_CASE(cmd_window_as_configured),
 	PT_CASE(clean_session_after_malformed_pdus),
 };
 
