@@ -15,6 +15,14 @@
  * from any thread, under the lock). The finished I/O then goes to the
  * base on its own reactor and completes through bdev_complete there.
  * Nothing ever sleeps; completions come from real timers.
+ *
+ * time_scale=K runs the model on a clock K times slower than the real
+ * one (model time = real time / K, a timer for model time t fires at
+ * t * K): every service time, transfer and rate of the drive is K times
+ * longer, while the host (tcqd, the wire, the initiator) keeps its own
+ * speed. A device far faster than this host can serve is so seen with
+ * the host's share of each command made K times smaller: its shape
+ * (IOPS by depth) is the modelled drive's, its figures are 1/K of it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -50,6 +58,7 @@ struct disk_opts {
 	uint64_t iface_rate;
 	uint64_t channels, dies, read_us, program_us, channel_rate, queue;
 	uint64_t seed;
+	uint64_t time_scale;
 };
 
 struct disk_q;
@@ -57,6 +66,7 @@ struct disk_q;
 struct disk {
 	struct bdev *base;	/* first: wrap_lba_status */
 	struct disk_opts o;
+	uint64_t scale;		/* time_scale: real ns per model ns */
 	struct disk_model m;
 	pthread_mutex_t lock;	/* m, queues, every dq->done */
 	struct list_node queues;
@@ -189,10 +199,22 @@ static void disk_params(const struct disk_opts *r, struct dm_params *p)
 
 /* ---- timers ---------------------------------------------------------- */
 
+/* The model's clock: the reactor's, slowed time_scale times. */
+static uint64_t model_now(const struct disk *d)
+{
+	return reactor_now_ns() / d->scale;
+}
+
+/* t: a time on the model's clock (DM_NONE: disarm; 1: at once). */
 static void arm_at(struct disk_q *dq, uint64_t t)
 {
 	struct itimerspec its = { 0 };
 
+	if (t != DM_NONE && t > 1) {
+		uint64_t s = dq->d->scale;
+
+		t = t > UINT64_MAX / s ? UINT64_MAX - 1 : t * s;
+	}
 	if (t != DM_NONE) {
 		if (t == 0)
 			t = 1;	/* 0 would disarm: 1 ns is long past */
@@ -279,7 +301,7 @@ static void disk_timer(struct reactor *r, uint32_t events, void *arg)
 	list_init(&fin);
 	list_init(&mine);
 	pthread_mutex_lock(&d->lock);
-	dm_advance(&d->m, reactor_now_ns(), &fin);
+	dm_advance(&d->m, model_now(d), &fin);
 	distribute(dq, &fin, &mine);
 	pthread_mutex_unlock(&d->lock);
 	run_finished(dq, &mine);
@@ -327,7 +349,7 @@ static void disk_submit(struct bdev_queue *q, struct bdev_io *io)
 	list_init(&fin);
 	list_init(&mine);
 	pthread_mutex_lock(&d->lock);
-	dm_submit(&d->m, &dio->r, reactor_now_ns(), &fin);
+	dm_submit(&d->m, &dio->r, model_now(d), &fin);
 	distribute(dq, &fin, &mine);
 	pthread_mutex_unlock(&d->lock);
 	run_finished(dq, &mine);
@@ -425,7 +447,7 @@ static int disk_stats(struct bdev *b, struct bdev_model_stats *out)
 	struct dm_stats st;
 
 	pthread_mutex_lock(&d->lock);
-	dm_get_stats(&d->m, reactor_now_ns(), &st);
+	dm_get_stats(&d->m, model_now(d), &st);
 	pthread_mutex_unlock(&d->lock);
 	memset(out, 0, sizeof(*out));
 	out->model = d->o.model == MODEL_SSD ? "ssd" :
@@ -439,7 +461,7 @@ static int disk_stats(struct bdev *b, struct bdev_model_stats *out)
 	out->mean_host_queue = st.mean_host_queue;
 	out->mean_busy_dies = st.mean_busy_dies;
 	out->busy_fraction = st.busy_fraction;
-	out->elapsed_ns = st.elapsed_ns;
+	out->elapsed_ns = st.elapsed_ns * d->scale;	/* real time */
 	return 0;
 }
 
@@ -465,7 +487,7 @@ static const struct disk_opts disk_defaults = {
 	.elevator = ENUM_UNSET, .readahead = ENUM_UNSET, .segments = UNSET, .segment_size = UNSET,
 	.wcache = ENUM_UNSET, .iface_rate = UNSET, .channels = UNSET,
 	.dies = UNSET, .read_us = UNSET, .program_us = UNSET,
-	.channel_rate = UNSET, .queue = UNSET, .seed = 1,
+	.channel_rate = UNSET, .queue = UNSET, .seed = 1, .time_scale = 1,
 };
 
 static const struct bdev_opt_word disk_models[] = {
@@ -554,6 +576,12 @@ static const struct bdev_opt disk_keys[] = {
 	  .help = "ssd: commands at the drive; more wait in the host queue" },
 	{ K("seed", seed), .type = BDEV_OPT_UINT, .flags = BDEV_OPT_ANY_BASE,
 	  .help = "seed of the spindle's phase (service is deterministic)" },
+	{ K("time_scale", time_scale), .type = BDEV_OPT_UINT, .min = 1,
+	  .max = 1000,
+	  .help = "run the drive K times slower than real time (every "
+		  "service time x K, IOPS / K) while the host keeps its "
+		  "speed: a device faster than the host, seen without the "
+		  "host's limit" },
 };
 
 const struct bdev_opts_def bdev_disk_opts = {
@@ -619,6 +647,7 @@ struct bdev *bdev_disk_open(const char *opts, const struct bdev_params *p,
 	 * as far as the drive goes, the LUN reports WCE 0 */
 	b->write_through = mp.kind == DM_SSD || !mp.wcache;
 	d->base = base;
+	d->scale = d->o.time_scale;
 	pthread_mutex_init(&d->lock, NULL);
 	list_init(&d->queues);
 	b->priv = d;

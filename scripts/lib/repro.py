@@ -73,6 +73,7 @@ def stand_in(spec):
         seek = _ms(kv.get("avg_seek"), 3.5 if model == "hdd-15k" else 8.5)
         lat = seek + 30000.0 / rpm
         par = int(kv.get("ncq", "1"))
+    lat *= int(kv.get("time_scale", "1"))
     return "delay:latency=%.0fus,dist=exp,parallel=%d,base=null" % (
         lat * 1000, max(par, 1))
 

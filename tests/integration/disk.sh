@@ -39,6 +39,9 @@ backend = disk:model=hdd,capacity=1G,base=ram:size=64M
 
 [lun $IQN 2]
 backend = disk:model=ssd,capacity=1G
+
+[lun $IQN 3]
+backend = disk:model=ssd,capacity=1G,time_scale=100
 CONF
 	start_tcqd -c "$TEST_TMP/tcqd.conf"
 	URL=${TCQD_URL%/*}
@@ -181,6 +184,33 @@ PY
 	ok "--detail has drive q, host q and hit % columns with --ctl, as in the JSON, and none without"
 }
 
+# The ssd preset's 4K read at depth 1 is at least overhead 10 us + page
+# read 25 us at the die = 35 us of model time; time_scale=100 makes that
+# 3.5 ms of real time, so no more than 285 reads a second can complete
+# one at a time (unscaled the host allows thousands). At depth 32 the
+# reads spread over 32 channels: the dilated drive, far slower than the
+# host, scales as the model does (> 8x depth 1). tcqctl's elapsed_ns is
+# real time (the run's 3 s), not model time (30 ms).
+time_scale_slows_the_drive_not_the_host() {
+	local one
+	iops 3 1
+	one=$IOPS
+	[ "$one" -ge 1 ] && [ "$one" -le 285 ] ||
+		fail "ssd time_scale=100 depth 1: $one IOPS (want 1..285: >= 3.5 ms a read)"
+	iops 3 32
+	[ "$IOPS" -gt $((one * 8)) ] ||
+		fail "ssd time_scale=100 depth 32: $IOPS IOPS, depth 1 $one (want > 8x)"
+	need_tool python3
+	run "$TCQCTL" -s "$SOCK" --json luns || fail "tcqctl luns failed"
+	python3 - <<PY || fail "elapsed_ns of the dilated LUN is not real time"
+import json
+d = json.loads('''$OUT''')
+lun = [l for l in d["luns"] if l["lun"] == 3][0]
+assert lun["model"]["elapsed_ns"] >= 5e9, lun["model"]
+PY
+	ok "ssd time_scale=100: depth 1 $one IOPS (<= 285), depth 32 $IOPS IOPS (> 8x), elapsed in real time"
+}
+
 # bad_key SPEC WORDS: tcqd refuses to start and names the key.
 bad_key() {
 	run "$TCQD" --export "$TEST_TMP/x.img" --size 1M --listen 127.0.0.1:0 \
@@ -193,6 +223,7 @@ bad_keys_are_named() {
 	bad_key disk:model=hdd,bogus=1 "disk: unknown option 'bogus'"
 	bad_key disk:model=hdd,avg_seek=40ms "disk: avg_seek"
 	bad_key disk:model=ssd,queue=0 "disk: bad queue '0'"
+	bad_key disk:model=ssd,time_scale=0 "disk: bad time_scale '0'"
 	ok "bad disk keys are refused naming the key"
 }
 
@@ -205,6 +236,7 @@ CHECKS=(
 	tcqctl_shows_the_model_statistics
 	bench_json_carries_model_stats
 	bench_detail_model_columns_only_with_ctl
+	time_scale_slows_the_drive_not_the_host
 	@
 	bad_keys_are_named
 )
