@@ -95,6 +95,36 @@ conf_has_every_key_of_the_table() {
 	ok "tcqd.conf.5 documents the $n keys of the table, with their live class"
 }
 
+# The disk backend's keys (tests/dump_keys --disk): each has an entry in
+# tcqd.conf.5's DEVICE MODELS (a .TP tag \fBkey\fR=...), a line in
+# conf/tcqd.conf and a mention in tcqd --help; no entry there names a key
+# the backend does not have.
+disk_keys_documented() {
+	local key help n=0 bad=() tags
+	tags=$(awk '/^\.SH/ { on = ($0 ~ /DEVICE MODELS/) }
+		on && prev == ".TP" { print } { prev = $0 }' "$MAN/tcqd.conf.5" |
+		sed -n 's/^\\fB\([a-z_]*\)\\fR=.*/\1/p')
+	[ -n "$tags" ] || fail "tcqd.conf.5 has no DEVICE MODELS entries"
+	help=$("$TCQD" --help)
+	while IFS=$'\t' read -r key _; do
+		n=$((n + 1))
+		grep -qx -- "$key" <<<"$tags" ||
+			bad+=("$key: not in tcqd.conf.5 DEVICE MODELS")
+		grep -qE -- "^;[[:space:]]+([a-z_]+=[^ ]*[[:space:]]+.*)?$key[=:]" \
+			"$top_srcdir/conf/tcqd.conf" ||
+			bad+=("$key: not in conf/tcqd.conf")
+		grep -qE -- "[ ,(:]$key=" <<<"$help" ||
+			bad+=("$key: not in tcqd --help")
+	done < <("$DUMP_KEYS" --disk)
+	[ "$n" -gt 20 ] || fail "dump_keys --disk printed only $n keys"
+	for key in $tags; do
+		"$DUMP_KEYS" --disk | cut -f1 | grep -qx -- "$key" ||
+			bad+=("$key: in tcqd.conf.5 but not a disk key")
+	done
+	[ "${#bad[@]}" -eq 0 ] || fail "$(printf '%s; ' "${bad[@]}")"
+	ok "the $n disk backend keys are in tcqd.conf.5, conf/tcqd.conf and tcqd --help"
+}
+
 tcqd_options_documented() {
 	local opts o tags missing=()
 	opts=$("$TCQD" --help | grep -oE -- '(^|[ ,])--?[a-zA-Z][a-z-]*' |
@@ -132,6 +162,7 @@ CHECKS=(
 	render:man/tcqd.conf.5
 	render:docs/tcq-bench.1
 	conf_has_every_key_of_the_table
+	disk_keys_documented
 	tcqd_options_documented
 	tcqctl_commands_documented
 )
