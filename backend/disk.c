@@ -88,6 +88,7 @@ struct disk_q {
 	struct list_node pool;	/* free disk_io (this reactor only) */
 	struct bdev_cq errs;
 	int tfd;
+	uint64_t armed;		/* the timer's setting (under d->lock) */
 	struct reactor_fd rfd;
 };
 
@@ -205,11 +206,17 @@ static uint64_t model_now(const struct disk *d)
 	return reactor_now_ns() / d->scale;
 }
 
-/* t: a time on the model's clock (DM_NONE: disarm; 1: at once). */
+/* t: a time on the model's clock (DM_NONE: disarm; 1: at once). Under
+ * d->lock. A timer already set to t is left alone: with many commands
+ * in flight the next event rarely moves, and each setting is a
+ * syscall. */
 static void arm_at(struct disk_q *dq, uint64_t t)
 {
 	struct itimerspec its = { 0 };
 
+	if (t == dq->armed)
+		return;
+	dq->armed = t;
 	if (t != DM_NONE && t > 1) {
 		uint64_t s = dq->d->scale;
 
@@ -301,6 +308,7 @@ static void disk_timer(struct reactor *r, uint32_t events, void *arg)
 	list_init(&fin);
 	list_init(&mine);
 	pthread_mutex_lock(&d->lock);
+	dq->armed = DM_NONE;	/* it fired (a later setting fires again) */
 	dm_advance(&d->m, model_now(d), &fin);
 	distribute(dq, &fin, &mine);
 	pthread_mutex_unlock(&d->lock);
@@ -400,6 +408,7 @@ static int disk_queue_init(struct bdev *b, struct bdev_queue *q)
 	dq->d = d;
 	dq->q = q;
 	dq->tfd = -1;
+	dq->armed = DM_NONE;
 	list_init(&dq->link);
 	list_init(&dq->done);
 	list_init(&dq->pool);
