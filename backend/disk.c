@@ -206,15 +206,18 @@ static uint64_t model_now(const struct disk *d)
 	return reactor_now_ns() / d->scale;
 }
 
-/* t: a time on the model's clock (DM_NONE: disarm; 1: at once). Under
- * d->lock. A timer already set to t is left alone: with many commands
- * in flight the next event rarely moves, and each setting is a
- * syscall. */
+/* t: a time on the model's clock (DM_NONE: none; 1: at once). Under
+ * d->lock. A timer that fires no later than t is left alone: it wakes
+ * disk_timer, which advances the model and sets it again for the next
+ * event, so the model is never late and, with many commands in flight,
+ * a submission costs no timerfd_settime (a syscall that takes a
+ * hrtimer lock). */
 static void arm_at(struct disk_q *dq, uint64_t t)
 {
 	struct itimerspec its = { 0 };
 
-	if (t == dq->armed)
+	if (t == DM_NONE ? dq->armed == DM_NONE :
+	    dq->armed != DM_NONE && dq->armed <= t)
 		return;
 	dq->armed = t;
 	if (t != DM_NONE && t > 1) {
