@@ -21,28 +21,8 @@ set -o pipefail
 : "${LAYER_CFLAGS:=}"
 : "${LAYER_LDFLAGS:=}"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tcq-layers.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-# result OK NAME [DETAIL...]: one TAP line; details as diagnostics.
-result() {
-	local ok=$1 name=$2
-	shift 2
-	n=$((n + 1))
-	if [ "$ok" -eq 0 ]; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		failed=1
-	fi
-	local line
-	for line in "$@"; do
-		[ -n "$line" ] && printf '# %s\n' "$line"
-	done
-	return 0
-}
+# shellcheck source=tests/tap.sh
+. "$top_srcdir/tests/tap.sh"
 
 # rank DIR: the height of a top-level directory; siblings share one.
 rank() {
@@ -184,5 +164,4 @@ else
 		"LAYER_LINK_scsi / LAYER_LINK_target are not set"
 fi
 
-echo "1..$n"
-exit "$failed"
+tap_end

@@ -10,28 +10,8 @@ set -o pipefail
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 MAX_LINES=800
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tcq-tree.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-# result OK NAME [DETAIL...]: one TAP line; details as diagnostics.
-result() {
-	local ok=$1 name=$2
-	shift 2
-	n=$((n + 1))
-	if [ "$ok" -eq 0 ]; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		failed=1
-	fi
-	local line
-	for line in "$@"; do
-		[ -n "$line" ] && printf '# %s\n' "$line"
-	done
-	return 0
-}
+# shellcheck source=tests/tap.sh
+. "$top_srcdir/tests/tap.sh"
 
 # sources ROOT: the code of the tree, one path a line, relative to ROOT.
 sources() {
@@ -116,5 +96,4 @@ else
 		"a table that leaves out backend/bdev.h is caught" "${out:-not caught}"
 fi
 
-echo "1..$n"
-exit "$failed"
+tap_end
