@@ -2,7 +2,8 @@
 # systemd: the unit (conf/tcqd.service.in, made to point at the built
 # tcqd) passes `systemd-analyze verify` (and a broken copy does not), and
 # a tcqd started with NOTIFY_SOCKET sends READY=1 once its portal accepts
-# connections and STOPPING=1 on SIGTERM (Type=notify, target/notify.c).
+# connections and STOPPING=1 on SIGTERM (Type=notify, target/notify.c),
+# and RELOADING=1 (with MONOTONIC_USEC=) then READY=1 on SIGHUP.
 # shellcheck source=tests/integration/lib.sh
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
@@ -119,9 +120,79 @@ notify_ready_after_listen_stopping_on_sigterm() {
 	wait "$pid" || fail "the notify listener failed"
 }
 
+# One line per datagram: the CLOCK_MONOTONIC microseconds it came at,
+# then its fields joined by "|"; ends at STOPPING=1.
+DGRAMS='
+import socket, sys, time
+path, log = sys.argv[1:3]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+s.settimeout(60)
+out = open(log, "a", buffering=1)
+out.write("listening\n")
+while True:
+    try:
+        data = s.recv(65536).decode()
+    except socket.timeout:
+        out.write("timeout\n")
+        break
+    now = time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
+    out.write("%d %s\n" % (now, "|".join(data.split("\n"))))
+    if "STOPPING=1" in data.split("\n"):
+        break
+'
+
+# The sd_notify(3) reload protocol (Type=notify-reload, systemd 253):
+# on SIGHUP, RELOADING=1 with MONOTONIC_USEC= (CLOCK_MONOTONIC, in the
+# same message), then READY=1 once the reload is done.
+notify_reloading_then_ready_on_sighup() {
+	local sock=$TEST_TMP/reload.sock log=$TEST_TMP/reload.log pid conf
+	local line usec recv n
+	need_tool python3
+	conf=$TEST_TMP/reload.conf
+	tcqd_conf "$conf" iqn.2026-11.org.tcq:notify 8M
+	: >"$log"
+	python3 -c "$DGRAMS" "$sock" "$log" &
+	pid=$!
+	BG_PIDS+=("$pid")
+	wait_until 50 grep -qx listening "$log" ||
+		fail "the notify listener did not start"
+	export NOTIFY_SOCKET=$sock
+	start_tcqd -c "$conf"
+	unset NOTIFY_SOCKET
+	wait_until 50 grep -q ' READY=1$' "$log" ||
+		fail "no READY=1 at start: $(paste -sd' ' "$log")"
+	grep -q RELOADING=1 "$log" && fail "RELOADING=1 before SIGHUP"
+	printf '\n[lun iqn.2026-11.org.tcq:notify 1]\nbackend = null\nsize = 1M\n' \
+		>>"$conf"
+	kill -HUP "$TCQD_PID"
+	wait_until 50 grep -q 'RELOADING=1' "$log" ||
+		fail "no RELOADING=1 within 5 s of SIGHUP: $(paste -sd' ' "$log")"
+	line=$(grep -m1 'RELOADING=1' "$log")
+	[[ $line =~ ^([0-9]+)\ (.*\|)?MONOTONIC_USEC=([0-9]+)(\||$) ]] ||
+		fail "RELOADING=1 without MONOTONIC_USEC= in its message: $line"
+	recv=${BASH_REMATCH[1]} usec=${BASH_REMATCH[3]}
+	[ "$usec" -le "$recv" ] && [ $((recv - usec)) -lt 5000000 ] ||
+		fail "MONOTONIC_USEC=$usec is not CLOCK_MONOTONIC (received at $recv)"
+	ok "SIGHUP: RELOADING=1 with MONOTONIC_USEC=$usec (CLOCK_MONOTONIC) in one message"
+	wait_until 50 eval '[ "$(grep -c " READY=1$" "$log")" -ge 2 ]' ||
+		fail "no READY=1 after the reload: $(paste -sd' ' "$log")"
+	n=$(grep -n 'RELOADING=1' "$log" | cut -d: -f1)
+	tail -n +"$n" "$log" | grep -q ' READY=1$' ||
+		fail "READY=1 came before RELOADING=1, not after: $(paste -sd' ' "$log")"
+	# Its whole log: an earlier check's tcqd wrote a file of the same
+	# name (each check counts its tcqds from 1), so the mark is off.
+	wait_until 20 grep -qF "reload: LUN iqn.2026-11.org.tcq:notify/1 added" \
+		"$TCQD_LOG" || fail "the reload did not add LUN 1"
+	ok "then READY=1 again, the file applied (LUN 1 added)"
+	stop_tcqd
+	wait "$pid" || fail "the notify listener failed"
+}
+
 CHECKS=(
 	unit_passes_systemd_analyze_verify
 	broken_unit_fails_systemd_analyze_verify
 	notify_ready_after_listen_stopping_on_sigterm
+	notify_reloading_then_ready_on_sighup
 )
 run_checks "$@"
