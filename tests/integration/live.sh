@@ -162,9 +162,38 @@ busy_lun_remove_refused_then_forced() {
 	kill -0 "$TCQD_PID" || fail "tcqd died"
 	ok "--force removes it; tcqd keeps serving"
 }
-busy_now() {
-	OUT=$(tc "$TCQCTL" --ctl "$SOCK" stats "$T/3" 2>&1) &&
+busy_now() { lun_busy "$T/3"; }
+# lun_busy LUN: tcqctl stats shows tasks in flight on LUN.
+lun_busy() {
+	OUT=$(tc "$TCQCTL" --ctl "$SOCK" stats "$1" 2>&1) &&
 		[[ $OUT =~ in\ flight\ +now\ [1-9] ]]
+}
+
+# What busy_lun_remove_refused_then_forced leaves out: the task in
+# flight is aborted as a LUN reset aborts them (SAM-5 5.6: with TAS=0,
+# the Control mode page default, a task aborted for another nexus ends
+# without status), it never completes, and the session goes on: its
+# next commands to that LUN get LOGICAL UNIT NOT SUPPORTED.
+READ10=28000000000000000100:512		# READ(10) of LBA 0, one block
+forced_lun_remove_aborts_tasks_in_flight() {
+	ctl lun add "$T/6" backend=delay:latency=1500ms,base=null size=1M ||
+		fail "lun add: $OUT"
+	watch_start "$TCQD_URL"
+	watch_settle 0
+	watch_settle 6
+	watch "&6 $READ10"
+	[ "$ANS" = SENT ] || fail "livecdb could not send the READ: $ANS"
+	wait_until 50 lun_busy "$T/6" || fail "the READ is not in flight on LUN 6"
+	ctl lun remove "$T/6" --force || fail "lun remove --force: $OUT"
+	sleep 2		# past the 1.5 s the READ would take
+	expect_answer pending PENDING \
+		"the READ in flight got no status: aborted, not completed"
+	expect_answer "6 $READ10" "$NOT_SUPPORTED" \
+		"a READ to the removed LUN gets LOGICAL UNIT NOT SUPPORTED"
+	expect_answer "6 $TUR" "$NOT_SUPPORTED" "so does TEST UNIT READY"
+	expect_answer pending PENDING "the aborted READ stays unanswered"
+	expect_answer "0 $TUR" "$UA_LUNS" \
+		"the same session goes on: LUN 0 reports the removal"
 }
 
 # ---- targets, portals, ACLs, CHAP -------------------------------------------
@@ -347,6 +376,7 @@ CHECKS=(
 	bad_changes_change_nothing
 	lun_remove_gives_not_supported
 	busy_lun_remove_refused_then_forced
+	forced_lun_remove_aborts_tasks_in_flight
 	target_add_serves_logins
 	acl_changes_live
 	chap_changes_live
