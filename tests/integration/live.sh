@@ -14,12 +14,14 @@
 TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
 LIVECDB=${LIVECDB:-$top_builddir/tests/integration/livecdb}
 BENCH=${BENCH:-$top_builddir/tcq-bench}
-need_built "$TCQCTL" "$LIVECDB" "$BENCH"
+CHAPCLIENT=${CHAPCLIENT:-$top_builddir/tests/integration/chapclient}
+need_built "$TCQCTL" "$LIVECDB" "$BENCH" "$CHAPCLIENT"
 
 SOCK=$TEST_TMP/ctl.sock
 CONF=$TEST_TMP/tcqd.conf
 T=iqn.2026-11.org.tcq:live
 T2=iqn.2026-11.org.tcq:live-two
+T3=iqn.2026-11.org.tcq:live-mutual
 TUR=000000000000
 RLUNS=a00000000000000001000000:256	# REPORT LUNS, 256 bytes
 RCAP10=25000000000000000000:8		# READ CAPACITY(10)
@@ -368,6 +370,32 @@ save_and_restart_give_the_same_state() {
 	ok "started from what save wrote, tcqd runs the same configuration"
 }
 
+# Mutual CHAP set live (RFC 7143 12.1.3): chapclient (libiscsi, which
+# checks the target's CHAP_R) logs in with the new credentials both
+# ways, and refuses a target that does not prove the secret it expects.
+chap_mutual_set_live() {
+	local url="iscsi://$TCQD_PORTAL/$T3/0"
+	ctl target add "$T3" || fail "target add: $OUT"
+	ctl lun add "$T3/0" backend=null size=16M || fail "lun add: $OUT"
+	ctl chap set "$T3" user=mu-init secret=mu-init-secret-1 \
+		mutual_user=mu-target mutual_secret=mu-target-secret-1 ||
+		fail "chap set: $OUT"
+	run "$CHAPCLIENT" -u mu-init -s mu-init-secret-1 \
+		-U mu-target -S mu-target-secret-1 "$url" ||
+		fail "a login with mutual CHAP after chap set failed"
+	[[ $OUT == *"logged in with mutual CHAP"* ]] || fail "chapclient: $OUT"
+	ok "after chap set, a login with mutual CHAP succeeds"
+	if run "$CHAPCLIENT" -u mu-init -s mu-init-secret-1 \
+		-U mu-target -S not-the-secret-1 "$url"; then
+		fail "the initiator accepted a target that answered with another secret"
+	fi
+	[[ $OUT == *"Invalid CHAP_R response from the target"* ]] ||
+		fail "the login failed, but not on the target's CHAP_R"
+	ok "an initiator expecting another target secret refuses the target's CHAP_R"
+	login_refused 0x0201 "a wrong initiator secret" "$CHAPCLIENT" \
+		-u mu-init -s not-the-secret-1 -U mu-target -S mu-target-secret-1 "$url"
+}
+
 CHECKS=(
 	@live
 	lun_add_reports_luns_changed
@@ -387,5 +415,6 @@ CHECKS=(
 	report_luns_clears_the_ua_on_every_lun
 	reload_of_a_bad_file_changes_nothing
 	save_and_restart_give_the_same_state
+	chap_mutual_set_live
 )
 run_checks "$@"
