@@ -396,6 +396,39 @@ chap_mutual_set_live() {
 		-u mu-init -s not-the-secret-1 -U mu-target -S mu-target-secret-1 "$url"
 }
 
+# tcqctl save without FILE writes the file tcqd was started with (-c),
+# 0600 as it holds CHAP secrets (T3's), and a tcqd started from it runs
+# the same configuration.
+save_without_file_writes_the_started_file() {
+	local copy=$TEST_TMP/copy2.conf sock2=$TEST_TMP/ctl3.sock pid i live_cfg
+	grep -qF "[target $T3]" "$CONF" && fail "$T3 is in the file before save"
+	chmod 644 "$CONF"
+	ctl save || fail "save: $OUT"
+	[[ $OUT == *"saved to $CONF"* ]] || fail "save does not name $CONF: $OUT"
+	grep -qF "[target $T3]" "$CONF" || fail "the file tcqd started with lacks $T3"
+	grep -q '^mutual_chap_secret = ' "$CONF" || fail "no CHAP secret in the file"
+	[ "$(stat -c %a "$CONF")" = 600 ] ||
+		fail "the saved file is mode $(stat -c %a "$CONF"), not 0600"
+	ok "save with no FILE rewrote $CONF, mode 0600 with CHAP secrets"
+	live_cfg=$(config_now | sed "s|^ctl = .*|ctl = $sock2|")
+	sed "s|^ctl = .*|ctl = $sock2|" "$CONF" >"$copy"
+	chmod 600 "$copy"
+	"$TCQD" -c "$copy" >"$TEST_TMP/third.out" 2>"$TEST_TMP/third.log" &
+	pid=$!
+	BG_PIDS+=("$pid")
+	for ((i = 0; i < 100; i++)); do
+		grep -q '^iscsi://' "$TEST_TMP/third.out" && break
+		sleep 0.1
+	done
+	OUT=$(tc "$TCQCTL" --ctl "$sock2" config) ||
+		{ cat "$TEST_TMP/third.log"; fail "a tcqd from the saved file does not answer"; }
+	[ "$OUT" = "$live_cfg" ] ||
+		fail "from the saved file, tcqd runs another configuration: $(diff <(echo "$live_cfg") <(echo "$OUT"))"
+	kill -TERM "$pid"
+	wait "$pid" || fail "the tcqd from the saved file did not stop cleanly"
+	ok "a tcqd started from it has the same tcqctl config"
+}
+
 CHECKS=(
 	@live
 	lun_add_reports_luns_changed
@@ -416,5 +449,6 @@ CHECKS=(
 	reload_of_a_bad_file_changes_nothing
 	save_and_restart_give_the_same_state
 	chap_mutual_set_live
+	save_without_file_writes_the_started_file
 )
 run_checks "$@"
