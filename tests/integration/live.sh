@@ -7,8 +7,12 @@
 # libiscsi's tools logging in; every refused change changes nothing;
 # save + restart gives the same running configuration; reload and SIGHUP
 # apply an edited file and leave a session up, and a bad file changes
-# nothing and names file:line.
+# nothing and names file:line. A forced removal aborts the task in flight;
+# mutual CHAP set live; save with no FILE rewrites the -c file. In a tcqd
+# of its own (@reload): a target a reload does not touch keeps its
+# sessions without a unit attention.
 # shellcheck source=tests/integration/lib.sh
+shopt -s extglob
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
@@ -429,6 +433,74 @@ save_without_file_writes_the_started_file() {
 	ok "a tcqd started from it has the same tcqctl config"
 }
 
+# ---- reload: what the file removed goes, what it left alone stays ------------
+# A tcqd of its own: three targets (RA with an ACL of two initiators and
+# LUNs 0 and 1, RB, RC), portals on 127.0.0.1 and [::1]. The file is made
+# of parts (rconf PART...), so a check writes it with some left out;
+# rcur lists the parts of the file as it is (a check's variables do not
+# outlive it, the file does).
+RA=iqn.2026-11.org.tcq:reload-a
+RB=iqn.2026-11.org.tcq:reload-b
+RC=iqn.2026-11.org.tcq:reload-c
+RPARTS=(g g6 ra ra_acl2 ra0 ra1 ra2 ra3 ra4 rb rc)
+rconf() {
+	local p q
+	for p in "${RPARTS[@]}"; do
+		for q in "$@"; do
+			[ "$p" = "$q" ] && cat "$TEST_TMP/part.$p"
+		done
+	done >"$CONF"
+	echo "$*" >"$TEST_TMP/part.list"
+}
+rcur() { cat "$TEST_TMP/part.list"; }
+rpart() { printf "$2" "${@:3}" >"$TEST_TMP/part.$1"; }
+LUN_PART='\n[lun %s %s]\nbackend = null\nsize = 16M\n'
+
+fixture_reload() {
+	SOCK=$TEST_TMP/reload.sock CONF=$TEST_TMP/reload.conf
+	TCQD_RUNS=10	# its own log files, beside the first group's
+	rpart g '[global]\nlisten = 127.0.0.1:0\nthreads = 2\nctl = %s\nstate_dir = %s\n' \
+		"$SOCK" "$TEST_TMP"
+	rpart g6 'listen = [::1]:0\n'
+	rpart ra '\n[target %s]\nallow_initiator = %s\n' "$RA" "$INITIATOR"
+	rpart ra_acl2 'allow_initiator = %s\n' "$INITIATOR2"
+	rpart ra0 "$LUN_PART" "$RA" 0
+	rpart ra1 "$LUN_PART" "$RA" 1
+	rpart ra2 "$LUN_PART" "$RA" 2
+	rpart ra4 "$LUN_PART" "$RA" 4
+	rpart rb "\n[target %s]$LUN_PART" "$RB" "$RB" 0
+	rpart rc "\n[target %s]$LUN_PART" "$RC" "$RC" 0
+	rconf g g6 ra ra_acl2 ra0 ra1 rb rc
+	chmod 600 "$CONF"
+	start_tcqd -c "$CONF"
+	V6_PORT=$(sed -n 's/.*listening on \[::1\]:\([0-9]*\)$/\1/p' "$TCQD_LOG")
+	[ -n "$V6_PORT" ] || fail "tcqd does not say its [::1] port"
+}
+
+# session_of IQN: "TSIH N ... peer ADDR:PORT" of the one session of IQN.
+session_of() {
+	tc "$TCQCTL" --ctl "$SOCK" sessions | grep "target $1 " |
+		sed -n 's/^\(TSIH [0-9]*\) .* \(peer [^ ]*\).*/\1 \2/p'
+}
+
+reload_leaves_untouched_targets_sessions_alone() {
+	local before after cur
+	read -r -a cur < <(rcur)
+	watch_start "iscsi://$TCQD_PORTAL/$RC/0"
+	watch_settle 0
+	before=$(session_of "$RC")
+	[ -n "$before" ] || fail "no session of $RC listed"
+	rconf "${cur[@]}" ra2
+	ctl reload || fail "reload: $OUT"
+	[[ $OUT == *"LUN $RA/2 added"* ]] || fail "the reload did not add $RA/2"
+	expect_answer "0 $TUR" "GOOD -" \
+		"the session of $RC, a target the reload did not touch, gets no unit attention"
+	after=$(session_of "$RC")
+	[ "$before" = "$after" ] ||
+		fail "the session of $RC changed across the reload ($before / $after)"
+	ok "it keeps its TSIH and connection ($after)"
+}
+
 CHECKS=(
 	@live
 	lun_add_reports_luns_changed
@@ -450,5 +522,7 @@ CHECKS=(
 	save_and_restart_give_the_same_state
 	chap_mutual_set_live
 	save_without_file_writes_the_started_file
+	@reload
+	reload_leaves_untouched_targets_sessions_alone
 )
 run_checks "$@"
