@@ -9,8 +9,9 @@
 # apply an edited file and leave a session up, and a bad file changes
 # nothing and names file:line. A forced removal aborts the task in flight;
 # mutual CHAP set live; save with no FILE rewrites the -c file. In a tcqd
-# of its own (@reload): a target a reload does not touch keeps its
-# sessions without a unit attention.
+# of its own (@reload): a reload that would remove a busy LUN or a
+# target with a session is refused whole, and a target it does not touch
+# keeps its sessions without a unit attention.
 # shellcheck source=tests/integration/lib.sh
 shopt -s extglob
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
@@ -501,6 +502,43 @@ reload_leaves_untouched_targets_sessions_alone() {
 	ok "it keeps its TSIH and connection ($after)"
 }
 
+# lun_busy_reader LUN: a tcq-bench that keeps tasks in flight on LUN.
+lun_busy_reader() {
+	"$BENCH" --quiet --rw randread --bs 4k --depth 8 --runtime 4 \
+		--initiator-name "$INITIATOR" "iscsi://$TCQD_PORTAL/$1" \
+		>"$TEST_TMP/bench2.out" 2>&1 &
+	BENCH_PID=$!
+	BG_PIDS+=("$BENCH_PID")
+	wait_until 50 lun_busy "$1" || fail "no tasks in flight on $1"
+}
+
+reload_refused_when_busy_changes_nothing() {
+	local before cur
+	read -r -a cur < <(rcur)
+	ctl lun add "$RA/3" backend=delay:latency=1500ms,base=null size=64M ||
+		fail "lun add: $OUT"
+	lun_busy_reader "$RA/3"
+	before=$(config_now)
+	# The file lacks LUN 3 (added live) and adds LUN 4.
+	rconf "${cur[@]}" ra4
+	refused "LUN $RA/3 has" reload
+	[[ $OUT == *"in flight: removing it refused"* ]] ||
+		fail "the refusal does not say the LUN has tasks in flight"
+	[ "$(config_now)" = "$before" ] || fail "the refused reload changed something"
+	ok "a reload removing a LUN with tasks in flight is refused; LUN 4 not added"
+	wait "$BENCH_PID"
+	ctl lun remove "$RA/3" || fail "lun remove: $OUT"
+	watch_start "iscsi://$TCQD_PORTAL/$RB/0"
+	watch_settle 0
+	rconf "${cur[@]/rb/}"
+	before=$(config_now)
+	refused "target $RB has 1 session: removing it refused" reload
+	[ "$(config_now)" = "$before" ] || fail "the refused reload changed something"
+	expect_answer "0 $TUR" "GOOD -" \
+		"a reload removing a target with a session is refused; the session goes on"
+	rconf "${cur[@]}"
+}
+
 CHECKS=(
 	@live
 	lun_add_reports_luns_changed
@@ -524,5 +562,6 @@ CHECKS=(
 	save_without_file_writes_the_started_file
 	@reload
 	reload_leaves_untouched_targets_sessions_alone
+	reload_refused_when_busy_changes_nothing
 )
 run_checks "$@"
