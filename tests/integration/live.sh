@@ -9,9 +9,10 @@
 # apply an edited file and leave a session up, and a bad file changes
 # nothing and names file:line. A forced removal aborts the task in flight;
 # mutual CHAP set live; save with no FILE rewrites the -c file. In a tcqd
-# of its own (@reload): a reload that would remove a busy LUN or a
-# target with a session is refused whole, and a target it does not touch
-# keeps its sessions without a unit attention.
+# of its own (@reload): a reload that removes a LUN, a target, a portal
+# and an ACL entry makes each go live, one that would remove a busy LUN
+# or a target with a session is refused whole, and a target it does not
+# touch keeps its sessions without a unit attention.
 # shellcheck source=tests/integration/lib.sh
 shopt -s extglob
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
@@ -539,6 +540,43 @@ reload_refused_when_busy_changes_nothing() {
 	rconf "${cur[@]}"
 }
 
+reload_removes_lun_target_portal_acl() {
+	local url="iscsi://$TCQD_PORTAL/$RA/0" cur
+	read -r -a cur < <(rcur)
+	run iscsi-inq -i "$INITIATOR2" "$url" || fail "$INITIATOR2 cannot log in yet"
+	run iscsi-ls -i "$INITIATOR" "iscsi://$TCQD_PORTAL" || fail "iscsi-ls failed"
+	[[ $OUT == *"Target:$RB"* ]] || fail "discovery does not list $RB yet"
+	tcp_open "$V6_PORT" || fail "the [::1] portal does not accept connections yet"
+	watch_start "$url"
+	watch_settle 0
+	watch_settle 1
+	# Out of the file: LUN 1 of RA, target RB, the [::1] portal and
+	# RA's ACL entry for INITIATOR2.
+	rconf "${cur[@]/@(g6|ra1|rb|ra_acl2)/}"
+	ctl reload || fail "reload: $OUT"
+	[[ $OUT == *"LUN $RA/2 removed"* ]] && fail "the reload removed LUN 2 as well"
+	expect_answer "0 $TUR" "$UA_LUNS" \
+		"LUN 1 gone: the session on LUN 0 of $RA gets REPORTED LUNS DATA HAS CHANGED"
+	expect_answer "1 $TUR" "$NOT_SUPPORTED" \
+		"and LOGICAL UNIT NOT SUPPORTED from LUN 1"
+	config_now >"$TEST_TMP/after.conf"
+	grep -qF "$RB" "$TEST_TMP/after.conf" && fail "tcqctl config still has $RB"
+	run iscsi-ls -i "$INITIATOR" "iscsi://$TCQD_PORTAL" || fail "iscsi-ls failed"
+	[[ $OUT == *"Target:$RB"* ]] && fail "discovery still lists $RB"
+	ok "$RB is gone from tcqctl config and from discovery"
+	grep -qF '[::1]' "$TEST_TMP/after.conf" && fail "tcqctl config still listens on [::1]"
+	tcp_open "$V6_PORT" && fail "the removed portal [::1]:$V6_PORT still accepts connections"
+	ok "the removed portal [::1]:$V6_PORT refuses connections"
+	login_refused 0x0202 "$INITIATOR2, out of the ACL now" \
+		iscsi-inq -i "$INITIATOR2" "$url"
+	run iscsi-inq -i "$INITIATOR" "$url" || fail "$INITIATOR, still in the ACL, cannot log in"
+	ok "$INITIATOR, left in the ACL, still logs in"
+}
+# tcp_open PORT: a TCP connection to [::1]:PORT is accepted.
+tcp_open() {
+	timeout 5 bash -c "exec 3<>/dev/tcp/::1/$1" 2>/dev/null
+}
+
 CHECKS=(
 	@live
 	lun_add_reports_luns_changed
@@ -563,5 +601,6 @@ CHECKS=(
 	@reload
 	reload_leaves_untouched_targets_sessions_alone
 	reload_refused_when_busy_changes_nothing
+	reload_removes_lun_target_portal_acl
 )
 run_checks "$@"
