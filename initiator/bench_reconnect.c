@@ -7,6 +7,8 @@
  * SECS after the loss, then sends them again unchanged. The outage is
  * counted from the loss to the new login; no login within SECS ends the
  * session as without the option, its retry list counted as errors.
+ * An engine that reconnects by itself (libiscsi) reports its new logins
+ * instead (engine_ops.relogged); run_self_relogged counts them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -122,4 +124,22 @@ void run_try_reconnect(struct run_worker *w, struct run_sess *s,
 		}
 		s->inflight++;
 	}
+}
+
+/* An engine that reconnects by itself (libiscsi): counts the new logins
+ * it reports after a service() like ours, with their outage. */
+void run_self_relogged(struct run_worker *w, struct run_sess *s)
+{
+	double outage = 0;
+	unsigned n;
+
+	if (!w->pt->ops->relogged)
+		return;
+	n = w->pt->ops->relogged(s->e, &outage);
+	if (!n)
+		return;
+	w->err.reconnects += n;
+	w->err.outage_s += outage;
+	fprintf(stderr, "%stcq-bench: session logged in again after %.3f s (the %s engine's own reconnect)\n",
+		run_tty ? "\r\033[K" : "", outage, w->pt->ops->name);
 }

@@ -339,7 +339,7 @@ static void *run_worker_main(void *arg)
 	struct pollfd *pfd = calloc(w->nsess, sizeof(*pfd));
 	uint64_t t, drain_start = 0;
 	unsigned i, busy;
-	int timeout, n;
+	int timeout, n, rc;
 
 	if (!pfd) {
 		w->err.transport++;
@@ -388,9 +388,12 @@ static void *run_worker_main(void *arg)
 		for (i = 0; i < w->nsess; i++) {
 			struct run_sess *s = w->sess[i];
 
-			if (pfd[i].fd >= 0 && pfd[i].revents &&
-			    pt->ops->service(s->e, pfd[i].revents) < 0 &&
-			    !s->lost) {
+			rc = 0;
+			if (pfd[i].fd >= 0 && pfd[i].revents) {
+				rc = pt->ops->service(s->e, pfd[i].revents);
+				run_self_relogged(w, s);
+			}
+			if (rc < 0 && !s->lost) {
 				if (!s->dead && run_can_reconnect(pt)) {
 					run_lost(w, s, t);
 				} else {

@@ -81,4 +81,7 @@ void run_retry_fail(struct run_sess *s);
  * success, ends the session once --reconnect's time is up. */
 void run_try_reconnect(struct run_worker *w, struct run_sess *s,
 		       uint64_t t);
+/* After service(): the new logins of an engine that reconnects by
+ * itself (engine_ops.relogged), counted like ours. */
+void run_self_relogged(struct run_worker *w, struct run_sess *s);
 #endif

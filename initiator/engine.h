@@ -77,6 +77,12 @@ struct engine_ops {
 	 * filled (then the channel stays failed; it may be called again).
 	 * NULL: the engine cannot (or reconnects by itself). */
 	int (*reconnect)(struct engine *e, char *err, size_t errlen);
+	/* An engine that reconnects by itself (libiscsi): the new logins
+	 * it completed since the last call, with outage_s set to their
+	 * seconds without service (each from the loss it noticed to its
+	 * new login), summed. NULL: the engine does not reconnect by
+	 * itself. */
+	unsigned (*relogged)(struct engine *e, double *outage_s);
 };
 
 extern const struct engine_ops engine_native;

@@ -6,6 +6,18 @@
  * a per-slot iovec (libiscsi keeps the pointer, so the slot must outlive
  * the command). libiscsi always sends SIMPLE task attributes: no API sets
  * another one, hence supports_attr is false.
+ *
+ * --reconnect turns libiscsi's own reconnect on. libiscsi 1.19 has no
+ * reconnect event or counter (only a log callback without a context
+ * pointer, whose texts are not an interface), so its reconnects are seen
+ * from outside: iscsi_is_logged_in() is checked after every
+ * iscsi_service(). libiscsi notices the lost connection inside
+ * iscsi_service() and at once swaps in a fresh, not logged-in context for
+ * the new login (so logged in -> not: the loss); the new login completes
+ * inside a later iscsi_service() (not -> logged in: a reconnect, the
+ * outage is the time between, as the native engine counts it). A loss
+ * within 3 s of libiscsi's previous reconnect is one it only acts on
+ * once those 3 s are over: the outage counted then starts late.
  */
 #include <errno.h>
 #include <poll.h>
@@ -34,6 +46,12 @@ struct engine {
 	uint32_t seq;
 	uint32_t inflight;
 	struct libiscsi_slot *slots, *free_slots;
+	/* libiscsi's own reconnect (see the top): the session was logged
+	 * in after the last iscsi_service(); not: lost since down_ns */
+	bool up;
+	uint64_t down_ns;
+	unsigned relogins;	/* completed, not yet taken by relogged() */
+	double outage_s;	/* theirs, summed */
 };
 
 static uint64_t lis_now_ns(void)
@@ -116,8 +134,7 @@ static struct engine *lis_open(const char *target, const struct engine_opts *o,
 				ISCSI_HEADER_DIGEST_NONE);
 	/* A lost connection must show up as errors, not be papered over,
 	 * unless --reconnect asks for libiscsi's own reconnect (it logs in
-	 * again and requeues its commands; it reports no event, so the
-	 * reconnects are not counted). */
+	 * again and requeues its commands; lis_watch_login counts it). */
 	if (o->reconnect > 0) {
 		iscsi_set_noautoreconnect(e->ctx, 0);
 		iscsi_set_reconnect_max_retries(e->ctx,
@@ -162,6 +179,7 @@ static struct engine *lis_open(const char *target, const struct engine_opts *o,
 		e->slots[i].next_free = i + 1 < depth ? &e->slots[i + 1] : NULL;
 	}
 	e->free_slots = e->slots;
+	e->up = true;
 	iscsi_destroy_url(url);
 	return e;
 fail:
@@ -267,15 +285,44 @@ static short lis_events(struct engine *e)
 	return (short)iscsi_which_events(e->ctx);
 }
 
+/* After iscsi_service(): a lost or a new login of libiscsi's own. */
+static void lis_watch_login(struct engine *e)
+{
+	bool up = iscsi_is_logged_in(e->ctx);
+
+	if (up == e->up)
+		return;
+	e->up = up;
+	if (!up) {
+		e->down_ns = lis_now_ns();
+		return;
+	}
+	e->relogins++;
+	e->outage_s += (double)(lis_now_ns() - e->down_ns) / 1e9;
+}
+
 static int lis_service(struct engine *e, short revents)
 {
-	if (iscsi_service(e->ctx, revents) < 0) {
+	int rc = iscsi_service(e->ctx, revents);
+
+	lis_watch_login(e);
+	if (rc < 0) {
 		/* The session is gone: fail what is still in flight (the
 		 * callbacks run with SCSI_STATUS_CANCELLED). */
 		iscsi_scsi_cancel_all_tasks(e->ctx);
 		return -EIO;
 	}
 	return 0;
+}
+
+static unsigned lis_relogged(struct engine *e, double *outage_s)
+{
+	unsigned n = e->relogins;
+
+	*outage_s = e->outage_s;
+	e->relogins = 0;
+	e->outage_s = 0;
+	return n;
 }
 
 static bool lis_supports_attr(struct engine *e)
@@ -294,4 +341,5 @@ const struct engine_ops engine_libiscsi = {
 	.events = lis_events,
 	.service = lis_service,
 	.supports_attr = lis_supports_attr,
+	.relogged = lis_relogged,
 };

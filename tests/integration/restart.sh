@@ -3,7 +3,9 @@
 # port and file, with tcq-bench --reconnect logging in again (same ISID)
 # and sending again what had no status:
 #   SIGTERM: in-flight I/O finishes, the initiator sees no error at all
-#     (native engine; libiscsi's own reconnect too);
+#     (native engine; libiscsi's own reconnect too, counted);
+#   SIGKILL, libiscsi engine: its own reconnect is counted, with a
+#     nonzero time without service;
 #   SIGKILL (aio backend, write_cache on and off): the initiator
 #     reconnects, and a --verify-journal read afterwards finds every
 #     acknowledged write;
@@ -145,8 +147,8 @@ sigterm_restart_fails_without_reconnect() {
 	ok "without --reconnect the same SIGTERM restart fails (status $BENCH_RC, $(point term0 errors) errors)"
 }
 
-# libiscsi reconnects by itself when --reconnect allows it (it reports no
-# event, so nothing is counted); without the option it is off.
+# libiscsi reconnects by itself when --reconnect allows it (tcq-bench
+# counts its new logins and their outage); without the option it is off.
 libiscsi_sigterm_restart_no_errors_with_reconnect() {
 	restart_conf on
 	start_same
@@ -155,8 +157,27 @@ libiscsi_sigterm_restart_no_errors_with_reconnect() {
 	wait_load lterm
 	[ "$BENCH_RC" -eq 0 ] || fail "tcq-bench (libiscsi) exited $BENCH_RC across a SIGTERM restart"
 	[ "$(point lterm errors)" = 0 ] || fail "errors reported: $(point lterm errors)"
+	[ "$(point lterm reconnects)" -ge 1 ] || fail "no reconnect counted"
 	journal_read lterm
-	ok "libiscsi engine: SIGTERM and restart under load: status 0, 0 errors (libiscsi's own reconnect); the journal read passes"
+	ok "libiscsi engine: SIGTERM and restart under load: status 0, 0 errors, $(point lterm reconnects) reconnect(s) of libiscsi's own, $(point lterm outage_s) s without service; the journal read passes"
+}
+
+# SIGKILL: libiscsi's own reconnect is counted, with the time without
+# service (loss to new login, > 0: tcqd is started again only after the
+# kill), and every acknowledged write reads back.
+libiscsi_sigkill_restart_counts_reconnect() {
+	restart_conf on
+	start_same
+	load lkill --engine libiscsi --reconnect 20
+	kill_restart KILL
+	wait_load lkill
+	[ "$(point lkill reconnects)" -ge 1 ] || fail "no reconnect counted"
+	python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 0)' \
+		"$(point lkill outage_s)" || fail "outage_s is $(point lkill outage_s)"
+	grep -q "logged in again after .* (the libiscsi engine's own reconnect)" \
+		<<<"$BENCH_OUT" || fail "the reconnect is not reported"
+	journal_read lkill
+	ok "libiscsi engine: SIGKILL and restart under load: status $BENCH_RC, $(point lkill errors) errors, $(point lkill reconnects) reconnect(s), $(point lkill outage_s) s without service; every acknowledged write reads back"
 }
 
 libiscsi_sigterm_restart_fails_without_reconnect() {
@@ -166,6 +187,7 @@ libiscsi_sigterm_restart_fails_without_reconnect() {
 	kill_restart TERM
 	wait_load lterm0
 	[ "$BENCH_RC" -ne 0 ] || fail "tcq-bench (libiscsi) without --reconnect passed a SIGTERM restart"
+	[ "$(point lterm0 reconnects)" = 0 ] || fail "reconnects counted without --reconnect"
 	ok "libiscsi engine without --reconnect: the same SIGTERM restart fails (status $BENCH_RC, $(point lterm0 errors) errors)"
 }
 
@@ -280,6 +302,7 @@ CHECKS=(
 	sigterm_restart_fails_without_reconnect
 	libiscsi_sigterm_restart_no_errors_with_reconnect
 	libiscsi_sigterm_restart_fails_without_reconnect
+	libiscsi_sigkill_restart_counts_reconnect
 	reconnect_gives_up_after_secs
 	sigkill_restart_keeps_acknowledged_writes_wce_on
 	sigkill_restart_keeps_acknowledged_writes_wce_off
