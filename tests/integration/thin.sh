@@ -7,7 +7,8 @@
 # next command of every logged-in initiator report THIN PROVISIONING SOFT
 # THRESHOLD REACHED (6/38/07), once; writes past the tmpfs's end answer
 # DATA PROTECT, SPACE ALLOCATION FAILED WRITE PROTECT (7/27/07) while
-# reads work and tcqd stays up; freeing space (a file removed, UNMAP)
+# reads work and tcqd stays up, and every write that got GOOD during
+# the fill reads back exactly; freeing space (a file removed, UNMAP)
 # lets writes through again without a restart, and UNMAP re-arms the
 # threshold.
 # shellcheck source=tests/integration/lib.sh
@@ -162,14 +163,39 @@ full_tmpfs_answers_space_allocation_failed() {
 	grep -qxF "$NOSPACE" <<<"$OUT" || fail "no 7/27/07 on a full tmpfs"
 	[ -z "$(grep -vxF -e GOOD -e "$NOSPACE" <<<"$OUT")" ] ||
 		fail "writes on a full tmpfs: other than GOOD or 7/27/07"
+	# The writes acknowledged (GOOD, line K of the output for the K-th
+	# write) must read back exactly, here and in the next check; the one
+	# that stopped short was not acknowledged and may hold anything.
+	good_during_fill "$OUT" >"$TEST_TMP/fill.good"
+	[ -s "$TEST_TMP/fill.good" ] || fail "no write got GOOD before the tmpfs filled"
+	read_fill_writes
 	tcqd_alive
-	ok "writes past the tmpfs's end: DATA PROTECT, SPACE ALLOCATION FAILED WRITE PROTECT"
+	ok "writes past the tmpfs's end: DATA PROTECT, SPACE ALLOCATION FAILED WRITE PROTECT; the $(wc -l <"$TEST_TMP/fill.good") acknowledged ones read back"
+}
+
+# good_during_fill OUT: the LBAs of the fill's writes that got GOOD, one a
+# line (the K-th line of OUT is the status of the write at 12288 + 768 K).
+good_during_fill() {
+	awk '$0 == "GOOD" { print 12288 + 768 * (NR - 1) }' <<<"$1"
+}
+
+# read_fill_writes: each acknowledged write of the fill (fill.good) reads
+# back as written, byte 33 over its 768 blocks.
+read_fill_writes() {
+	local lba a=()
+	while read -r lba; do
+		a+=(read "$lba" 768 33)
+	done <"$TEST_TMP/fill.good"
+	run "$SCSICMD" "$URL" "${a[@]}" || fail "scsicmd failed"
+	[ -z "$(grep -vx GOOD <<<"$OUT")" ] ||
+		fail "an acknowledged write of the fill does not read back: $(grep -vx GOOD <<<"$OUT" | head -3)"
 }
 
 reads_work_on_a_full_tmpfs() {
 	all_good read 0 2048 11 read 2048 1024 22 read 11264 1024 22
+	read_fill_writes
 	tcqd_alive
-	ok "reads of written blocks work while the tmpfs is full"
+	ok "reads of written blocks work while the tmpfs is full, the fill's acknowledged writes too"
 }
 
 freed_space_lets_writes_through() {
