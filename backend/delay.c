@@ -7,7 +7,8 @@
  *                  arrival order (0: no bound beyond queue_depth)
  *   seed=N         PRNG seed (each reactor queue derives its own)
  *   base=SPEC      the wrapped backend (last; see wrap.h)
- * With a random dist, completions come back out of order. Deadlines are
+ * With a random dist, completions come back out of order. A service time
+ * starts at the reactor pass the I/O arrived in. Deadlines are
  * kept in a min-heap per queue and fire through one timerfd on the
  * queue's reactor (microsecond resolution; reactor timers are ms).
  */
@@ -96,6 +97,19 @@ static uint64_t delay_sample(struct delay_q *dq)
 
 static void delay_start(struct delay_q *dq, struct bdev_io *io);
 
+/*
+ * When an I/O arrived: inside a pass of the queue's reactor, the pass's
+ * time, so the I/Os one pass submits share one deadline and complete in
+ * one pass, however long the pass took to submit them; outside a pass
+ * (a caller driving the queue from its own thread), the clock.
+ */
+static uint64_t delay_arrival_ns(const struct delay_q *dq)
+{
+	struct reactor *r = dq->q->reactor;
+
+	return reactor_self() == r ? r->now_ns : reactor_now_ns();
+}
+
 static void delay_base_done(struct bdev_io *bio)
 {
 	struct wrap_io *w = container_of(bio, struct wrap_io, bio);
@@ -147,7 +161,7 @@ static void delay_start(struct delay_q *dq, struct bdev_io *io)
 		delay_issue(dq, w);
 		return;
 	}
-	w->hn.key = reactor_now_ns() + t;
+	w->hn.key = delay_arrival_ns(dq) + t;
 	if (heap_push(&dq->heap, &w->hn) < 0) {
 		delay_issue(dq, w);	/* no room to wait: serve now */
 		return;

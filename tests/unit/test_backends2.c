@@ -262,33 +262,60 @@ START_TEST(delay_fixed_parallel_bound)
 }
 END_TEST
 
-/* Eight reads of fixed latency through a delay of parallel=par: the
- * reactor pass each completed in (its cached time) into done_pass. */
+struct eight {
+	struct reactor_defer d;
+	struct bdev_queue *q;
+	struct tio t[8];
+	unsigned char *buf;
+};
+
+/* Submits the eight reads from inside one pass, as tcqd's data path
+ * does; t0 is that pass's time, when they arrived. */
+static void eight_submit(struct reactor_defer *d)
+{
+	struct eight *e = d->arg;
+
+	t0 = R.now_ns;
+	for (int i = 0; i < 8; i++) {
+		tio_prep(&e->t[i], i, BDEV_READ, (uint64_t)i, 1,
+			 e->buf + i * BS, 0);
+		bdev_submit(e->q, &e->t[i].io);
+	}
+}
+
+/* Eight reads of fixed latency (20 ms) through a delay backend, all
+ * submitted in one reactor pass: the pass each completed in (its cached
+ * time) into done_pass. None may complete before its service time. */
 static void delay_eight(const char *spec)
 {
-	struct bdev_queue *q;
-	struct bdev *b = open_spec(spec, &q);
-	static struct tio t[8];
-	unsigned char *buf = blocks_buf(8, 0);
+	static struct eight e;
+	struct bdev *b = open_spec(spec, &e.q);
 
-	t0 = reactor_now_ns();
+	e.buf = blocks_buf(8, 0);
+	reactor_defer_init(&e.d, eight_submit, &e);
 	norder = 0;
 	pending = 8;
-	for (int i = 0; i < 8; i++) {
-		tio_prep(&t[i], i, BDEV_READ, (uint64_t)i, 1, buf + i * BS, 0);
-		bdev_submit(q, &t[i].io);
-	}
+	reactor_defer(&R, &e.d);
 	drive();
 	ck_assert_int_eq(norder, 8);
-	for (int i = 0; i < 8; i++)
-		ck_assert_uint_ge(done_ns[i], 20000000ull);	/* never early */
-	free(buf);
+	for (int i = 0; i < 8; i++) {
+		unsigned seen = 0;
+
+		for (int k = 0; k < 8; k++)	/* each read exactly once */
+			seen += order[k] == i;
+		ck_assert_uint_eq(seen, 1);
+		ck_assert_int_eq(e.t[i].io.result, 0);
+		ck_assert_msg(done_ns[i] >= 20000000ull,	/* never early */
+			      "io %d done %llu ns after it arrived", i,
+			      (unsigned long long)done_ns[i]);
+	}
+	free(e.buf);
 	bdev_close(b);
 }
 
-/* Without a bound all eight are in service together: they share one
- * deadline and complete in one pass of the reactor, however late that
- * pass comes on a loaded machine. */
+/* Without a bound all eight are in service together: arrived in one
+ * pass, they share one deadline and complete in one pass of the reactor,
+ * however late that pass comes on a loaded machine. */
 START_TEST(delay_unbounded_overlaps)
 {
 	delay_eight("delay:latency=20ms,dist=fixed,base=null:size=1M");
@@ -298,14 +325,22 @@ START_TEST(delay_unbounded_overlaps)
 }
 END_TEST
 
-/* The control: one at a time, each in a pass of its own. */
+/* The control: one at a time, each in a pass of its own, each a whole
+ * service time after the one before it (the next starts in the pass the
+ * previous completed in). */
 START_TEST(delay_parallel_one_serializes)
 {
 	delay_eight("delay:latency=20ms,dist=fixed,parallel=1,"
 		    "base=null:size=1M");
-	for (int i = 1; i < 8; i++)
+	for (int i = 1; i < 8; i++) {
+		ck_assert_int_eq(order[i], i);	/* in arrival order */
 		ck_assert_msg(done_pass[i] > done_pass[i - 1],
 			      "io %d completed in the pass of io %d", i, i - 1);
+		ck_assert_msg(done_pass[i] - done_pass[i - 1] >= 20000000ull,
+			      "io %d done %llu ns after io %d", i,
+			      (unsigned long long)(done_pass[i] -
+						   done_pass[i - 1]), i - 1);
+	}
 }
 END_TEST
 
