@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tcq/byteorder.h"
 #include "tcq/pdu.h"
 #include "tcq/scsi_proto.h"
 #include "tests/integration/pdutest.h"
@@ -106,7 +107,30 @@ static int all_answered(struct pt_sess *s, struct pc_cmd *cmds,
 		       stray) == 1 ? 0 : -1;
 }
 
-static void count(const struct pc_cmd *cmds, struct totals *t)
+static const char *fn_name(uint8_t f)
+{
+	switch (f) {
+	case ISCSI_TMF_LUN_RESET: return "LOGICAL UNIT RESET";
+	case ISCSI_TMF_ABORT_TASK_SET: return "ABORT TASK SET";
+	case ISCSI_TMF_TARGET_WARM_RESET: return "TARGET WARM RESET";
+	}
+	return "?";
+}
+
+/* One command's answer, for a note on what went wrong. */
+static void note_cmd(unsigned r, uint8_t f, int i, unsigned k,
+		     const struct pc_cmd *c, const char *why)
+{
+	pt_note("round %u (%s): session %d command %u (ITT 0x%x CmdSN %u "
+		"LBA %u): %s: %s status 0x%02x response 0x%02x sense "
+		"%d/%02x/%02x, %u PDUs", r, fn_name(f), i, k, c->itt,
+		c->cmdsn, get_be32(c->cdb + 2), why,
+		c->done ? "answered" : "not answered", c->status, c->response,
+		c->sense_key, c->asc, c->ascq, c->pdus);
+}
+
+static void count(const struct pc_cmd *cmds, struct totals *t, unsigned r,
+		  uint8_t f, int i)
 {
 	for (unsigned k = 0; k < DEPTH; k++) {
 		const struct pc_cmd *c = &cmds[k];
@@ -120,9 +144,30 @@ static void count(const struct pc_cmd *cmds, struct totals *t)
 		else if (c->status == SAM_STAT_CHECK_CONDITION &&
 			 c->sense_key == SK_UNIT_ATTENTION)
 			t->ua++;	/* reached the LUN after the reset */
-		else
+		else {
 			t->other++;
+			note_cmd(r, f, i, k, c, "expected GOOD, TASK ABORTED, "
+				 "UNIT ATTENTION or no answer");
+		}
+		if (c->in_bad || (c->done && c->status == SAM_STAT_GOOD &&
+				  c->in_bytes != c->edtl)) {
+			t->other++;
+			note_cmd(r, f, i, k, c, "Data-In not the 4096 bytes asked");
+		}
 	}
+}
+
+/* Notes the commands of a session still without an answer. */
+static void note_unanswered(const struct pc_cmd *cmds, unsigned r, uint8_t f,
+			    int i)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < DEPTH; k++)
+		if (!cmds[k].done && n++ < 4)
+			note_cmd(r, f, i, k, &cmds[k], "still open");
+	pt_note("round %u (%s): session %d: %u of %d commands unanswered",
+		r, fn_name(f), i, n, DEPTH);
 }
 
 static void resets_under_load(void)
@@ -161,14 +206,24 @@ static void resets_under_load(void)
 				dead = 1;
 		for (unsigned k = 0; k < DEPTH; k++)
 			own[k] = &cmds[0][k];
-		if (dead || pc_tmf(&s[0], &tm, own, DEPTH, &stray) < 0 ||
+		if (dead) {
+			PT_CHECK(0, "round %u: every session took its %d reads "
+				 "and answered a ping", r, DEPTH);
+			break;
+		}
+		if (pc_tmf(&s[0], &tm, own, DEPTH, &stray) < 0 ||
 		    tm.response < 0) {
-			PT_CHECK(0, "round %u: function %u answered", r, tm.function);
+			PT_CHECK(0, "round %u: %s answered", r,
+				 fn_name(tm.function));
 			dead = 1;
 			break;
 		}
-		if (tm.response != ISCSI_TMF_RSP_COMPLETE)
+		if (tm.response != ISCSI_TMF_RSP_COMPLETE) {
+			pt_note("round %u (%s): response %d, expected 0 "
+				"(Function complete)", r, fn_name(tm.function),
+				tm.response);
 			bad_rsp++;
+		}
 		for (int i = 0; i < NSESS && !dead; i++) {
 			int ua[4], rc;
 
@@ -183,17 +238,27 @@ static void resets_under_load(void)
 			else
 				rc = ping(&s[i], cmds[i], &stray);
 			if (rc < 0) {
+				note_unanswered(cmds[i], r, tm.function, i);
 				PT_CHECK(0, "round %u: session %d answers", r, i);
 				dead = 1;
 				break;
 			}
-			count(cmds[i], &t);
-			if (pc_tur_ua(&s[i], ua) != SAM_STAT_GOOD) {
+			count(cmds[i], &t, r, tm.function, i);
+			if ((rc = pc_tur_ua(&s[i], ua)) != SAM_STAT_GOOD) {
+				pt_note("round %u (%s): TEST UNIT READY on "
+					"session %d: status %d (unit attentions "
+					"%04x %04x %04x)", r,
+					fn_name(tm.function), i, rc, ua[0],
+					ua[0] ? ua[1] : 0,
+					ua[0] && ua[1] ? ua[2] : 0);
 				PT_CHECK(0, "round %u: session %d ready after the reset",
 					 r, i);
 				dead = 1;
 			}
 		}
+		if (stray)
+			pt_note("round %u (%s): %u stray PDUs (above)", r,
+				fn_name(tm.function), stray);
 		t.stray += stray;
 	}
 	PT_CHECK(!dead, "%u rounds of LUN RESET / ABORT TASK SET / TARGET WARM "
