@@ -20,12 +20,6 @@
  * pass so a self-requeueing call cannot starve fd events. */
 #define REACTOR_DEFER_ROUNDS 16
 
-struct reactor_msg {
-	struct reactor_msg *next;
-	void (*fn)(void *arg);
-	void *arg;
-};
-
 /*
  * The epoll batch being dispatched on this thread. reactor_del_fd clears
  * later events of the batch that point at the deleted handler, so the
@@ -68,9 +62,13 @@ static void mbox_ready(struct reactor *r, uint32_t events, void *arg)
 	r->mbox_head = r->mbox_tail = NULL;
 	pthread_mutex_unlock(&r->mbox_lock);
 	for (; m; m = next) {
+		bool owned = m->owned;
+
+		/* An owned message may be freed or sent again by fn. */
 		next = m->next;
 		m->fn(m->arg);
-		free(m);
+		if (!owned)
+			free(m);
 	}
 }
 
@@ -83,6 +81,83 @@ static void mbox_kick(struct reactor *r)
 		;
 }
 
+static void mbox_put(struct reactor *r, struct reactor_msg *m)
+{
+	pthread_mutex_lock(&r->mbox_lock);
+	if (r->mbox_tail)
+		r->mbox_tail->next = m;
+	else
+		r->mbox_head = m;
+	r->mbox_tail = m;
+	pthread_mutex_unlock(&r->mbox_lock);
+	mbox_kick(r);
+}
+
+void reactor_send(struct reactor *r, struct reactor_msg *m,
+		  void (*fn)(void *arg), void *arg)
+{
+	m->next = NULL;
+	m->fn = fn;
+	m->arg = arg;
+	m->owned = true;
+	mbox_put(r, m);
+}
+
+/* ---- joins and barriers -------------------------------------------------- */
+
+void reactor_join_init(struct reactor_join *j, struct reactor *home,
+		       void (*fn)(void *arg), void *arg)
+{
+	j->home = home;
+	j->pending = 1;
+	j->fn = fn;
+	j->arg = arg;
+}
+
+void reactor_join_add(struct reactor_join *j, unsigned n)
+{
+	__atomic_add_fetch(&j->pending, n, __ATOMIC_RELAXED);
+}
+
+void reactor_join_done(struct reactor_join *j)
+{
+	/* Release: what this part wrote is seen by fn on the home thread
+	 * (the mailbox's lock orders it too). */
+	if (__atomic_sub_fetch(&j->pending, 1, __ATOMIC_ACQ_REL) == 0)
+		reactor_send(j->home, &j->msg, j->fn, j->arg);
+}
+
+static void barrier_pass_done(struct reactor_defer *d)
+{
+	struct reactor_barrier_part *p = d->arg;
+
+	reactor_join_done(p->j);
+}
+
+static void barrier_arrived(void *arg)
+{
+	struct reactor_barrier_part *p = arg;
+
+	/* After the next pass's fd events: whatever was ready when the
+	 * message came has been dispatched, and its deferred work run. */
+	reactor_defer_init(&p->defer, barrier_pass_done, p);
+	reactor_defer_next(p->r, &p->defer);
+}
+
+void reactor_barrier(struct reactor *const *rs, int n,
+		     struct reactor_barrier_part *parts,
+		     struct reactor_join *j)
+{
+	if (n <= 0)
+		return;
+	reactor_join_add(j, (unsigned)n);
+	for (int i = 0; i < n; i++) {
+		parts[i].r = rs[i];
+		parts[i].j = j;
+		reactor_send(rs[i], &parts[i].msg, barrier_arrived, &parts[i]);
+	}
+}
+
 int reactor_post(struct reactor *r, void (*fn)(void *arg), void *arg)
 {
 	struct reactor_msg *m = malloc(sizeof(*m));
@@ -92,14 +167,8 @@ int reactor_post(struct reactor *r, void (*fn)(void *arg), void *arg)
 	m->next = NULL;
 	m->fn = fn;
 	m->arg = arg;
-	pthread_mutex_lock(&r->mbox_lock);
-	if (r->mbox_tail)
-		r->mbox_tail->next = m;
-	else
-		r->mbox_head = m;
-	r->mbox_tail = m;
-	pthread_mutex_unlock(&r->mbox_lock);
-	mbox_kick(r);
+	m->owned = false;
+	mbox_put(r, m);
 	return 0;
 }
 
@@ -151,7 +220,8 @@ void reactor_fini(struct reactor *r)
 	/* Messages never delivered are dropped; their owners are gone too. */
 	for (m = r->mbox_head; m; m = next) {
 		next = m->next;
-		free(m);
+		if (!m->owned)
+			free(m);
 	}
 	r->mbox_head = r->mbox_tail = NULL;
 	pthread_mutex_destroy(&r->mbox_lock);

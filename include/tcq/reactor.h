@@ -37,7 +37,14 @@ struct reactor_defer {
 	void *arg;
 };
 
-struct reactor_msg;
+/* A message to a reactor's mailbox (reactor_post makes one; reactor_send
+ * takes one the caller embeds in its own object). */
+struct reactor_msg {
+	struct reactor_msg *next;
+	void (*fn)(void *arg);
+	void *arg;
+	bool owned;		/* the caller's: not freed after fn */
+};
 
 struct reactor {
 	int epfd;
@@ -101,6 +108,46 @@ void reactor_defer_next(struct reactor *r, struct reactor_defer *d);
 
 /* Runs fn(arg) on r's thread; callable from any thread. */
 int reactor_post(struct reactor *r, void (*fn)(void *arg), void *arg);
+
+/* Runs fn(arg) on r's thread through m, which the caller owns and keeps
+ * until fn has run (it is not sent again before); cannot fail. */
+void reactor_send(struct reactor *r, struct reactor_msg *m,
+		  void (*fn)(void *arg), void *arg);
+
+/*
+ * A join: work spread over reactors, counted, and fn(arg) run on the home
+ * reactor (always through its mailbox, never inside a caller) once every
+ * part is done. It starts with one part, the starter's own, which the
+ * starter ends with reactor_join_done after adding the others.
+ */
+struct reactor_join {
+	struct reactor *home;
+	unsigned pending;	/* atomic */
+	void (*fn)(void *arg);
+	void *arg;
+	struct reactor_msg msg;
+};
+void reactor_join_init(struct reactor_join *j, struct reactor *home,
+		       void (*fn)(void *arg), void *arg);
+void reactor_join_add(struct reactor_join *j, unsigned n);
+void reactor_join_done(struct reactor_join *j);
+
+/*
+ * A barrier over reactors: one part of j per reactor of rs, done on that
+ * reactor once it has run a whole pass after the message arrived, so all
+ * it had already been told (sockets ready, messages posted before) has
+ * been handled, and what that queued at the end of a pass too. parts:
+ * n of them, the caller's, kept until j's fn runs.
+ */
+struct reactor_barrier_part {
+	struct reactor_msg msg;
+	struct reactor_defer defer;
+	struct reactor *r;
+	struct reactor_join *j;
+};
+void reactor_barrier(struct reactor *const *rs, int n,
+		     struct reactor_barrier_part *parts,
+		     struct reactor_join *j);
 
 /* Runs passes until reactor_stop; returns 0. A stop requested before the
  * call makes it return after one pass; the flag is cleared on return. */

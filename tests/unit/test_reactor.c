@@ -379,6 +379,131 @@ START_TEST(heap_pops_in_key_order_after_remove_and_rekey)
 }
 END_TEST
 
+/* ---- joins and barriers ---- */
+
+static int join_runs, join_seen_pending;
+static bool join_on_home;
+
+static void join_fn(void *arg)
+{
+	struct reactor_join *j = arg;
+
+	join_runs++;
+	join_seen_pending = (int)__atomic_load_n(&j->pending, __ATOMIC_ACQUIRE);
+	join_on_home = reactor_self() == &R;
+	reactor_stop(&R);
+}
+
+static void *join_parts(void *arg)
+{
+	for (int i = 0; i < 3; i++) {
+		usleep(2000);
+		reactor_join_done(arg);
+	}
+	return NULL;
+}
+
+static void stop_timer(struct reactor_timer *t)
+{
+	reactor_stop(&R);
+}
+
+/* fn runs once, on the home reactor, after the starter's part and three
+ * parts ended on another thread; not while one part is still open. */
+START_TEST(join_runs_once_on_home_after_last_part)
+{
+	static struct reactor_join j;
+	struct reactor_timer t;
+	pthread_t th;
+
+	join_runs = 0;
+	reactor_join_init(&j, &R, join_fn, &j);
+	reactor_join_add(&j, 4);
+	pthread_create(&th, NULL, join_parts, &j);
+	pthread_join(th, NULL);
+	reactor_join_done(&j);		/* the starter's part */
+	/* one part still open: nothing runs */
+	reactor_timer_init(&t, stop_timer, NULL);
+	reactor_timer_arm(&R, &t, 50);
+	run_guarded();
+	ck_assert_int_eq(join_runs, 0);
+	reactor_join_done(&j);		/* the last */
+	ck_assert_int_eq(join_runs, 0);	/* never inside the caller */
+	run_guarded();
+	ck_assert_int_eq(join_runs, 1);
+	ck_assert_int_eq(join_seen_pending, 0);
+	ck_assert(join_on_home);
+}
+END_TEST
+
+static struct reactor R2;
+static int seq, fd_seq, fd_defer_seq, barrier_seq;
+
+static void fd_defer_fn(struct reactor_defer *d)
+{
+	fd_defer_seq = __atomic_add_fetch(&seq, 1, __ATOMIC_SEQ_CST);
+}
+
+static struct reactor_defer fd_defer;
+
+static void ready_fd_cb(struct reactor *r, uint32_t events, void *arg)
+{
+	uint64_t v;
+
+	if (read(*(int *)arg, &v, sizeof(v)) < 0)
+		return;
+	fd_seq = __atomic_add_fetch(&seq, 1, __ATOMIC_SEQ_CST);
+	reactor_defer(r, &fd_defer);	/* work it leaves for the pass' end */
+}
+
+static void barrier_fn(void *arg)
+{
+	barrier_seq = __atomic_add_fetch(&seq, 1, __ATOMIC_SEQ_CST);
+	reactor_stop(&R);
+}
+
+static void *run_r2(void *arg)
+{
+	reactor_run(&R2);
+	return NULL;
+}
+
+/* A barrier over a reactor ends after what that reactor was told before
+ * it (a readable fd) was handled, the pass's deferred work included. */
+START_TEST(barrier_after_what_was_pending)
+{
+	static struct reactor_join j;
+	static struct reactor_barrier_part part;
+	struct reactor *rs[1] = { &R2 };
+	struct reactor_fd rfd;
+	uint64_t one = 1;
+	pthread_t th;
+	int efd;
+
+	seq = fd_seq = fd_defer_seq = barrier_seq = 0;
+	ck_assert_int_eq(reactor_init(&R2, 4), 0);
+	efd = eventfd(0, EFD_NONBLOCK);
+	ck_assert_int_ge(efd, 0);
+	reactor_defer_init(&fd_defer, fd_defer_fn, NULL);
+	ck_assert_int_eq(reactor_add_fd(&R2, &rfd, efd, EPOLLIN, ready_fd_cb,
+					&efd), 0);
+	ck_assert_int_eq(write(efd, &one, sizeof(one)), 8);	/* told first */
+	reactor_join_init(&j, &R, barrier_fn, NULL);
+	reactor_barrier(rs, 1, &part, &j);
+	reactor_join_done(&j);
+	pthread_create(&th, NULL, run_r2, NULL);
+	run_guarded();
+	reactor_stop(&R2);
+	pthread_join(th, NULL);
+	ck_assert_int_gt(fd_seq, 0);
+	ck_assert_int_gt(fd_defer_seq, fd_seq);
+	ck_assert_int_gt(barrier_seq, fd_defer_seq);
+	reactor_del_fd(&R2, &rfd);
+	close(efd);
+	reactor_fini(&R2);
+}
+END_TEST
+
 static Suite *reactor_suite(void)
 {
 	Suite *s = suite_create("reactor");
@@ -393,6 +518,8 @@ static Suite *reactor_suite(void)
 	harness_add(tc, post_from_thread);
 	harness_add(tc, del_fd_in_callback);
 	harness_add(tc, mod_fd);
+	harness_add(tc, join_runs_once_on_home_after_last_part);
+	harness_add(tc, barrier_after_what_was_pending);
 	suite_add_tcase(s, tc);
 	return s;
 }
