@@ -270,7 +270,8 @@ static void login_fail(struct conn *c, int status, const char *why)
 	login_reject(c, status, why);
 }
 
-/* Final response: bind the session, then switch the connection to FFP. */
+/* Final response: bind the session (once), then switch the connection
+ * to FFP. */
 static int login_finish(struct conn *c, struct login_state *l,
 			struct pdu_login_rsp *r)
 {
@@ -278,6 +279,12 @@ static int login_finish(struct conn *c, struct login_state *l,
 	uint16_t tsih = 0;
 	int rc;
 
+	if (l->settled) {
+		r->tsih = sess_tsih(c->sess);
+		r->expcmdsn = sess_exp_cmdsn(c);
+		r->maxcmdsn = sess_max_cmdsn(c);
+		return 0;
+	}
 	memset(&sl, 0, sizeof(sl));
 	sl.discovery = l->discovery;
 	sl.target = l->discovery ? NULL : l->target;
@@ -296,6 +303,20 @@ static int login_finish(struct conn *c, struct login_state *l,
 	r->expcmdsn = sess_exp_cmdsn(c);
 	r->maxcmdsn = sess_max_cmdsn(c);
 	return 0;
+}
+
+static void login_send_chunk(struct conn *c, struct login_state *l);
+
+/* The new session may go ahead (sess_settle): the final response. */
+static void login_settled(struct conn *c)
+{
+	struct login_state *l = c->login;
+
+	if (c->state != CONN_LOGIN || !l || !l->settling)
+		return;		/* closed meanwhile */
+	l->settling = false;
+	l->settled = true;
+	login_send_chunk(c, l);
 }
 
 /* Sends the next piece of l->rsp (login text is split at 8192 bytes). */
@@ -321,6 +342,16 @@ static void login_send_chunk(struct conn *c, struct login_state *l)
 		if (rc) {
 			/* sess_create counted why (a limit, memory). */
 			login_reject(c, rc, "session creation failed");
+			return;
+		}
+		if (!l->settled) {
+			/* The answer waits until the initiator's earlier
+			 * nexuses are gone (sess_settle). */
+			l->settling = true;
+			if (sess_settle(c, login_settled) < 0) {
+				login_reject(c, ISCSI_LS_OUT_OF_RESOURCES,
+					     "out of memory");
+			}
 			return;
 		}
 	}
@@ -556,6 +587,11 @@ void login_rx(struct conn *c, const uint8_t *bhs, const uint8_t *data,
 
 	if (!l) {
 		conn_close(c, "login PDU without login state");
+		return;
+	}
+	if (l->settling) {
+		/* Nothing may come before the final response. */
+		conn_close(c, "PDU before the final login response");
 		return;
 	}
 	if (pdu_opcode(bhs) != ISCSI_OP_LOGIN_REQ) {

@@ -49,6 +49,8 @@ struct login_state {
 	bool tpgt_sent;
 	bool responded;			/* a response carried a StatSN */
 	bool discovery;
+	bool settling;			/* final response waits (sess_settle) */
+	bool settled;			/* the session may go ahead */
 	struct target *target;
 	const struct login_auth *auth;
 	struct neg neg;

@@ -277,6 +277,8 @@ int main(int argc, char **argv)
 		}
 	}
 	live_init(reactors, nreactors);
+	tcqd->reactors = reactors;
+	tcqd->nreactors = nreactors;
 	for (int i = 0; i < tcqd->nportals; i++) {
 		if (portal_listen(tcqd->portals[i], err, sizeof(err)) < 0) {
 			log_err("%s", err);

@@ -10,6 +10,7 @@
  * session_rx.c (CmdSN window, PDU dispatch), cmd.c (SCSI commands),
  * data_out.c (write data), nop_logout.c and tmf.c.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ static uint64_t next_gen = 1;
 static unsigned nsessions;
 
 static void sess_free_deferred(struct reactor_defer *d);
+static void settle_session_freed(const struct session *s);
 
 /* ---- registry ---------------------------------------------------------- */
 
@@ -466,10 +468,13 @@ static void sess_free_deferred(struct reactor_defer *d)
 
 	if (s->cmds.live)
 		return;
+	/* The nexus leaves its LUNs before a login waiting for its end
+	 * is told. */
+	sess_leave_tasksets(s);
 	pthread_mutex_lock(&reg_lock);
 	list_del(&s->all_node);
+	settle_session_freed(s);
 	pthread_mutex_unlock(&reg_lock);
-	sess_leave_tasksets(s);
 	cmd_pool_free(s);
 	target_put(s->target);
 	free(s);
@@ -568,4 +573,123 @@ unsigned sess_list(struct sess_info *out, unsigned max)
 	}
 	pthread_mutex_unlock(&reg_lock);
 	return n;
+}
+
+/* ---- a new session waits for the end of the old ones --------------------- */
+
+struct settle {
+	struct conn *c;			/* held (refs) until done runs */
+	struct session *s;		/* c's new session */
+	void (*done)(struct conn *c);
+	struct reactor_join join;
+	struct list_node node;		/* in settles, under reg_lock */
+	unsigned nwait;			/* sessions still awaited */
+	struct { const struct session *s; uint64_t gen; } *wait;
+	int nparts;
+	struct reactor_barrier_part parts[];
+};
+
+/* Logins waiting for sessions to be freed (under reg_lock). */
+static struct list_node settles = LIST_HEAD_INIT(settles);
+
+/* A session that is freed ends the wait of every login counting on it
+ * (reg_lock held; s is still readable). */
+static void settle_session_freed(const struct session *s)
+{
+	struct list_node *pos, *tmp;
+
+	list_for_each_safe(pos, tmp, &settles) {
+		struct settle *st = list_entry(pos, struct settle, node);
+
+		for (unsigned i = 0; i < st->nwait; i++) {
+			if (st->wait[i].s != s || st->wait[i].gen != s->gen)
+				continue;
+			st->wait[i] = st->wait[--st->nwait];
+			if (!st->nwait) {
+				list_del(&st->node);
+				reactor_join_done(&st->join);
+			}
+			break;
+		}
+	}
+}
+
+/* Another session of the same initiator to the same target that has
+ * ended (its connection lost, or reinstated by this login): reg_lock. */
+static bool settle_awaits(const struct session *new, const struct session *o)
+{
+	return o != new && !o->discovery && o->target == new->target &&
+	       !strcmp(o->iname, new->iname) &&
+	       (o->dead || !list_linked(&o->reg_node));
+}
+
+static void settle_finish(void *arg)
+{
+	struct settle *st = arg;
+	struct conn *c = st->c;
+
+	st->done(c);
+	free(st->wait);
+	free(st);
+	conn_put(c);
+}
+
+/* Every reactor has handled what came before: now the sessions that
+ * ended are known; wait for each to be freed. */
+static void settle_barrier_done(void *arg)
+{
+	struct settle *st = arg;
+	struct list_node *pos;
+	unsigned n = 0;
+
+	reactor_join_init(&st->join, st->c->r, settle_finish, st);
+	pthread_mutex_lock(&reg_lock);
+	list_for_each(pos, &all_sessions)
+		n += settle_awaits(st->s, list_entry(pos, struct session,
+						     all_node));
+	st->wait = n ? calloc(n, sizeof(*st->wait)) : NULL;
+	if (st->wait) {
+		list_for_each(pos, &all_sessions) {
+			struct session *o = list_entry(pos, struct session,
+						       all_node);
+
+			if (!settle_awaits(st->s, o))
+				continue;
+			st->wait[st->nwait].s = o;
+			st->wait[st->nwait++].gen = o->gen;
+			log_info("%s: login waits for the end of session TSIH "
+				 "%u of %s", st->c->peer_text, o->tsih, o->iname);
+		}
+		reactor_join_add(&st->join, 1);
+		list_add_tail(&st->node, &settles);
+	}
+	pthread_mutex_unlock(&reg_lock);
+	/* Out of memory: not waiting is what tcqd did before. */
+	reactor_join_done(&st->join);
+}
+
+int sess_settle(struct conn *c, void (*done)(struct conn *c))
+{
+	struct session *s = c->sess;
+	int n = s && !s->discovery ? tcqd->nreactors : 0;
+	struct settle *st = calloc(1, sizeof(*st) + (size_t)n *
+				   sizeof(st->parts[0]));
+
+	if (!st)
+		return -ENOMEM;
+	st->c = c;
+	st->s = s;
+	st->done = done;
+	st->nparts = n;
+	list_init(&st->node);
+	c->refs++;
+	if (!n) {
+		reactor_join_init(&st->join, c->r, settle_finish, st);
+		reactor_join_done(&st->join);
+		return 0;
+	}
+	reactor_join_init(&st->join, c->r, settle_barrier_done, st);
+	reactor_barrier(tcqd->reactors, n, st->parts, &st->join);
+	reactor_join_done(&st->join);
+	return 0;
 }

@@ -36,6 +36,19 @@ struct sess_login {
  */
 int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih);
 
+/*
+ * A new session of an initiator sees every loss of its earlier I_T
+ * nexuses to the same target (SAM-5 6.3.4: reservations, PREVENT and task
+ * sets end with them) before its login completes: done(c) runs on c's
+ * reactor once every reactor has handled what it was already told (a
+ * connection of that initiator closed before this login) and every
+ * session of that initiator to that target that has ended (or that this
+ * one reinstates) is freed, its running I/O completed. c is held
+ * meanwhile; done must check that c still logs in. Discovery sessions
+ * call done at once (through the mailbox as well). 0, or -ENOMEM.
+ */
+int sess_settle(struct conn *c, void (*done)(struct conn *c));
+
 /* The parameters the session negotiated (conn_enter_ffp applies them). */
 struct session;
 const struct iscsi_params *sess_params(const struct session *s);

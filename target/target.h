@@ -116,6 +116,9 @@ struct tcqd {
 	 * save writes it), and the file it came from ("" for --export). */
 	struct cfg *cfg;
 	char cfg_path[4096];
+	/* The reactors, fixed once started (none in unit tests). */
+	struct reactor **reactors;
+	int nreactors;
 };
 
 extern struct tcqd *tcqd;	/* the daemon (one per process) */

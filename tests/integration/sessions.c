@@ -10,6 +10,10 @@
  *   login_request_continuation_c_bit_acknowledged (RFC 7143 11.12.2)
  *   second_connection_refused_0206 (MaxConnections=1),
  *   unknown_tsih_refused_020a (RFC 7143 11.13.5)
+ *   nexus_loss_ends_before_next_session_runs,
+ *   reinstatement_ends_old_nexus_before_new_session_runs: a lost or
+ *       reinstated nexus is gone (its RESERVE(6) released) before the
+ *       initiator's next session runs a command, I/O still running
  *
  *   sessions [-x NEXTRA] HOST PORT TARGET-IQN [CASE...]   sessions --list
  *
@@ -27,6 +31,7 @@
 #include "tcq/pdu.h"
 #include "tcq/scsi_proto.h"
 #include "tests/integration/pdutest.h"
+#include "tests/integration/ptcmd.h"
 #include "tests/integration/ptcase.h"
 #include "tests/integration/pttext.h"
 
@@ -329,7 +334,115 @@ static void unknown_tsih_refused_020a(void)
 	pt_logout(&a);
 }
 
+/* ---- the loss of an I_T nexus comes before the next session ------------- */
+
+/* LUN 1 of the fixture: reads take 1.5 s (a delay backend). */
+#define SLOW_LUN 1
+#define SLOW_MS 1500
+
+/* A CDB without data to the slow LUN, past unit attentions. */
+static int slow_nodata(struct pt_sess *s, const uint8_t *cdb, unsigned len)
+{
+	struct pc_cmd c;
+	int ua[4];
+
+	pc_nodata(&c, cdb, len);
+	c.lun = SLOW_LUN;
+	return pc_run_past_ua(s, &c, ua);
+}
+
+/* READ(10) of one block of the slow LUN: started, or run to its status
+ * past unit attentions (each run takes 1.5 s, within pc_run's 5 s). */
+static int slow_read(struct pt_sess *s, struct pc_cmd *c, uint8_t *buf,
+		     bool wait)
+{
+	int ua[4];
+
+	pc_rw10(c, false, 0, 1, buf, PC_BS);
+	c->lun = SLOW_LUN;
+	if (!wait)
+		return pc_start(s, c);
+	return pc_run_past_ua(s, c, ua);
+}
+
+/*
+ * Session a (ISID tag_a) holds a RESERVE(6) reservation of the slow LUN
+ * and has a READ running there when it ends: closed by us (reinstate
+ * false) or reinstated by b, a new login with its ISID. A RESERVE(6)
+ * reservation ends with the I_T nexus that holds it (SPC-2's reservations
+ * end on an I_T nexus loss), and b's first command must find it gone, though
+ * the READ is still running when b logs in (its nexus leaves the LUN
+ * once it completes): so b's READ is GOOD, not RESERVATION CONFLICT.
+ */
+static void nexus_loss_before_next_session(bool reinstate)
+{
+	static const uint8_t reserve6[6] = { SOP_RESERVE_6 };
+	struct pt_login_opts oa = { 0 }, ob = { 0 };
+	uint8_t isid_a[6], isid_b[6], buf[PC_BS];
+	struct pc_cmd rd;
+	struct pt_sess a, b;
+	int64_t t0, ms;
+	int st;
+
+	make_isid(isid_a, reinstate ? 0xe1 : 0xe2);
+	make_isid(isid_b, reinstate ? 0xe1 : 0xe3);
+	oa.isid = isid_a;
+	ob.isid = isid_b;
+	if (pt_login(&a, &oa) < 0) {
+		PT_CHECK(0, "first login");
+		return;
+	}
+	st = slow_nodata(&a, reserve6, sizeof(reserve6));
+	PT_CHECK(st == SAM_STAT_GOOD, "RESERVE(6) of LUN %d by the first "
+		 "session: status 0x%02x (want GOOD)", SLOW_LUN, st);
+	if (slow_read(&a, &rd, buf, false) < 0) {
+		PT_CHECK(0, "READ(10) sent on the first session");
+		pt_close(&a);
+		return;
+	}
+	if (!reinstate)
+		pt_close(&a);	/* I_T nexus loss, the READ still running */
+	t0 = pt_now_ms();
+	if (pt_login(&b, &ob) < 0) {
+		PT_CHECK(0, "second login (status 0x%04x)",
+			 (unsigned)b.login_status);
+		if (reinstate)
+			pt_close(&a);
+		return;
+	}
+	ms = pt_now_ms() - t0;
+	pt_note("the second login took %lld ms", (long long)ms);
+	st = slow_read(&b, &rd, buf, true);
+	PT_CHECK(st == SAM_STAT_GOOD, "the new session's first READ(10) of "
+		 "LUN %d: status 0x%02x (want GOOD: the reservation ended "
+		 "with the %s session's nexus)", SLOW_LUN, st,
+		 reinstate ? "reinstated" : "lost");
+	if (reinstate) {
+		ms = pt_wait_closed(&a, 3000);
+		PT_CHECK(ms >= 0, "the reinstated session's connection was "
+			 "closed by the target");
+		pt_close(&a);
+	}
+	pt_logout(&b);
+}
+
+static void nexus_loss_ends_before_next_session_runs(void)
+{
+	pt_note("a session with a reservation and a READ running drops its "
+		"connection; the initiator logs in again at once");
+	nexus_loss_before_next_session(false);
+}
+
+static void reinstatement_ends_old_nexus_before_new_session_runs(void)
+{
+	pt_note("a session with a reservation and a READ running is "
+		"reinstated (same ISID)");
+	nexus_loss_before_next_session(true);
+}
+
 static const struct pt_case cases[] = {
+	PT_CASE(nexus_loss_ends_before_next_session_runs),
+	PT_CASE(reinstatement_ends_old_nexus_before_new_session_runs),
 	PT_CASE(reinstatement_same_isid_closes_old_session),
 	PT_CASE(nop_in_answered_keeps_session),
 	PT_CASE(nop_in_unanswered_ends_session),

@@ -16,6 +16,9 @@ NEXTRA=299
 fixture_sessions() {
 	local conf=$TEST_TMP/tcqd.conf i
 	tcqd_conf "$conf" "$IQN" 64M "nop_interval = 1" "nop_timeout = 2"
+	# LUN 1: reads take 1.5 s, so an ended session still has I/O running
+	printf '[lun %s 1]\nbackend = delay:latency=1500ms,base=null\nsize = 8M\n' \
+		"$IQN" >>"$conf"
 	# Targets without LUNs (tcqd warns): they only need to be discovered.
 	for ((i = 1; i <= NEXTRA; i++)); do
 		printf '[target %s-t%03d]\n' "$IQN" "$i"
@@ -35,5 +38,7 @@ CHECKS=(
 	sessions_case:login_request_continuation_c_bit_acknowledged
 	sessions_case:second_connection_refused_0206
 	sessions_case:unknown_tsih_refused_020a
+	sessions_case:nexus_loss_ends_before_next_session_runs
+	sessions_case:reinstatement_ends_old_nexus_before_new_session_runs
 )
 run_checks "$@"
