@@ -461,3 +461,13 @@ bool bdev_is_zero_region(const void *p)
 	return zero_region && (const char *)p >= (const char *)zero_region &&
 	       (const char *)p < (const char *)zero_region + ZERO_REGION;
 }
+
+int bdev_shared_state(struct bdev *b, struct lun_store **s, char *err,
+		      size_t errlen)
+{
+	*s = NULL;
+	if (!b || !b->ops->shared_state)
+		return 0;
+	*s = b->ops->shared_state(b, err, errlen);
+	return *s ? 0 : -1;
+}

@@ -78,6 +78,8 @@ struct bdev_io {
 				 * among the LUN's waiters (bdev_depth.c) */
 };
 
+struct lun_store;
+
 struct bdev_ops {
 	const char *name;
 	/* Per-reactor queue setup; q->priv is the backend's. */
@@ -106,6 +108,11 @@ struct bdev_ops {
 	/* Optional: a device model's statistics (see bdev_model_stats).
 	 * Any thread. NULL: the backend models no device. */
 	int (*model_stats)(struct bdev *b, struct bdev_model_stats *st);
+	/* Optional: the medium is shared by gateways (an rbd image): opens
+	 * the store of the LUN state they share, next to it (see
+	 * bdev_shared_state). NULL: the medium is this process' alone. */
+	struct lun_store *(*shared_state)(struct bdev *b, char *err,
+					  size_t errlen);
 };
 
 #define BDEV_MAX_QUEUES 64
@@ -282,6 +289,11 @@ struct bdev *bdev_ram_open(const char *opts, const struct bdev_params *p,
  * tcq was built without librbd. */
 struct bdev *bdev_rbd_open(const char *opts, const struct bdev_params *p,
 			   char *err, size_t errlen);
+/* The store of the state gateways of b's medium share (reservations;
+ * backend/lun_store.h): 0 with *s NULL when the medium is not shared, 0
+ * with the store opened, or -1 with a message in err. */
+int bdev_shared_state(struct bdev *b, struct lun_store **s, char *err,
+		      size_t errlen);
 /* The rados_t of an rbd backend and its "pool/image" name, for state
  * kept next to the image (backend/rados_store.c); -1: b is not rbd. */
 int bdev_rbd_cluster(struct bdev *b, void **cluster, const char **name);

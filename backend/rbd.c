@@ -64,6 +64,7 @@
 #include <string.h>
 #include <stddef.h>
 #include "backend/bdev.h"
+#include "backend/lun_store.h"
 #include "backend/bdev_priv.h"
 #include "tcq/compiler.h"
 
@@ -576,6 +577,7 @@ static const struct bdev_ops rbd_ops = {
 	.submit = rbd_submit,
 	.close = rbd_close_dev,
 	.resize = rbd_resize_dev,
+	.shared_state = rados_store_open,	/* gateways of one image */
 };
 
 /* Connects and opens the image; fills dev, or writes err. */

@@ -123,8 +123,12 @@ void reactor_join_done(struct reactor_join *j)
 {
 	/* Release: what this part wrote is seen by fn on the home thread
 	 * (the mailbox's lock orders it too). */
-	if (__atomic_sub_fetch(&j->pending, 1, __ATOMIC_ACQ_REL) == 0)
+	if (__atomic_sub_fetch(&j->pending, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	if (j->home)
 		reactor_send(j->home, &j->msg, j->fn, j->arg);
+	else
+		j->fn(j->arg);
 }
 
 static void barrier_pass_done(struct reactor_defer *d)

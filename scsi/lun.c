@@ -15,6 +15,7 @@
 #include "scsi/opcodes.h"
 #include "backend/lun_store.h"
 #include "scsi/sbc.h"
+#include "scsi/sdev.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/pr.h"
 #include "scsi/sense.h"
@@ -22,6 +23,7 @@
 #include "scsi/stats.h"
 #include "scsi/taskset.h"
 #include "scsi/thin.h"
+#include "scsi/tmf.h"
 #include "scsi/ua.h"
 
 #ifndef PACKAGE_VERSION
@@ -64,10 +66,23 @@ static void lun_bdev_resized(void *arg, uint64_t size)
 	lun_capacity_changed(l, size / l->block_size);
 }
 
-struct lun *lun_create(struct sdev *dev, uint64_t id, struct bdev *b,
-		       const char *target_name)
+void lun_params_default(struct lun_params *p, struct sdev *dev, uint64_t id,
+			struct bdev *b)
+{
+	memset(p, 0, sizeof(*p));
+	p->dev = dev;
+	p->id = id;
+	p->bdev = b;
+	p->write_cache = true;
+	p->barrier = BARRIER_DRAIN;
+	p->thin = -1;
+}
+
+/* The parts every LUN has, from the defaults; NULL: out of memory. */
+static struct lun *lun_new(struct sdev *dev, uint64_t id, struct bdev *b)
 {
 	struct lun *l = calloc(1, sizeof(*l));
+	const char *target_name = dev ? dev->name : "";
 	const char *v = PACKAGE_VERSION;
 	size_t vi = 0;
 
@@ -89,8 +104,8 @@ struct lun *lun_create(struct sdev *dev, uint64_t id, struct bdev *b,
 		if (*v >= '0' && *v <= '9')
 			l->revision[vi++] = *v;
 
-	uint64_t h = fnv1a(0xcbf29ce484222325ull, target_name ? target_name : "",
-			   target_name ? strlen(target_name) : 0);
+	uint64_t h = fnv1a(0xcbf29ce484222325ull, target_name,
+			   strlen(target_name));
 	h = fnv1a(h, &id, sizeof(id));
 	uint64_t h2 = fnv1a(h ^ 0x5bd1e995u, &id, sizeof(id));
 	snprintf(l->serial, sizeof(l->serial), "%016llx",
@@ -99,12 +114,77 @@ struct lun *lun_create(struct sdev *dev, uint64_t id, struct bdev *b,
 	l->rel_port_id = 1;
 	l->tpg_id = 1;
 	pthread_mutex_init(&l->lock, NULL);
+	list_init(&l->nexuses);
 	l->sbc = sbc_lun_new();	/* NULL: no range locks, fixed medium */
-	if (ua_lun_init(l) < 0 || pr_lun_init(l) < 0) {
+	if (pr_lun_init(l) < 0) {
 		lun_destroy(l);
 		return NULL;
 	}
 	l->stats = stats_new();	/* NULL: the LUN runs without stats */
+	return l;
+}
+
+/* Its reservations: shared with the other gateways of its medium, or
+ * those this port kept with APTPL. */
+static int lun_reservations(struct lun *l, const struct lun_params *p,
+			    char *err, size_t errlen)
+{
+	struct lun_store *st = NULL;
+
+	if (!p->local_state &&
+	    bdev_shared_state(p->bdev, &st, err, errlen) < 0)
+		return -1;
+	if (st) {
+		if (pr_store_attach(l, st, err, errlen) < 0) {
+			lun_store_close(st);
+			return -1;
+		}
+		return 0;
+	}
+	/* A LUN of no device (unit tests) has no state directory. */
+	return p->dev ? pr_load(l, p->dev->state_dir, err, errlen) : 0;
+}
+
+struct lun *lun_create(const struct lun_params *p, char *err, size_t errlen)
+{
+	struct bdev *b = p->bdev;
+	char why[256];
+	struct lun *l = lun_new(p->dev, p->id, b);
+
+	if (!l) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (p->serial && p->serial[0])	/* the same identity on every
+					 * gateway */
+		lun_set_serial(l, p->serial);
+	/* A backend without a volatile cache has no WCE to report. */
+	l->write_cache = l->write_cache_default =
+		p->write_cache && !(b && b->write_through);
+	l->barrier = p->barrier;
+	l->qam = p->qam;
+	l->removable = p->removable;
+	l->sanitize_ok = p->sanitize;
+	for (l->lbppbe = 0; p->phys_block_size &&
+	     (l->block_size << l->lbppbe) < p->phys_block_size;)
+		l->lbppbe++;
+	if (b && p->thin >= 0)
+		b->thin = p->thin;
+	l->read_only = p->read_only || (b && b->read_only);
+	if (p->dev)
+		alua_lun_apply(l, &p->dev->alua);
+	/* Provisioning counts once thin is settled; the threshold needs
+	 * them. */
+	if (thin_lun_setup(l, p->thin_threshold, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "thin_threshold = %u: %s",
+			 p->thin_threshold, why);
+		lun_destroy(l);
+		return NULL;
+	}
+	if (lun_reservations(l, p, err, errlen) < 0) {
+		lun_destroy(l);
+		return NULL;
+	}
 	if (b)	/* a backend resized under us (rbd) tells the initiators */
 		bdev_set_resize_hook(b, lun_bdev_resized, l);
 	return l;
@@ -134,7 +214,6 @@ void lun_destroy(struct lun *l)
 	pthread_mutex_destroy(&l->lock);
 	sbc_lun_free(l->sbc);
 	thin_lun_free(l);
-	ua_lun_free(l);
 	pr_lun_free(l);
 	stats_free(l->stats);
 	free(l);
@@ -176,23 +255,88 @@ static void lun_execute(struct tcq_task *t)
 	e->exec(t);
 }
 
+/* A task of one of l's sets has its final status. */
+static void lun_task_completed(struct taskset *ts, struct tcq_task *t)
+{
+	struct lun *l = ts->lun;
+
+	stats_task_done(l, t);
+	/* A write may have allocated (or UNMAP freed) space: the soft
+	 * threshold is looked at shortly (scsi/thin.h). */
+	thin_note_write(l, &t->req);
+	if (t->status == SAM_STAT_CHECK_CONDITION && !t->aborted)
+		tmf_qerr(ts, t);	/* QErr: others may be aborted */
+}
+
+static const struct taskset_ops lun_taskset_ops = {
+	.exec = lun_execute,
+	.completed = lun_task_completed,
+};
+
 struct taskset *lun_nexus_join(struct lun *l, struct reactor *r, void *nexus)
 {
-	struct taskset *ts = taskset_new(l, r, nexus, lun_execute);
+	struct taskset *ts = taskset_new(l, r, nexus, &lun_taskset_ops);
 
-	if (ts)
-		ua_attach(l, ts);	/* POWER ON, RESET for a new nexus */
+	if (!ts)
+		return NULL;
+	pthread_mutex_lock(&l->lock);
+	list_add_tail(&ts->nexus_node, &l->nexuses);
+	ua_attach_locked(ts);	/* POWER ON, RESET for a new nexus */
+	pthread_mutex_unlock(&l->lock);
 	return ts;
 }
 
 void lun_nexus_leave(struct taskset *ts)
 {
+	struct lun *l;
+	bool held;
+
 	if (!ts)
 		return;
-	ua_detach(ts->lun, ts);
-	pr_nexus_lost(ts->lun, ts->nexus);
-	sbc_nexus_gone(ts->lun, ts->nexus);	/* PREVENT ends with it */
-	taskset_free(ts);
+	l = ts->lun;
+	pthread_mutex_lock(&l->lock);
+	list_del(&ts->nexus_node);
+	ua_detach_locked(ts);
+	/* Task management on its way here frees it (scsi/tmf.c). */
+	held = ts->refs > 0;
+	ts->left = true;
+	pthread_mutex_unlock(&l->lock);
+	pr_nexus_lost(l, ts->nexus);
+	sbc_nexus_gone(l, ts->nexus);	/* PREVENT ends with it */
+	if (!held)
+		taskset_free(ts);
+}
+
+void lun_nexus_abort(struct taskset *ts)
+{
+	taskset_abort_all(ts, false);
+}
+
+struct taskset *lun_nexus_find_locked(struct lun *l, const void *nexus)
+{
+	struct list_node *pos;
+
+	list_for_each(pos, &l->nexuses) {
+		struct taskset *ts = list_entry(pos, struct taskset,
+						nexus_node);
+
+		if (ts->nexus == nexus)
+			return ts;
+	}
+	return NULL;
+}
+
+unsigned lun_tasks(struct lun *l)
+{
+	struct list_node *pos;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&l->lock);
+	list_for_each(pos, &l->nexuses)
+		n += taskset_count(list_entry(pos, struct taskset,
+					      nexus_node));
+	pthread_mutex_unlock(&l->lock);
+	return n;
 }
 
 bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
@@ -311,10 +455,9 @@ void lun_task_release(struct tcq_task *t)
 	t->buf_owned = false;
 }
 
-void lun_reset(struct lun *l, void *nexus)
+void lun_reset(struct lun *l)
 {
 	log_info("LUN %llu: logical unit reset", (unsigned long long)l->id);
-	(void)nexus;
 	/* Every nexus gets BUS DEVICE RESET FUNCTION OCCURRED (it replaces
 	 * what was pending) and the RESERVE(6/10) reservation ends; PR
 	 * state is kept (SPC-4 5.13.12). */

@@ -17,7 +17,6 @@ struct reactor;
 struct sdev;
 struct sbc_lun;
 struct thin_lun;
-struct ua_lun;
 struct pr_state;
 struct lun_stats;
 struct alua_cfg;
@@ -47,8 +46,8 @@ struct lun {
 	const struct alua_cfg *alua;
 	uint8_t alua_state;	/* enum alua_state; 0 active/optimized */
 	pthread_mutex_t lock;	/* LUN-wide state: unit attentions, mode pages */
-	struct ua_lun *ua;	/* the nexuses and their unit attentions
-				 * (scsi/ua.c) */
+	struct list_node nexuses;	/* the task sets of its I_T nexuses
+					 * (taskset.nexus_node), under lock */
 	struct pr_state *pr;	/* reservations (scsi/pr.c), under lock */
 	int resv_active;	/* atomic: a PR or RESERVE(6/10) reservation
 				 * exists; 0 lets commands skip the check */
@@ -100,11 +99,39 @@ static inline void lun_set_write_cache(struct lun *l, bool on)
 	__atomic_store_n(&l->write_cache, on, __ATOMIC_RELAXED);
 }
 
-/* Creates LUN id of dev over an opened backend; its default serial
- * and NAA come from target_name and id. The caller puts it in dev's
- * LUN map. */
-struct lun *lun_create(struct sdev *dev, uint64_t id, struct bdev *b,
-		       const char *target_name);
+/* What a logical unit is made of (a [lun] section of tcqd.conf). */
+struct lun_params {
+	struct sdev *dev;	/* its device: name, state_dir, port groups */
+	uint64_t id;
+	struct bdev *bdev;	/* opened; borrowed (whoever opened it
+				 * closes it, after lun_destroy); NULL: no
+				 * medium (unit tests) */
+	const char *serial;	/* NULL or "": from the device name and id */
+	bool write_cache;	/* WCE (never where the backend has no cache) */
+	enum lun_barrier barrier;
+	uint8_t qam;
+	bool read_only, removable, sanitize;
+	uint32_t phys_block_size;	/* 0: the logical one */
+	int thin;		/* 0 or 1; -1: the backend's choice */
+	unsigned thin_threshold;	/* soft threshold, percent; 0: none */
+	bool local_state;	/* reservations kept in this process even
+				 * where the medium is shared */
+};
+
+/* The defaults of a [lun] (WCE on, drain barrier, QAM 0, thin as the
+ * backend says) for dev, id, b. */
+void lun_params_default(struct lun_params *p, struct sdev *dev, uint64_t id,
+			struct bdev *b);
+/*
+ * Creates the LUN p describes, whole: identity (serial and NAA from the
+ * names, or the serial given), mode settings, ALUA state from the
+ * device's port groups, thin provisioning, and its reservations: shared
+ * with the other gateways of its medium when the backend says it is
+ * shared (bdev_shared_state), else the ones kept with APTPL in the
+ * device's state_dir. NULL with a message naming what failed. The caller
+ * puts it in the device's LUN map.
+ */
+struct lun *lun_create(const struct lun_params *p, char *err, size_t errlen);
 void lun_destroy(struct lun *l);
 /* Sets the unit serial number (at most 32 characters) and derives the NAA
  * designator from it: gateways configured with one serial report one
@@ -112,11 +139,11 @@ void lun_destroy(struct lun *l);
 void lun_set_serial(struct lun *l, const char *serial);
 
 /*
- * LOGICAL UNIT RESET side effects on LUN-wide state, after the caller
- * aborted the tasks of nexus (the session that asked): unit attentions
- * for every I_T nexus, SPC-2 reservation released (SAM-5 6.3.3).
+ * LOGICAL UNIT RESET side effects on LUN-wide state (SAM-5 6.3.3), made
+ * by scsi/tmf.c before it aborts the tasks: unit attentions for every I_T
+ * nexus, SPC-2 reservation released, PREVENT ended.
  */
-void lun_reset(struct lun *l, void *nexus);
+void lun_reset(struct lun *l);
 
 /* The medium's size changed (a resized backend): publishes nblocks and
  * gives every I_T nexus CAPACITY DATA HAS CHANGED. */
@@ -162,4 +189,12 @@ struct taskset *lun_nexus_join(struct lun *l, struct reactor *r, void *nexus);
  * and its task set is freed. The caller has aborted or drained the
  * tasks. */
 void lun_nexus_leave(struct taskset *ts);
+/* The nexus is lost (its connection ended): every task of its set on
+ * the LUN is aborted, without status; on the set's reactor. */
+void lun_nexus_abort(struct taskset *ts);
+/* Tasks in the task sets of every nexus of l now (a snapshot taken from
+ * any thread: the sets' reactors keep changing it). */
+unsigned lun_tasks(struct lun *l);
+/* The task set of nexus on l, or NULL; l->lock held by the caller. */
+struct taskset *lun_nexus_find_locked(struct lun *l, const void *nexus);
 #endif

@@ -13,6 +13,7 @@
 #include "scsi/pr.h"
 #include "scsi/pr_priv.h"
 #include "scsi/sdev.h"
+#include "scsi/tmf.h"
 #include "scsi/taskset.h"
 #include "scsi/ua.h"
 
@@ -191,9 +192,15 @@ void pr_fx_apply_locked(struct lun *l, const struct pr_fxlist *fx,
 		struct ua_to u = { fx->fx[i].port, except };
 
 		ua_establish_match_locked(l, match_port, &u, fx->fx[i].asc);
-		if (fx->fx[i].abort)
-			sdev_abort_tasks(l, fx->fx[i].port, except);
 	}
+}
+
+void pr_fx_abort(struct lun *l, const struct pr_fxlist *fx,
+		 const void *except)
+{
+	for (unsigned i = 0; fx && i < fx->n; i++)
+		if (fx->fx[i].abort)
+			tmf_abort_port(l, fx->fx[i].port, except);
 }
 
 /* ---- reservation conflicts -------------------------------------------- */

@@ -83,4 +83,7 @@ int pr_store_attach(struct lun *l, struct lun_store *s, char *err,
  * the calling reactor afterwards. false: l has no store, done will not
  * run. */
 bool pr_store_reset(struct lun *l, void (*done)(void *arg), void *arg);
+/* Whether a registration's port name reg ("iname,i,0xISID", or "iname"
+ * for every ISID) denotes initiator port port. */
+bool pr_port_match(const char *reg, const char *port);
 #endif

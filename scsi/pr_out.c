@@ -448,6 +448,7 @@ void pr_out(struct tcq_task *t)
 	    pr_aptpl_save(l, ps) < 0)
 		sense_set(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
 	pthread_mutex_unlock(&l->lock);
+	pr_fx_abort(l, fx, t->nexus);
 	free(fx);
 	taskset_complete(t);
 }

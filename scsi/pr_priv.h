@@ -79,8 +79,6 @@ bool pr_type_valid(uint8_t type);
 /* Write Exclusive / Exclusive Access - All Registrants. */
 bool pr_type_all_reg(uint8_t type);
 
-/* Whether a registration's port name reg denotes initiator port port. */
-bool pr_port_match(const char *reg, const char *port);
 struct pr_reg *pr_find_reg(struct pr_state *ps, const char *port);
 /* A new registration at the end; NULL when the LUN has no room. */
 struct pr_reg *pr_add_reg(struct pr_state *ps, const char *port,
@@ -98,10 +96,13 @@ void pr_fx_add(struct pr_fxlist *fx, const char *port, uint16_t asc,
 /* asc to every registrant (but the causing nexus, when applied). */
 void pr_ua_regs(struct pr_fxlist *fx, const struct pr_state *ps,
 		uint16_t asc);
-/* Applies fx to this process' nexuses (except: the causing nexus, or
- * NULL); lun->lock held. */
+/* Applies fx's unit attentions to this process' nexuses (except: the
+ * causing nexus, or NULL); lun->lock held. Then, the lock released,
+ * pr_fx_abort aborts the tasks fx says (PREEMPT AND ABORT). */
 void pr_fx_apply_locked(struct lun *l, const struct pr_fxlist *fx,
 			const void *except);
+void pr_fx_abort(struct lun *l, const struct pr_fxlist *fx,
+		 const void *except);
 
 /* The data path's flag from the state; lun->lock held. */
 void pr_update_flag(struct lun *l);

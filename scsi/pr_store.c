@@ -36,6 +36,7 @@
 #include "scsi/pr_priv.h"
 #include "scsi/sdev.h"
 #include "scsi/sense.h"
+#include "scsi/tmf.h"
 #include "scsi/taskset.h"
 
 #define PR_CAS_TRIES 64		/* version conflicts before giving up */
@@ -301,6 +302,7 @@ static void run_task(struct pr_job *pj, struct scratch *sc)
 		pthread_mutex_lock(&l->lock);
 		pr_fx_apply_locked(l, &sc->fx, t->nexus);
 		pthread_mutex_unlock(&l->lock);
+		pr_fx_abort(l, &sc->fx, t->nexus);
 		broadcast(l, sc, PR_MSG_STATE, &sc->fx);
 		break;
 	}
@@ -462,11 +464,13 @@ static void on_msg(void *arg, const void *buf, size_t len)
 		if (m->kind == PR_MSG_STATE)
 			pr_fx_apply_locked(l, &m->fx, NULL);
 		pthread_mutex_unlock(&l->lock);
+		if (m->kind == PR_MSG_STATE)
+			pr_fx_abort(l, &m->fx, NULL);
 		if (m->kind == PR_MSG_RESET) {
 			/* Another gateway reset the logical unit: every
 			 * nexus here gets the reset UA, tasks go. */
-			sdev_abort_tasks(l, NULL, NULL);
-			lun_reset(l, NULL);
+			lun_reset(l);
+			tmf_abort_lun(l, NULL, NULL);
 		}
 	}
 	free(m);

@@ -34,10 +34,3 @@ const char *sdev_initiator_port(const struct lun *l, const void *nexus)
 	return p ? p : "";
 }
 
-void sdev_abort_tasks(struct lun *l, const char *iport, const void *except)
-{
-	struct sdev *d = l->dev;
-
-	if (d && d->ops && d->ops->abort_tasks)
-		d->ops->abort_tasks(d, l, iport, except);
-}

@@ -24,15 +24,6 @@ struct sdev_ops {
 	/* The initiator port name of nexus: "iname,i,0xISID" (the SPC-4
 	 * iSCSI TransportID form), stable across session reinstatement. */
 	const char *(*initiator_port)(const void *nexus);
-	/*
-	 * Aborts, from any thread, the tasks nexuses of d have on l: those
-	 * of every nexus but except, or only of the nexuses whose initiator
-	 * port matches iport ("iname,i,0xISID", or "iname" for any ISID).
-	 * Each nexus does it on its own thread soon after; the caller does
-	 * not wait (LUN reset seen from another gateway, PREEMPT AND ABORT).
-	 */
-	void (*abort_tasks)(struct sdev *d, struct lun *l, const char *iport,
-			    const void *except);
 };
 
 struct sdev {
@@ -60,7 +51,6 @@ int sdev_nluns(const struct sdev *d);
 void sdev_set_lun(struct sdev *d, unsigned nr, struct lun *l);
 
 /* What the ops say about a nexus of l's device; a LUN without a device
- * or ops has nexuses with an empty port name and nothing to abort. */
+ * or ops has nexuses with an empty port name. */
 const char *sdev_initiator_port(const struct lun *l, const void *nexus);
-void sdev_abort_tasks(struct lun *l, const char *iport, const void *except);
 #endif

@@ -378,8 +378,9 @@ static uint32_t mode_page(const struct lun *l, uint8_t code, int pc,
 		p[1] = 0x0a;
 		if (pc == PC_CHANGEABLE) {
 			p[2] = 0x04;	/* D_SENSE */
-			p[3] = 0x10;	/* QAM 0 or 1 */
+			p[3] = 0x16;	/* QAM 0 or 1, QErr (scsi/tmf.c) */
 			p[4] = 0x08;	/* SWP */
+			p[5] = 0x40;	/* TAS */
 			return 12;
 		}
 		p[2] = 0x20;		/* TST=001b: per I_T nexus */
@@ -498,7 +499,8 @@ static int mode_select_parse(struct tcq_task *t, const uint8_t *p,
 	bool ten = t->req.opcode == SOP_MODE_SELECT_10;
 	uint32_t hl = ten ? 8 : 4, bdl, off;
 	bool wce = l->write_cache, swp = l->swp, lbpere = l->lbpere;
-	uint8_t dsense = l->d_sense, qam = l->qam;
+	uint8_t dsense = l->d_sense, qam = l->qam, qerr = l->qerr;
+	uint8_t tas = l->tas;
 
 	if (len < hl) {
 		sense_set(t, SK_ILLEGAL_REQUEST, ASC_PARAMETER_LIST_LENGTH_ERROR);
@@ -558,7 +560,13 @@ static int mode_select_parse(struct tcq_task *t, const uint8_t *p,
 		} else if (code == MP_CONTROL) {
 			dsense = (np[2] & 0x04) ? 1 : 0;
 			qam = np[3] >> 4;
+			qerr = (np[3] >> 1) & 3;
+			if (qerr == 2) {	/* 10b is reserved */
+				bad_param(t, off + 3, 2);
+				return -1;
+			}
 			swp = np[4] & 0x08;
+			tas = (np[5] & 0x40) ? 1 : 0;
 		} else if (code == MP_RW_ERROR) {
 			lbpere = np[7] & 0x80;
 		}
@@ -566,11 +574,14 @@ static int mode_select_parse(struct tcq_task *t, const uint8_t *p,
 	}
 	pthread_mutex_lock(&l->lock);
 	bool changed = l->write_cache != wce || l->d_sense != dsense ||
-		       l->qam != qam || l->swp != swp || l->lbpere != lbpere;
+		       l->qam != qam || l->swp != swp || l->lbpere != lbpere ||
+		       l->qerr != qerr || l->tas != tas;
 	l->lbpere = lbpere;
 	l->write_cache = wce;
 	l->d_sense = dsense;
 	l->qam = qam;
+	l->qerr = qerr;
+	l->tas = tas;
 	l->swp = swp;
 	pthread_mutex_unlock(&l->lock);
 	/* SPC-4 6.11: the other I_T nexuses learn of it by a UA. */

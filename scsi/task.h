@@ -60,6 +60,9 @@ struct task_order {
 	uint8_t attr;			/* effective attribute (barrier policy) */
 	bool blocked;			/* enabled, waits on an overlapping task */
 	bool barrier_flush;		/* flush before this ORDERED write */
+	bool aborting;			/* aborted while running: counted in
+					 * the set's n_aborting until done */
+	bool abort_report;		/* ends with TASK ABORTED (TAS=1) */
 };
 
 /* The executors' part: backend I/O and progress of multi-step commands

@@ -6,10 +6,9 @@
 #include "scsi/opcodes.h"
 #include "scsi/stats.h"
 #include "scsi/taskset.h"
-#include "scsi/thin.h"
 
 struct taskset *taskset_new(struct lun *l, struct reactor *r, void *nexus,
-			    taskset_exec_fn exec)
+			    const struct taskset_ops *ops)
 {
 	struct taskset *ts = calloc(1, sizeof(*ts));
 
@@ -18,8 +17,10 @@ struct taskset *taskset_new(struct lun *l, struct reactor *r, void *nexus,
 	ts->lun = l;
 	ts->r = r;
 	ts->nexus = nexus;
-	ts->exec = exec;
+	ts->ops = ops;
 	list_init(&ts->tasks);
+	list_init(&ts->abort_waiters);
+	list_init(&ts->nexus_node);
 	return ts;
 }
 
@@ -98,7 +99,7 @@ static void try_run(struct taskset *ts, struct tcq_task *t)
 	t->order.barrier_flush = t->order.attr == TASK_ATTR_ORDERED && ts->lun &&
 			   lun_get_barrier(ts->lun) == BARRIER_FLUSH &&
 			   cdb_access(&t->req) == CDB_ACCESS_WRITE;
-	ts->exec(t);	/* may complete t (and free it) before returning */
+	ts->ops->exec(t);	/* may complete t (and free it) before returning */
 }
 
 static void enable(struct taskset *ts, struct tcq_task *t)
@@ -175,6 +176,8 @@ bool taskset_arrive(struct taskset *ts, struct tcq_task *t)
 	t->order.set = ts;
 	t->order.blocked = false;
 	t->order.barrier_flush = false;
+	t->order.aborting = false;
+	t->order.abort_report = false;
 	t->aborted = false;
 	t->exec.step = 0;
 	list_init(&t->order.node);
@@ -263,27 +266,60 @@ static void leave(struct taskset *ts, struct tcq_task *t)
 		ts->aca_task = NULL;
 }
 
+/* The last task aborted while running is gone: who waited is told. */
+static void aborted_drained(struct taskset *ts)
+{
+	while (!list_empty(&ts->abort_waiters)) {
+		struct taskset_waiter *w = list_first_entry(
+			&ts->abort_waiters, struct taskset_waiter, node);
+
+		list_del(&w->node);
+		w->fn(w);
+	}
+}
+
 void taskset_complete(struct tcq_task *t)
 {
 	struct taskset *ts = t->order.set;
+	bool drained = false;
 
-	stats_task_done(ts ? ts->lun : t->lun, t);
-	/* A write may have allocated (or UNMAP freed) space: the soft
-	 * threshold is looked at shortly (scsi/thin.h). */
-	thin_note_write(ts ? ts->lun : t->lun, &t->req);
 	if (!ts || !list_linked(&t->order.node)) {
+		if (ts && ts->ops->completed)
+			ts->ops->completed(ts, t);
 		finish_early(ts, t);
 		return;
 	}
 	leave(ts, t);
+	if (t->order.aborting) {
+		t->order.aborting = false;
+		drained = --ts->n_aborting == 0;
+		if (t->order.abort_report) {
+			/* TAS=1: whatever it did, the status says aborted */
+			t->status = SAM_STAT_TASK_ABORTED;
+			t->sense_len = 0;
+		}
+	}
 	if (t->status == SAM_STAT_CHECK_CONDITION &&
 	    (t->req.control & CDB_CONTROL_NACA) && !t->aborted)
 		ts->aca = true;
 	t->state = TASK_DONE;
+	if (ts->ops->completed)
+		ts->ops->completed(ts, t);
 	bool more = ts->n_dormant || ts->n_blocked;
 	t->done(t);
+	if (drained)
+		aborted_drained(ts);
 	if (more)
 		scan(ts);
+}
+
+void taskset_when_aborted(struct taskset *ts, struct taskset_waiter *w)
+{
+	if (!ts->n_aborting) {
+		w->fn(w);
+		return;
+	}
+	list_add_tail(&w->node, &ts->abort_waiters);
 }
 
 void taskset_clear_aca(struct taskset *ts)
@@ -297,8 +333,15 @@ static void abort_one(struct taskset *ts, struct tcq_task *t, bool report,
 		       struct list_node *out)
 {
 	t->aborted = true;
-	if (t->state == TASK_RUNNING)
-		return;		/* completes normally, marked aborted */
+	if (t->state == TASK_RUNNING) {
+		/* completes normally, marked aborted; counted until then */
+		if (!t->order.aborting) {
+			t->order.aborting = true;
+			ts->n_aborting++;
+		}
+		t->order.abort_report |= report;
+		return;
+	}
 	leave(ts, t);
 	if (report) {
 		t->status = SAM_STAT_TASK_ABORTED;
@@ -311,6 +354,11 @@ static void abort_one(struct taskset *ts, struct tcq_task *t, bool report,
 /* done() runs only after the set is consistent again. */
 static void finish_aborted(struct taskset *ts, struct list_node *out)
 {
+	/* Aborted from inside a scan (a task that completed while being
+	 * enabled, QErr): the scan's next task may be gone; it starts
+	 * over. */
+	if (ts->in_scan && !list_empty(out))
+		ts->rescan = true;
 	while (!list_empty(out)) {
 		struct tcq_task *t = list_first_entry(out, struct tcq_task,
 						      order.node);
@@ -321,22 +369,29 @@ static void finish_aborted(struct taskset *ts, struct list_node *out)
 		scan(ts);
 }
 
-void taskset_abort_all(struct taskset *ts, bool report)
+unsigned taskset_abort_all(struct taskset *ts, bool report)
 {
 	struct list_node out = LIST_HEAD_INIT(out), *pos, *next;
+	unsigned n = 0;
 
-	list_for_each_safe(pos, next, &ts->tasks)
-		abort_one(ts, list_entry(pos, struct tcq_task, order.node),
-			  report, &out);
+	list_for_each_safe(pos, next, &ts->tasks) {
+		struct tcq_task *t = list_entry(pos, struct tcq_task,
+						order.node);
+
+		n += !t->aborted;
+		abort_one(ts, t, report, &out);
+	}
 	finish_aborted(ts, &out);
+	return n;
 }
 
-void taskset_abort_task(struct taskset *ts, struct tcq_task *t, bool report)
+bool taskset_abort_task(struct taskset *ts, struct tcq_task *t, bool report)
 {
 	struct list_node out = LIST_HEAD_INIT(out);
 
 	if (t->order.set != ts || !list_linked(&t->order.node))
-		return;
+		return false;
 	abort_one(ts, t, report, &out);
 	finish_aborted(ts, &out);
+	return true;
 }

@@ -21,13 +21,27 @@
 struct lun;
 struct reactor;
 
-typedef void (*taskset_exec_fn)(struct tcq_task *t);
+/* What the set calls: exec runs an enabled task with its data; completed
+ * (optional) sees a task's final status once it has left the set, before
+ * the transport's done() (the device server's statistics, thin
+ * provisioning, QErr). */
+struct taskset_ops {
+	void (*exec)(struct tcq_task *t);
+	void (*completed)(struct taskset *ts, struct tcq_task *t);
+};
+
+/* Someone waiting until the tasks aborted while running have completed
+ * (task management answers only then). */
+struct taskset_waiter {
+	struct list_node node;
+	void (*fn)(struct taskset_waiter *w);
+};
 
 struct taskset {
 	struct lun *lun;
 	struct reactor *r;
 	void *nexus;
-	taskset_exec_fn exec;		/* runs an enabled task with its data */
+	const struct taskset_ops *ops;
 	struct list_node tasks;		/* not completed, in arrival order */
 	unsigned count;
 	unsigned n_dormant, n_blocked;	/* work waiting for a scan */
@@ -36,25 +50,32 @@ struct taskset {
 	bool aca;
 	struct tcq_task *aca_task;
 	bool in_scan, rescan;
+	unsigned n_aborting;		/* aborted, still running */
+	struct list_node abort_waiters;	/* of taskset_waiter */
 	/* REQUEST SENSE reports (and clears) this when set. */
 	bool pending_valid;
 	struct sense_info pending;
 	/* Unit attentions of this I_T nexus (scsi/ua.c): the queue is
 	 * guarded by lun->lock; ua_pending mirrors "queue not empty" so
-	 * the arrival check needs no lock. ua_node: on the LUN's list of
-	 * nexuses from lun_nexus_join to lun_nexus_leave. */
+	 * the arrival check needs no lock. */
 	int ua_pending;
 	uint8_t ua_n;
 	uint16_t ua_q[8];
-	struct list_node ua_node;
+	/* The LUN's list of its nexuses (scsi/lun.c), under lun->lock, from
+	 * lun_nexus_join to lun_nexus_leave; refs: task management parts
+	 * on their way to this set's reactor, which free a set that left
+	 * meanwhile (left). */
+	struct list_node nexus_node;
+	unsigned refs;
+	bool left;
 };
 
-/* A bare task set with an explicit executor: lun_nexus_join makes the
- * one of a nexus on a LUN with the device server's dispatcher; tests pass
- * their own executor. lun may be a bare struct for tests: qam and barrier
- * are read from it. taskset_free frees an idle set (and nothing else). */
+/* A bare task set with explicit ops: lun_nexus_join makes the one of a
+ * nexus on a LUN with the device server's; tests pass their own. lun may
+ * be a bare struct for tests: qam and barrier are read from it.
+ * taskset_free frees an idle set (and nothing else). */
 struct taskset *taskset_new(struct lun *l, struct reactor *r, void *nexus,
-			    taskset_exec_fn exec);
+			    const struct taskset_ops *ops);
 void taskset_free(struct taskset *ts);
 /* Number of tasks not yet completed. */
 unsigned taskset_count(const struct taskset *ts);
@@ -75,12 +96,17 @@ void taskset_complete(struct tcq_task *t);
 /* CLEAR ACA (SAM-5 7.3): dormant tasks may be enabled again. */
 void taskset_clear_aca(struct taskset *ts);
 /*
- * ABORT TASK SET / CLEAR TASK SET: tasks not yet running complete now
- * (done() is called) with t->aborted set and, when report is true, status
- * TASK ABORTED (TAS=1 for another nexus); running tasks get t->aborted
- * and complete normally later.
+ * Aborts every task of the set: tasks not yet running
+ * complete now (done() is called) with t->aborted set and, when report is
+ * true, status TASK ABORTED (TAS=1 for another nexus); running tasks get
+ * t->aborted and complete normally later (taskset_when_aborted tells when).
+ * Returns how many tasks it aborted.
  */
-void taskset_abort_all(struct taskset *ts, bool report);
-/* ABORT TASK: the same for one task of the set. */
-void taskset_abort_task(struct taskset *ts, struct tcq_task *t, bool report);
+unsigned taskset_abort_all(struct taskset *ts, bool report);
+/* ABORT TASK: the same for one task of the set; false when t is not in
+ * it (done already). */
+bool taskset_abort_task(struct taskset *ts, struct tcq_task *t, bool report);
+/* w->fn(w) once no task aborted while running is left in the set: at
+ * once when none is. Only on the set's reactor. */
+void taskset_when_aborted(struct taskset *ts, struct taskset_waiter *w);
 #endif

@@ -11,27 +11,6 @@
 _Static_assert(sizeof(((struct taskset *)0)->ua_q) / sizeof(uint16_t) ==
 	       UA_QUEUE_MAX, "UA_QUEUE_MAX must match taskset.ua_q");
 
-struct ua_lun {
-	struct list_node sets;	/* struct taskset.ua_node */
-};
-
-int ua_lun_init(struct lun *l)
-{
-	struct ua_lun *u = calloc(1, sizeof(*u));
-
-	if (!u)
-		return -1;
-	list_init(&u->sets);
-	l->ua = u;
-	return 0;
-}
-
-void ua_lun_free(struct lun *l)
-{
-	free(l->ua);
-	l->ua = NULL;
-}
-
 static void set_flag(struct taskset *ts)
 {
 	__atomic_store_n(&ts->ua_pending, ts->ua_n != 0, __ATOMIC_RELEASE);
@@ -52,27 +31,16 @@ void ua_establish_locked(struct taskset *ts, uint16_t asc)
 	set_flag(ts);
 }
 
-void ua_attach(struct lun *l, struct taskset *ts)
+void ua_attach_locked(struct taskset *ts)
 {
-	struct ua_lun *u = l->ua;
-
-	pthread_mutex_lock(&l->lock);
 	ts->ua_n = 0;
 	ua_establish_locked(ts, ASC_POWER_ON_RESET);
-	if (u)
-		list_add_tail(&ts->ua_node, &u->sets);
-	else
-		list_init(&ts->ua_node);
-	pthread_mutex_unlock(&l->lock);
 }
 
-void ua_detach(struct lun *l, struct taskset *ts)
+void ua_detach_locked(struct taskset *ts)
 {
-	pthread_mutex_lock(&l->lock);
-	list_del(&ts->ua_node);
 	ts->ua_n = 0;
 	set_flag(ts);
-	pthread_mutex_unlock(&l->lock);
 }
 
 /* Pops the oldest code; lun->lock held. */
@@ -141,13 +109,11 @@ void ua_establish(struct taskset *ts, uint16_t asc)
 void ua_establish_match_locked(struct lun *l, ua_match_fn match, void *arg,
 			       uint16_t asc)
 {
-	struct ua_lun *u = l->ua;
 	struct list_node *pos;
 
-	if (!u)
-		return;
-	list_for_each(pos, &u->sets) {
-		struct taskset *ts = list_entry(pos, struct taskset, ua_node);
+	list_for_each(pos, &l->nexuses) {
+		struct taskset *ts = list_entry(pos, struct taskset,
+						nexus_node);
 
 		if (!match || match(ts, arg))
 			ua_establish_locked(ts, asc);
@@ -183,35 +149,15 @@ void ua_establish_all(struct lun *l, uint16_t asc)
 	pthread_mutex_unlock(&l->lock);
 }
 
-unsigned ua_sets_tasks(struct lun *l)
-{
-	struct ua_lun *u = l->ua;
-	struct list_node *pos;
-	unsigned n = 0;
-
-	if (!u)
-		return 0;
-	pthread_mutex_lock(&l->lock);
-	list_for_each(pos, &u->sets)
-		n += taskset_count(list_entry(pos, struct taskset, ua_node));
-	pthread_mutex_unlock(&l->lock);
-	return n;
-}
-
 void ua_clear_nexus(struct lun *l, const void *nexus, uint16_t asc)
 {
-	struct ua_lun *u = l->ua;
-	struct list_node *pos;
+	struct taskset *ts;
 
-	if (!u)
-		return;
 	pthread_mutex_lock(&l->lock);
-	list_for_each(pos, &u->sets) {
-		struct taskset *ts = list_entry(pos, struct taskset, ua_node);
+	ts = lun_nexus_find_locked(l, nexus);
+	if (ts) {
 		unsigned k = 0;
 
-		if (ts->nexus != nexus)
-			continue;
 		for (unsigned i = 0; i < ts->ua_n; i++)
 			if (ts->ua_q[i] != asc)
 				ts->ua_q[k++] = ts->ua_q[i];

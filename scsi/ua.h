@@ -20,14 +20,11 @@ struct tcq_task;
 
 #define UA_QUEUE_MAX 8	/* sizeof(taskset.ua_q) / 2 */
 
-/* LUN-wide list of nexuses (lun->ua); 0 or -1. */
-int ua_lun_init(struct lun *l);
-void ua_lun_free(struct lun *l);
-
-/* A new nexus joins the LUN; queues POWER ON, RESET (its first command
- * reports it). ua_detach undoes the join. */
-void ua_attach(struct lun *l, struct taskset *ts);
-void ua_detach(struct lun *l, struct taskset *ts);
+/* A new nexus joined the LUN (lun_nexus_join, lun->lock held): queues
+ * POWER ON, RESET (its first command reports it). ua_detach_locked drops
+ * what is pending when it leaves. */
+void ua_attach_locked(struct taskset *ts);
+void ua_detach_locked(struct taskset *ts);
 
 static inline bool ua_pending(const struct taskset *ts)
 {
@@ -62,9 +59,6 @@ void ua_establish_others(struct lun *l, const void *nexus, uint16_t asc);
 typedef bool (*ua_match_fn)(const struct taskset *ts, void *arg);
 void ua_establish_match_locked(struct lun *l, ua_match_fn match, void *arg,
 			       uint16_t asc);
-/* Tasks in the task sets of every nexus of l now (a snapshot taken
- * from any thread: the sets' reactors keep changing it). */
-unsigned ua_sets_tasks(struct lun *l);
 /* Drops the pending unit attentions asc of nexus on l (REPORT LUNS
  * clears REPORTED LUNS DATA HAS CHANGED). */
 void ua_clear_nexus(struct lun *l, const void *nexus, uint16_t asc);

@@ -109,8 +109,6 @@ static void cmd_free(struct cmd *cmd)
 
 	cmd_hash_del(cmd);
 	list_del(&cmd->held_node);
-	if (cmd->tmf)
-		tmf_cmd_gone(cmd);
 	if (cmd->dispatched)
 		lun_task_release(&cmd->task);
 	if (cmd->data_out.buf)
@@ -119,9 +117,7 @@ static void cmd_free(struct cmd *cmd)
 	cmd_pool_put(&s->cmds, cmd);
 	s->cmds.live--;
 	sess_update_window(s);
-	if (s->logout.waiting)
-		logout_answer_if_idle(s);
-	sess_free_if_idle(s);
+	sess_cmd_gone(s);
 	conn_put(c);
 }
 
@@ -270,6 +266,8 @@ static void cmd_task_done(struct tcq_task *t)
 		cmd_fail_early(cmd, SK_ABORTED_COMMAND, cmd->data_out.error);
 		return;
 	}
+	if (t->aborted)
+		cmd->data_out.unsol_done = true;	/* no Data-Out awaited */
 	if (cmd->sess->dead || c->state == CONN_CLOSING ||
 	    (t->aborted && t->status != SAM_STAT_TASK_ABORTED)) {
 		/* Gone, or aborted by task management: no answer is owed. */

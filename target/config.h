@@ -43,7 +43,8 @@ struct cfg_lun {
 					 * (default), 1 unrestricted */
 	char serial[33];		/* LUN identity; "": from the names */
 	bool no_shared_state;		/* shared_state = none: reservations
-					 * stay in this process even on rbd */
+					 * stay in this process even on a
+					 * shared medium */
 	int line;			/* of the section header */
 	int size_line;			/* of the size key, 0 if unset */
 };
@@ -173,9 +174,6 @@ void cfg_destroy_target(struct target *t);
 struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
 			  char *err, size_t errlen);
 void cfg_destroy_lun(struct lun *l);
-/* Reservations kept with APTPL through a restart (scsi/pr_aptpl.c), for every
- * LUN not on a shared store. 0, or -1 with a message in err. */
-int cfg_load_reservations(struct tcqd *d, char *err, size_t errlen);
 /* Closes LUNs and backends and frees what cfg_build made. */
 void cfg_destroy_tcqd(struct tcqd *d);
 #endif

@@ -4,11 +4,7 @@
 #include <string.h>
 #include <openssl/crypto.h>
 #include "backend/bdev.h"
-#include "scsi/alua.h"
 #include "scsi/lun.h"
-#include "backend/lun_store.h"
-#include "scsi/pr.h"
-#include "scsi/thin.h"
 #include "target/config.h"
 #include "target/portal.h"
 #include "target/session.h"
@@ -24,61 +20,35 @@ struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
 		.create = cl->create,
 		.queue_depth = cl->queue_depth,
 	};
-	char berr[256];
-	const char *bname;
-	void *cluster;
+	struct lun_params lp;
+	char why[256];
 	struct bdev *b;
 	struct lun *l;
 
-	b = bdev_open(cl->backend, &bp, berr, sizeof(berr));
+	b = bdev_open(cl->backend, &bp, why, sizeof(why));
 	if (!b) {
 		snprintf(err, errlen, "[lun %s %u] %s: %s", t->dev.name, cl->id,
-			 cl->path ? cl->path : cl->backend, berr);
+			 cl->path ? cl->path : cl->backend, why);
 		return NULL;
 	}
-	l = lun_create(&t->dev, cl->id, b, t->dev.name);
-	if (l && cl->serial[0])	/* the same identity on every gateway */
-		lun_set_serial(l, cl->serial);
+	lun_params_default(&lp, &t->dev, cl->id, b);
+	lp.serial = cl->serial;
+	lp.write_cache = cl->write_cache;
+	lp.barrier = (enum lun_barrier)cl->barrier;
+	lp.qam = cl->qam;
+	lp.read_only = cl->read_only;
+	lp.removable = cl->removable;
+	lp.sanitize = cl->sanitize;
+	lp.phys_block_size = cl->phys_block_size;
+	lp.thin = cl->thin;
+	lp.thin_threshold = cl->thin_threshold;
+	lp.local_state = cl->no_shared_state;
+	l = lun_create(&lp, why, sizeof(why));
 	if (!l) {
 		bdev_close(b);
-		snprintf(err, errlen, "[lun %s %u]: cannot create the LUN",
-			 t->dev.name, cl->id);
+		snprintf(err, errlen, "[lun %s %u] %s", t->dev.name, cl->id,
+			 why);
 		return NULL;
-	}
-	/* A backend without a volatile cache has no WCE to report. */
-	l->write_cache = l->write_cache_default =
-		cl->write_cache && !b->write_through;
-	lun_set_barrier(l, (enum lun_barrier)cl->barrier);
-	l->qam = cl->qam;
-	l->removable = cl->removable;
-	l->sanitize_ok = cl->sanitize;
-	for (l->lbppbe = 0; cl->phys_block_size &&
-	     (l->block_size << l->lbppbe) < cl->phys_block_size;)
-		l->lbppbe++;
-	if (cl->thin >= 0)	/* else the backend's choice (sparse file) */
-		b->thin = cl->thin;
-	l->read_only = cl->read_only || b->read_only;
-	alua_lun_apply(l, &t->dev.alua);
-	/* Provisioning counts once thin is settled; thin_threshold needs
-	 * them. */
-	if (thin_lun_setup(l, cl->thin_threshold, berr, sizeof(berr)) < 0) {
-		snprintf(err, errlen, "[lun %s %u] thin_threshold = %u: %s",
-			 t->dev.name, cl->id, cl->thin_threshold, berr);
-		cfg_destroy_lun(l);
-		return NULL;
-	}
-	if (!cl->no_shared_state && bdev_rbd_cluster(b, &cluster, &bname) == 0) {
-		/* Gateways of one rbd image share reservations in RADOS
-		 * (scsi/pr_store.c). */
-		struct lun_store *s = rados_store_open(b, berr, sizeof(berr));
-
-		if (!s || pr_store_attach(l, s, berr, sizeof(berr)) < 0) {
-			lun_store_close(s);
-			snprintf(err, errlen, "[lun %s %u] %s", t->dev.name, cl->id,
-				 berr);
-			cfg_destroy_lun(l);
-			return NULL;
-		}
 	}
 	return l;
 }
@@ -190,23 +160,6 @@ oom:
 fail:
 	cfg_destroy_tcqd(d);
 	return NULL;
-}
-
-int cfg_load_reservations(struct tcqd *d, char *err, size_t errlen)
-{
-	for (int i = 0; d && i < d->ntargets; i++) {
-		struct sdev *dev = &d->targets[i]->dev;
-
-		for (int j = 0; j < dev->nluns; j++) {
-			struct lun *l = dev->luns[j];
-
-			/* A LUN on a store has its state from there. */
-			if (l && !l->store &&
-			    pr_load(l, dev->state_dir, err, errlen) < 0)
-				return -1;
-		}
-	}
-	return 0;
 }
 
 void cfg_destroy_tcqd(struct tcqd *d)

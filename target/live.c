@@ -402,30 +402,6 @@ oom:
 	return -1;
 }
 
-/* Reservations an added LUN kept with APTPL (scsi/pr_aptpl.c). */
-static int plan_reservations(struct plan *p, char *err, size_t errlen)
-{
-	for (int i = 0; i < p->nlc; i++) {
-		struct lun *l = p->lc[i].new;
-
-		if (l && !l->store &&
-		    pr_load(l, p->lc[i].t->dev.state_dir, err, errlen) < 0)
-			return -1;
-	}
-	for (int i = 0; i < p->ntadd; i++) {
-		struct sdev *dev = &p->tadd[i]->dev;
-
-		for (int j = 0; j < sdev_nluns(dev); j++) {
-			struct lun *l = sdev_lun(dev, (uint64_t)j);
-
-			if (l && !l->store &&
-			    pr_load(l, dev->state_dir, err, errlen) < 0)
-				return -1;
-		}
-	}
-	return 0;
-}
-
 /* ---- the commit ----------------------------------------------------------- */
 
 static void release_step_done(void *arg)
@@ -700,7 +676,6 @@ int live_apply(struct cfg *n, const struct live_opts *o, live_done_fn *done,
 	if (plan_global(p, tcqd->cfg, err, errlen) < 0 ||
 	    plan_targets(p, tcqd->cfg, err, errlen) < 0 ||
 	    plan_portals(p, tcqd->cfg, err, errlen) < 0 ||
-	    plan_reservations(p, err, errlen) < 0 ||
 	    commit_resizes(p, err, errlen) < 0) {
 		plan_free(p, false);
 		free(p);

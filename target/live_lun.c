@@ -14,7 +14,7 @@
 #include "target/config.h"
 #include "target/live.h"
 #include "target/live_priv.h"
-#include "scsi/ua.h"
+#include "scsi/tmf.h"
 #include "target/session.h"
 #include "target/target.h"
 
@@ -22,7 +22,6 @@
 
 struct release {
 	struct lun *l;
-	bool abort;
 	int pending;			/* reactors still holding it (atomic) */
 	void (*done)(void *arg);	/* on reactor 0, once destroyed */
 	void *arg;
@@ -33,7 +32,6 @@ struct release_step {
 	struct release *rel;
 	struct reactor *r;
 	struct reactor_timer retry;
-	bool aborted;
 };
 
 static void release_finish(void *arg)	/* on reactor 0 */
@@ -59,8 +57,7 @@ static void release_try(struct release_step *st)
 	struct release *rel = st->rel;
 	unsigned busy;
 
-	busy = sess_release_lun(st->r, rel->l, rel->abort && !st->aborted);
-	st->aborted = true;
+	busy = sess_release_lun(st->r, rel->l);
 	if (!busy && (!rel->l->bdev || bdev_queue_put(rel->l->bdev, st->r) == 0)) {
 		struct reactor *r0 = live_reactor(0);
 
@@ -84,25 +81,13 @@ static void release_start(void *arg)	/* on the step's reactor */
 	release_try(arg);
 }
 
-void live_lun_release(struct lun *l, bool abort, void (*done)(void *arg),
-		      void *arg)
+/* Every reactor lets go of the LUN, each in turn (on reactor 0). */
+static void release_spread(void *arg)
 {
-	struct release *rel = calloc(1, sizeof(*rel));
-	int n = live_nreactors();
+	struct release *rel = arg;
+	struct lun *l = rel->l;
+	int n = rel->pending;
 
-	if (!rel) {
-		/* Leaking the LUN is safe; freeing it while used is not. */
-		log_err("out of memory: LUN %llu is withdrawn but kept",
-			(unsigned long long)l->id);
-		if (done)
-			done(arg);
-		return;
-	}
-	rel->l = l;
-	rel->abort = abort;
-	rel->pending = n;
-	rel->done = done;
-	rel->arg = arg;
 	for (int i = 0; i < n; i++) {
 		struct release_step *st = calloc(1, sizeof(*st));
 
@@ -125,7 +110,32 @@ void live_lun_release(struct lun *l, bool abort, void (*done)(void *arg),
 	}
 }
 
+void live_lun_release(struct lun *l, bool abort, void (*done)(void *arg),
+		      void *arg)
+{
+	struct release *rel = calloc(1, sizeof(*rel));
+
+	if (!rel) {
+		/* Leaking the LUN is safe; freeing it while used is not. */
+		log_err("out of memory: LUN %llu is withdrawn but kept",
+			(unsigned long long)l->id);
+		if (done)
+			done(arg);
+		return;
+	}
+	rel->l = l;
+	rel->pending = live_nreactors();
+	rel->done = done;
+	rel->arg = arg;
+	/* By force: its tasks are aborted first, as a LUN reset aborts
+	 * other nexuses' tasks (TAS as l says), and gone before. */
+	if (abort)
+		tmf_abort_lun(l, release_spread, rel);
+	else
+		release_spread(rel);
+}
+
 unsigned live_lun_tasks(struct lun *l)
 {
-	return ua_sets_tasks(l);
+	return lun_tasks(l);
 }

@@ -246,11 +246,6 @@ int main(int argc, char **argv)
 		snprintf(tcqd->cfg_path, sizeof(tcqd->cfg_path), "%s", cfgname);
 	live_set_overrides(reapply_overrides, &o);
 	live_set_reload_notify(notify_reloading, notify_ready);
-	/* Reservations kept with APTPL through a restart (scsi/pr_aptpl.c). */
-	if (cfg_load_reservations(tcqd, err, sizeof(err)) < 0) {
-		log_err("%s", err);
-		return 1;
-	}
 	nreactors = resolve_threads(tcqd->set.threads);
 	tcqd->set.threads = nreactors;
 

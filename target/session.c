@@ -32,7 +32,7 @@ static uint16_t next_tsih = 1;
 static uint64_t next_gen = 1;
 static unsigned nsessions;
 
-static void sess_free_deferred(struct reactor_defer *d);
+static void sess_idle_deferred(struct reactor_defer *d);
 static void settle_session_freed(const struct session *s);
 
 /* ---- registry ---------------------------------------------------------- */
@@ -186,7 +186,7 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 	s->next_r2t_ttt = 1;
 	list_init(&s->reg_node);
 	list_init(&s->all_node);
-	reactor_defer_init(&s->free_defer, sess_free_deferred, s);
+	reactor_defer_init(&s->idle_defer, sess_idle_deferred, s);
 
 	pthread_mutex_lock(&reg_lock);
 	/* Reinstatement: same initiator, ISID and target replaces the old
@@ -231,71 +231,6 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 		 s->discovery ? "discovery" : "normal", s->tsih, s->iname,
 		 s->target ? " to " : "", s->target ? s->target->dev.name : "");
 	return 0;
-}
-
-struct abort_msg {
-	struct session *s;
-	uint64_t gen;
-	struct lun *l;
-};
-
-static bool sess_alive_locked(const struct session *s, uint64_t gen)
-{
-	struct list_node *pos;
-
-	list_for_each(pos, &all_sessions) {
-		if (list_entry(pos, struct session, all_node) == s)
-			return s->gen == gen;
-	}
-	return false;
-}
-
-static void sess_abort_on_reactor(void *arg)
-{
-	struct abort_msg *m = arg;
-	bool alive;
-
-	pthread_mutex_lock(&reg_lock);
-	alive = sess_alive_locked(m->s, m->gen);
-	pthread_mutex_unlock(&reg_lock);
-	if (alive && !m->s->dead)
-		tmf_abort_for_other(m->s, m->l);
-	free(m);
-}
-
-static bool port_matches(const struct session *s, const char *iport)
-{
-	if (!iport)
-		return true;
-	if (strstr(iport, ",i,0x"))
-		return strcasecmp(iport, s->iport) == 0;
-	return strcasecmp(iport, s->iname) == 0;
-}
-
-void sess_abort_lun_tasks(struct lun *l, const char *iport,
-			  const void *except)
-{
-	struct list_node *pos;
-
-	pthread_mutex_lock(&reg_lock);
-	list_for_each(pos, &registry) {
-		struct session *o = list_entry(pos, struct session, reg_node);
-		struct abort_msg *m;
-
-		if (o == except || o->discovery || !o->target ||
-		    &o->target->dev != l->dev ||
-		    !port_matches(o, iport))
-			continue;
-		m = malloc(sizeof(*m));
-		if (!m)
-			continue;	/* best effort: the UA still tells */
-		m->s = o;
-		m->gen = o->gen;
-		m->l = l;
-		if (reactor_post(o->r, sess_abort_on_reactor, m))
-			free(m);
-	}
-	pthread_mutex_unlock(&reg_lock);
 }
 
 bool sess_tsih_exists(uint16_t tsih)
@@ -345,16 +280,8 @@ const char *sess_initiator_port(const void *nexus)
 	return ((const struct session *)nexus)->iport;
 }
 
-static void sess_sdev_abort(struct sdev *d, struct lun *l, const char *iport,
-			    const void *except)
-{
-	(void)d;	/* l->dev: the target whose sessions are searched */
-	sess_abort_lun_tasks(l, iport, except);
-}
-
 const struct sdev_ops sess_sdev_ops = {
 	.initiator_port = sess_initiator_port,
-	.abort_tasks = sess_sdev_abort,
 };
 
 uint16_t sess_tsih(const void *nexus)
@@ -424,7 +351,7 @@ static unsigned sessions_of(struct reactor *r, struct session ***out)
 	return n;
 }
 
-unsigned sess_release_lun(struct reactor *r, struct lun *l, bool abort)
+unsigned sess_release_lun(struct reactor *r, struct lun *l)
 {
 	struct session **v;
 	unsigned n = sessions_of(r, &v), busy = 0;
@@ -435,8 +362,6 @@ unsigned sess_release_lun(struct reactor *r, struct lun *l, bool abort)
 
 		if (!ts || ts->lun != l)
 			continue;
-		if (abort)
-			tmf_abort_for_other(s, l);
 		if (taskset_count(ts)) {
 			busy++;
 			continue;
@@ -460,14 +385,20 @@ unsigned sess_count_target(const struct target *t)
 	return n;
 }
 
-/* Freed at the end of the pass: the last command may finish inside a
- * task set callback that still uses the task set afterwards. */
-static void sess_free_deferred(struct reactor_defer *d)
+/* At the end of the pass, never inside a destructor: the last command
+ * may finish inside a task set callback that still uses the task set
+ * afterwards, and the Logout answer is the protocol's, not cmd_free's. */
+static void sess_idle_deferred(struct reactor_defer *d)
 {
 	struct session *s = d->arg;
 
 	if (s->cmds.live)
 		return;
+	if (!s->dead) {
+		if (s->logout.waiting)
+			logout_answer_if_idle(s);
+		return;
+	}
 	/* The nexus leaves its LUNs before a login waiting for its end
 	 * is told. */
 	sess_leave_tasksets(s);
@@ -480,11 +411,10 @@ static void sess_free_deferred(struct reactor_defer *d)
 	free(s);
 }
 
-void sess_free_if_idle(struct session *s)
+void sess_cmd_gone(struct session *s)
 {
-	if (!s->dead || s->cmds.live)
-		return;
-	reactor_defer(s->r, &s->free_defer);
+	if (!s->cmds.live)
+		reactor_defer(s->r, &s->idle_defer);
 }
 
 void sess_conn_lost(struct conn *c)
@@ -518,7 +448,7 @@ void sess_conn_lost(struct conn *c)
 	}
 	for (unsigned i = 0; i < TCQ_MAX_LUNS; i++) {
 		if (s->ts[i])
-			taskset_abort_all(s->ts[i], false);
+			lun_nexus_abort(s->ts[i]);
 	}
 	/* Commands that never reached the device server (not dispatched)
 	 * or that are finished but waited for their answer go now. The
@@ -535,7 +465,7 @@ void sess_conn_lost(struct conn *c)
 	s->cmds.live--;
 	c->sess = NULL;
 	s->conn = NULL;
-	sess_free_if_idle(s);
+	sess_cmd_gone(s);
 }
 
 /* ---- listing for tcqctl ---- */

@@ -80,26 +80,16 @@ const char *sess_initiator_name(const void *nexus);
 const char *sess_initiator_port(const void *nexus);
 uint16_t sess_tsih(const void *nexus);
 
-/*
- * Aborts, from any thread, the tasks other I_T nexuses have on l: those of
- * every session to l's target except `except`, or only of the sessions
- * whose initiator port matches iport ("iname,i,0xISID", or "iname" for
- * any ISID). Each session does it on its own reactor, soon after; the
- * caller does not wait (LUN reset, PREEMPT AND ABORT).
- */
-struct lun;
-void sess_abort_lun_tasks(struct lun *l, const char *iport,
-			  const void *except);
-/* How the device server of every target reaches the sessions: the two
- * functions above (target->dev.ops). */
+/* How the device server of every target reaches the sessions: the
+ * initiator port names (target->dev.ops). */
 extern const struct sdev_ops sess_sdev_ops;
 
 /* On reactor r's thread: every session of r lets go of l, a LUN
- * withdrawn live. With abort, their tasks on l are aborted first, as a
- * LUN reset aborts other nexuses' tasks (TAS as l says); a session whose
- * task set on l is empty leaves l. Returns how many task sets still
- * hold tasks: call again later. */
-unsigned sess_release_lun(struct reactor *r, struct lun *l, bool abort);
+ * withdrawn live (a forced removal aborted its tasks first): a session
+ * whose task set on l is empty leaves l. Returns how many task sets
+ * still hold tasks: call again later. */
+struct lun;
+unsigned sess_release_lun(struct reactor *r, struct lun *l);
 /* Asks, from any thread, every session of t to log out within secs
  * seconds (an Async Message, AsyncEvent 1), each on its own reactor. */
 void sess_logout_target(const struct target *t, uint16_t secs);

@@ -19,7 +19,6 @@
 #include "target/target.h"
 
 struct conn;
-struct tmf;
 
 #define ITT_HASH 256
 #define MAX_R2T 16
@@ -71,7 +70,6 @@ struct cmd {
 	bool rsp_sent;		/* final PDU left (or connection gone) */
 	uint32_t datasn;	/* of the next Data-In */
 	/* task management (tmf.c) */
-	struct tmf *tmf;	/* a TMF waits for this command to go */
 	bool abort_pending;	/* aborted before its CmdSN turn */
 	struct cmd_data_out data_out;
 };
@@ -110,7 +108,9 @@ struct session {
 	uint64_t gen;			/* registry identity for posts */
 	uint16_t tsih;
 	bool dead;			/* its connection is gone */
-	struct reactor_defer free_defer;	/* frees a dead, idle session */
+	/* The one step after a command went (sess_cmd_gone): a waiting
+	 * Logout is answered, a dead idle session freed. */
+	struct reactor_defer idle_defer;
 	/* the I_T nexus, fixed once registered */
 	struct reactor *r;
 	struct conn *conn;
@@ -145,8 +145,11 @@ static inline struct taskset *sess_taskset(struct session *s, struct lun *l)
 struct taskset *sess_taskset_of(struct session *s, struct lun *l);
 /* The nexus leaves every LUN (what it held there goes with it). */
 void sess_leave_tasksets(struct session *s);
-/* A dead session goes once its last command has. */
-void sess_free_if_idle(struct session *s);
+/* A command of s went (or s died): at the end of this pass, a waiting
+ * Logout is answered once no command is left, and a dead session with
+ * none is freed. Destructors call this and nothing else of the
+ * protocol. */
+void sess_cmd_gone(struct session *s);
 
 /* session_rx.c: the CmdSN window */
 void sess_window_init(struct session *s, uint32_t cmdsn);
@@ -200,9 +203,4 @@ void logout_request_async(struct session *s, uint16_t secs);
 
 /* tmf.c: a Task Management Function Request in its CmdSN turn. */
 void tmf_rx(struct conn *c, const uint8_t *bhs);
-/* Aborts s's tasks on l because another nexus asked (LUN reset, PREEMPT
- * AND ABORT): TASK ABORTED status when the control page has TAS=1. */
-void tmf_abort_for_other(struct session *s, struct lun *l);
-/* An affected command is gone: the TMF may answer now. */
-void tmf_cmd_gone(struct cmd *cmd);
 #endif

@@ -1,12 +1,11 @@
 /*
- * Task management functions (RFC 7143 11.5, SAM-5 7).
- *
- * An abort marks the affected commands, asks the task set to abort them,
- * and answers only once every one of them is gone: a task whose backend
- * I/O is running completes it first (never into freed memory), then
- * leaves without a response. Commands that have not reached the device
- * server yet (waiting for an earlier CmdSN) are dropped when their turn
- * comes.
+ * Task Management Function Requests (RFC 7143 11.5, 11.6): decoded,
+ * mapped to the device server's functions (scsi/tmf.h), which abort and
+ * reset and say when they are done, and answered. What is the
+ * transport's own stays here: the commands still waiting for their CmdSN
+ * turn (dropped when it comes), ABORT TASK's RefCmdSN rules for a
+ * command that is not there, TASK REASSIGN at ErrorRecoveryLevel 0, and
+ * the connections a TARGET COLD RESET ends.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,24 +13,21 @@
 #include "tcq/log.h"
 #include "tcq/pdu.h"
 #include "scsi/lun.h"
-#include "scsi/pr.h"
-#include "scsi/taskset.h"
-#include "scsi/ua.h"
+#include "scsi/tmf.h"
 #include "target/conn.h"
 #include "target/session.h"
 #include "target/session_priv.h"
 
-struct tmf {
+struct tmf_req {
+	struct tmf core;	/* first: done() gets it back */
 	struct conn *c;
 	uint32_t itt;
 	uint8_t function;
-	uint8_t response;
-	unsigned waiting;	/* affected commands still around, +1 while
-				 * they are being collected */
+	uint8_t response;	/* ISCSI_TMF_RSP_* */
 	bool close_after;	/* TARGET COLD RESET */
 };
 
-static void tmf_answer(struct tmf *m)
+static void tmf_answer(struct tmf_req *m)
 {
 	struct conn *c = m->c;
 
@@ -56,18 +52,31 @@ static void tmf_answer(struct tmf *m)
 	free(m);
 }
 
-static void tmf_release(struct tmf *m)
+/* Answered by the transport alone. */
+static void tmf_answer_now(struct tmf_req *m, uint8_t response)
 {
-	if (--m->waiting == 0)
-		tmf_answer(m);
+	m->response = response;
+	tmf_answer(m);
 }
 
-void tmf_cmd_gone(struct cmd *cmd)
+/* The device server is done: its SAM-5 service response in iSCSI's
+ * terms (RFC 7143 11.6.1). */
+static void tmf_core_done(struct tmf *core)
 {
-	struct tmf *m = cmd->tmf;
+	struct tmf_req *m = (struct tmf_req *)core;
 
-	cmd->tmf = NULL;
-	tmf_release(m);
+	switch (core->response) {
+	case TMF_FUNCTION_COMPLETE:
+		m->response = ISCSI_TMF_RSP_COMPLETE;
+		break;
+	case TMF_FUNCTION_SUCCEEDED:
+		m->response = ISCSI_TMF_RSP_SUCCEEDED;
+		break;
+	case TMF_FUNCTION_REJECTED:
+		m->response = ISCSI_TMF_RSP_REJECTED;
+		break;
+	}
+	tmf_answer(m);
 }
 
 static struct lun *cmd_lun(const struct cmd *cmd)
@@ -81,78 +90,16 @@ static struct lun *cmd_lun(const struct cmd *cmd)
 	return s->target ? sdev_lun(&s->target->dev, n) : NULL;
 }
 
-/* Marks cmd as aborted (by m, when a TMF waits for it); returns true when
- * the device server holds it (the caller then asks the task set to abort
- * it). */
-static bool tmf_mark(struct tmf *m, struct cmd *cmd)
+/* This session's commands on l (NULL: every LUN) still waiting for
+ * their CmdSN turn never reach the device server: dropped at their turn.
+ * Those it holds are the device server's to abort. */
+static void tmf_drop_waiting(struct session *s, struct lun *l)
 {
-	if (cmd->tmf || cmd->task_done || cmd->rsp_queued)
-		return false;	/* finished or already being aborted */
-	if (!cmd->dispatched) {
-		cmd->abort_pending = true;	/* dropped at its turn */
-		return false;
-	}
-	cmd->data_out.unsol_done = true;	/* no Data-Out is awaited */
-	if (m) {
-		cmd->tmf = m;
-		m->waiting++;
-	}
-	return true;
-}
-
-/* Every command of this session on lun (NULL: on every LUN). report: the
- * tasks end with TASK ABORTED status (TAS=1 for another nexus' request)
- * instead of silently. */
-static void tmf_abort_lun_as(struct tmf *m, struct session *s, struct lun *l,
-			     bool report)
-{
-	for (unsigned h = 0; h < ITT_HASH; h++) {
-		for (struct cmd *cmd = s->cmds.itt[h]; cmd; cmd = cmd->hnext) {
-			if (!l || cmd_lun(cmd) == l)
-				tmf_mark(m, cmd);
-		}
-	}
-	/* Marking first, aborting after: the aborts free commands, which
-	 * must not happen under the walk above. */
-	for (unsigned i = 0; i < TCQ_MAX_LUNS; i++) {
-		struct taskset *ts = s->ts[i];
-
-		if (ts && (!l || l->id == i))
-			taskset_abort_all(ts, report);
-	}
-}
-
-static void tmf_abort_lun(struct tmf *m, struct session *s, struct lun *l)
-{
-	tmf_abort_lun_as(m, s, l, false);
-}
-
-void tmf_abort_for_other(struct session *s, struct lun *l)
-{
-	tmf_abort_lun_as(NULL, s, l, l->tas != 0);
-}
-
-/* SAM-5 I_T nexus loss (what I_T NEXUS RESET performs): each LU the
- * nexus knows reports I_T NEXUS LOSS OCCURRED to it next. */
-static void tmf_nexus_loss(struct session *s)
-{
-	for (unsigned i = 0; i < TCQ_MAX_LUNS; i++)
-		if (s->ts[i])
-			ua_establish(s->ts[i], ASC_I_T_NEXUS_LOSS);
-}
-
-static void tmf_shared_done(void *arg)
-{
-	tmf_release(arg);
-}
-
-/* A reset of l, a LUN whose state other gateways share: they reset it
- * too (unit attentions, tasks aborted) before the answer goes out. */
-static void tmf_reset_shared(struct tmf *m, struct lun *l)
-{
-	m->waiting++;
-	if (!pr_store_reset(l, tmf_shared_done, m))
-		m->waiting--;
+	for (unsigned h = 0; h < ITT_HASH; h++)
+		for (struct cmd *cmd = s->cmds.itt[h]; cmd; cmd = cmd->hnext)
+			if (!cmd->dispatched && !cmd->rsp_queued &&
+			    (!l || cmd_lun(cmd) == l))
+				cmd->abort_pending = true;
 }
 
 static bool tmf_lun_scoped(uint8_t fn)
@@ -171,37 +118,105 @@ static bool tmf_lun_scoped(uint8_t fn)
 	}
 }
 
-static void tmf_abort_task(struct tmf *m, struct session *s,
-			   const struct pdu_tmf_req *q)
+/* ABORT TASK of a command the session does not have (done already, or
+ * never received): RFC 7143 11.6.1 answers "function complete" only for
+ * a command yet to come (RefCmdSN in the CmdSN window), "task does not
+ * exist" for a RefCmdSN outside it. A lost command (RefCmdSN below the
+ * TMF's own CmdSN) counts as received, so the commands after it run. */
+static uint8_t tmf_abort_absent(struct conn *c, const struct pdu_tmf_req *q)
 {
-	struct cmd *cmd = cmd_lookup(s, q->rtt);
+	if (!sess_cmdsn_in_window(c->sess, q->refcmdsn))
+		return ISCSI_TMF_RSP_NO_TASK;
+	if (sn_lt(q->refcmdsn, q->cmdsn))
+		sess_cmdsn_consume(c, q->refcmdsn);
+	return ISCSI_TMF_RSP_COMPLETE;
+}
 
-	if (!cmd || cmd->task_done || cmd->rsp_queued) {
-		/* Completed already, or never received: RFC 7143 11.6.1
-		 * answers "function complete" only for a command that is yet
-		 * to come (RefCmdSN in the CmdSN window), "task does not
-		 * exist" for a RefCmdSN outside it, on either side. A lost
-		 * command (RefCmdSN below the TMF's own CmdSN) counts as
-		 * received, so the commands after it run (b). */
-		if (!sess_cmdsn_in_window(s, q->refcmdsn)) {
-			m->response = ISCSI_TMF_RSP_NO_TASK;
-			return;
+/* The device server's function for an iSCSI one, with what it acts on;
+ * false when the transport answers it alone (into *rsp). */
+static bool tmf_map(struct tmf_req *m, struct session *s,
+		    const struct pdu_tmf_req *q, uint8_t *rsp)
+{
+	struct tmf *t = &m->core;
+	struct cmd *cmd;
+
+	switch (q->function) {
+	case ISCSI_TMF_ABORT_TASK:
+		cmd = cmd_lookup(s, q->rtt);
+		if (!cmd || cmd->task_done || cmd->rsp_queued) {
+			*rsp = tmf_abort_absent(m->c, q);
+			return false;
 		}
-		if (sn_lt(q->refcmdsn, q->cmdsn))
-			sess_cmdsn_consume(m->c, q->refcmdsn);
-		m->response = ISCSI_TMF_RSP_COMPLETE;
-		return;
+		if (!cmd->dispatched) {
+			cmd->abort_pending = true;	/* dropped at its turn */
+			*rsp = ISCSI_TMF_RSP_COMPLETE;
+			return false;
+		}
+		t->fn = TMF_ABORT_TASK;
+		t->task = &cmd->task;
+		return true;
+	case ISCSI_TMF_ABORT_TASK_SET:
+		t->fn = TMF_ABORT_TASK_SET;
+		tmf_drop_waiting(s, t->lun);
+		return true;
+	case ISCSI_TMF_CLEAR_TASK_SET:
+		t->fn = TMF_CLEAR_TASK_SET;
+		tmf_drop_waiting(s, t->lun);
+		return true;
+	case ISCSI_TMF_CLEAR_ACA:
+		t->fn = TMF_CLEAR_ACA;
+		return true;
+	case ISCSI_TMF_LUN_RESET:
+		t->fn = TMF_LOGICAL_UNIT_RESET;
+		tmf_drop_waiting(s, t->lun);
+		return true;
+	case ISCSI_TMF_TARGET_COLD_RESET:
+		m->close_after = true;
+		/* fall through */
+	case ISCSI_TMF_TARGET_WARM_RESET:
+		t->fn = TMF_TARGET_RESET;
+		tmf_drop_waiting(s, NULL);
+		/* RFC 7143 11.5.1: a cold reset ends every TCP connection to
+		 * every initiator of the target; this one once its answer is
+		 * out (close_after). */
+		if (m->close_after)
+			sess_close_target(s->target, s, "target cold reset");
+		return true;
+	case ISCSI_TMF_I_T_NEXUS_RESET:
+		t->fn = TMF_I_T_NEXUS_RESET;
+		tmf_drop_waiting(s, NULL);
+		return true;
+	case ISCSI_TMF_QUERY_TASK:
+		cmd = cmd_lookup(s, q->rtt);
+		if (cmd && !cmd->dispatched && !cmd->rsp_queued) {
+			/* in the target, waiting for its CmdSN turn */
+			*rsp = ISCSI_TMF_RSP_SUCCEEDED;
+			return false;
+		}
+		t->fn = TMF_QUERY_TASK;
+		t->task = cmd && !cmd->task_done && !cmd->rsp_queued ?
+			  &cmd->task : NULL;
+		return true;
+	case ISCSI_TMF_QUERY_TASK_SET:
+		t->fn = TMF_QUERY_TASK_SET;
+		return true;
+	case ISCSI_TMF_TASK_REASSIGN:
+		/* ErrorRecoveryLevel 0 (RFC 7143 11.5.1). */
+		*rsp = ISCSI_TMF_RSP_NO_REASSIGN;
+		return false;
+	case ISCSI_TMF_QUERY_ASYNC_EVENT:
+	default:
+		*rsp = ISCSI_TMF_RSP_NOT_SUPPORTED;
+		return false;
 	}
-	if (tmf_mark(m, cmd))
-		lun_task_abort(&cmd->task);
 }
 
 void tmf_rx(struct conn *c, const uint8_t *bhs)
 {
 	struct session *s = c->sess;
 	struct pdu_tmf_req q;
-	struct tmf *m;
-	struct lun *l = NULL;
+	struct tmf_req *m;
+	uint8_t rsp = ISCSI_TMF_RSP_COMPLETE;
 
 	pdu_decode_tmf_req(bhs, &q);
 	m = calloc(1, sizeof(*m));
@@ -213,95 +228,25 @@ void tmf_rx(struct conn *c, const uint8_t *bhs)
 	c->refs++;
 	m->itt = q.itt;
 	m->function = q.function;
-	m->waiting = 1;
-	m->response = ISCSI_TMF_RSP_COMPLETE;
-
 	if (tmf_lun_scoped(q.function)) {
-		uint64_t n = pdu_lun_decode(q.lun);
-
-		if (s->target)
-			l = sdev_lun(&s->target->dev, n);
-		if (!l) {
-			m->response = ISCSI_TMF_RSP_NO_LUN;
-			tmf_release(m);
+		m->core.lun = s->target ?
+			sdev_lun(&s->target->dev, pdu_lun_decode(q.lun)) : NULL;
+		if (!m->core.lun) {
+			tmf_answer_now(m, ISCSI_TMF_RSP_NO_LUN);
 			return;
 		}
 	}
 	if (s->discovery) {
-		m->response = ISCSI_TMF_RSP_NOT_SUPPORTED;
-		tmf_release(m);
+		tmf_answer_now(m, ISCSI_TMF_RSP_NOT_SUPPORTED);
 		return;
 	}
-	switch (q.function) {
-	case ISCSI_TMF_ABORT_TASK:
-		tmf_abort_task(m, s, &q);
-		break;
-	case ISCSI_TMF_ABORT_TASK_SET:
-	case ISCSI_TMF_CLEAR_TASK_SET:
-		/* TST=001b: the task set is this nexus' own. */
-		tmf_abort_lun(m, s, l);
-		break;
-	case ISCSI_TMF_CLEAR_ACA: {
-		struct taskset *ts = sess_taskset_of(s, l);
-
-		if (ts)
-			taskset_clear_aca(ts);
-		break;
+	m->core.dev = s->target ? &s->target->dev : NULL;
+	m->core.nexus = s;
+	m->core.share = true;
+	m->core.done = tmf_core_done;
+	if (!tmf_map(m, s, &q, &rsp)) {
+		tmf_answer_now(m, rsp);
+		return;
 	}
-	case ISCSI_TMF_LUN_RESET:
-		tmf_abort_lun(m, s, l);
-		sess_abort_lun_tasks(l, NULL, s);
-		lun_reset(l, s);
-		tmf_reset_shared(m, l);
-		break;
-	case ISCSI_TMF_TARGET_COLD_RESET:
-		m->close_after = true;
-		/* fall through */
-	case ISCSI_TMF_TARGET_WARM_RESET:
-	case ISCSI_TMF_I_T_NEXUS_RESET:
-		tmf_abort_lun(m, s, NULL);
-		if (q.function == ISCSI_TMF_I_T_NEXUS_RESET) {
-			tmf_nexus_loss(s);
-			break;
-		}
-		for (int i = 0; i < sdev_nluns(&s->target->dev); i++) {
-			struct lun *tl = sdev_lun(&s->target->dev,
-						  (uint64_t)i);
-
-			if (!tl)
-				continue;
-			sess_abort_lun_tasks(tl, NULL, s);
-			lun_reset(tl, s);
-			tmf_reset_shared(m, tl);
-		}
-		/* RFC 7143 11.5.1: a cold reset ends every TCP connection to
-		 * every initiator of the target; this one once its answer is
-		 * out (close_after). */
-		if (q.function == ISCSI_TMF_TARGET_COLD_RESET)
-			sess_close_target(s->target, s, "target cold reset");
-		break;
-	case ISCSI_TMF_QUERY_TASK: {
-		struct cmd *cmd = cmd_lookup(s, q.rtt);
-
-		m->response = (cmd && !cmd->task_done && !cmd->rsp_queued) ?
-			      ISCSI_TMF_RSP_SUCCEEDED : ISCSI_TMF_RSP_COMPLETE;
-		break;
-	}
-	case ISCSI_TMF_QUERY_TASK_SET: {
-		struct taskset *ts = sess_taskset_of(s, l);
-
-		m->response = (ts && taskset_count(ts)) ?
-			      ISCSI_TMF_RSP_SUCCEEDED : ISCSI_TMF_RSP_COMPLETE;
-		break;
-	}
-	case ISCSI_TMF_TASK_REASSIGN:
-		/* ErrorRecoveryLevel 0 (RFC 7143 11.5.1). */
-		m->response = ISCSI_TMF_RSP_NO_REASSIGN;
-		break;
-	case ISCSI_TMF_QUERY_ASYNC_EVENT:
-	default:
-		m->response = ISCSI_TMF_RSP_NOT_SUPPORTED;
-		break;
-	}
-	tmf_release(m);
+	tmf_execute(&m->core);
 }

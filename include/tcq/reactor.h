@@ -117,8 +117,9 @@ void reactor_send(struct reactor *r, struct reactor_msg *m,
 /*
  * A join: work spread over reactors, counted, and fn(arg) run on the home
  * reactor (always through its mailbox, never inside a caller) once every
- * part is done. It starts with one part, the starter's own, which the
- * starter ends with reactor_join_done after adding the others.
+ * part is done; with no home, fn runs inside the reactor_join_done that
+ * ends the last part. It starts with one part, the starter's own, which
+ * the starter ends with reactor_join_done after adding the others.
  */
 struct reactor_join {
 	struct reactor *home;

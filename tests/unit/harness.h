@@ -82,6 +82,21 @@ struct harness_lun {
 	struct list_node cmds;		/* every command run, until teardown */
 };
 
+/* A LUN with the defaults of a [lun] (lun_params_default), whole, or the
+ * check fails. */
+static inline struct lun *harness_lun_create(struct sdev *dev, uint64_t id,
+					     struct bdev *b)
+{
+	struct lun_params p;
+	char err[256];
+	struct lun *l;
+
+	lun_params_default(&p, dev, id, b);
+	l = lun_create(&p, err, sizeof(err));
+	ck_assert_msg(l != NULL, "lun_create: %s", err);
+	return l;
+}
+
 /* LUN 0 of a device over backend spec ("ram", "null:size=1M", ...) of
  * size bytes (0: the spec's own), or over an opened bd. */
 void harness_lun_open(struct harness_lun *h, const char *spec, uint64_t size);
@@ -110,9 +125,13 @@ struct bdev *harness_mem_bdev(uint64_t size, uint32_t caw_blocks,
 struct cmd {
 	struct tcq_task t;
 	bool done;
+	unsigned done_seq;		/* harness_seq when it ended */
 	struct taskset *ts;
 	struct list_node node;		/* on the fixture's list */
 };
+
+/* Counts the ends of commands (and whatever a test stamps with it). */
+extern unsigned harness_seq;
 
 /*
  * Runs one command to completion on nexus n of LUN 0 (SIMPLE). With out,
@@ -127,6 +146,14 @@ struct cmd *run_cdb(struct harness_lun *h, unsigned n, const uint8_t *cdb,
 struct cmd *run_cdb_at(struct harness_lun *h, unsigned n, uint64_t lun_nr,
 		       const uint8_t *cdb, uint16_t cdb_len, const void *out,
 		       uint32_t out_len, uint32_t in_len);
+/* Starts one command with task attribute attr on nexus n of LUN 0 and
+ * returns at once: it reaches the task set in the reactor's next pass, in
+ * the order started; c->done tells when it ended, wait_cmd runs the
+ * reactor until then. */
+struct cmd *start_cdb(struct harness_lun *h, unsigned n, uint8_t attr,
+		      const uint8_t *cdb, uint16_t cdb_len, const void *out,
+		      uint32_t out_len, uint32_t in_len);
+void wait_cmd(struct harness_lun *h, struct cmd *c);
 /* Data-In of c (its valid length is c->t.data_in_len). */
 static inline const uint8_t *cmd_data(const struct cmd *c)
 {

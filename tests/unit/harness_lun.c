@@ -18,7 +18,7 @@ void harness_lun_open_bdev(struct harness_lun *h, struct bdev *bd)
 	ck_assert_int_eq(reactor_init(&h->r, 0), 0);
 	h->bd = bd;
 	strcpy(h->dev.name, HARNESS_IQN);
-	h->lun = lun_create(&h->dev, 0, bd, HARNESS_IQN);
+	h->lun = harness_lun_create(&h->dev, 0, bd);
 	ck_assert_ptr_nonnull(h->lun);
 	h->dev.luns[0] = h->lun;
 	h->dev.nluns = 1;
@@ -85,11 +85,14 @@ void harness_lun_teardown(struct harness_lun *h)
 	bufpool_thread_drain();
 }
 
+unsigned harness_seq;
+
 static void task_done(struct tcq_task *t)
 {
 	struct cmd *c = (struct cmd *)t;
 
 	c->done = true;
+	c->done_seq = ++harness_seq;
 	reactor_stop(reactor_self());
 }
 
@@ -102,9 +105,10 @@ static void arrive(void *arg)
 		lun_task_data_ready(&c->t);
 }
 
-struct cmd *run_cdb_at(struct harness_lun *h, unsigned n, uint64_t lun_nr,
-		       const uint8_t *cdb, uint16_t cdb_len, const void *out,
-		       uint32_t out_len, uint32_t in_len)
+static struct cmd *start_at(struct harness_lun *h, unsigned n,
+			     uint64_t lun_nr, uint8_t attr, const uint8_t *cdb,
+			     uint16_t cdb_len, const void *out,
+			     uint32_t out_len, uint32_t in_len)
 {
 	struct cmd *c = calloc(1, sizeof(*c));
 	struct tcq_task *t = &c->t;
@@ -121,7 +125,7 @@ struct cmd *run_cdb_at(struct harness_lun *h, unsigned n, uint64_t lun_nr,
 	t->lun_nr = lun_nr;
 	t->dev = &h->dev;
 	t->nexus = &h->nexus[n];
-	t->attr = TASK_ATTR_SIMPLE;
+	t->attr = attr;
 	t->done = task_done;
 	c->ts = t->lun ? h->ts[n] : NULL;
 	if (out) {
@@ -136,7 +140,30 @@ struct cmd *run_cdb_at(struct harness_lun *h, unsigned n, uint64_t lun_nr,
 		t->exp_len = in_len;
 	}
 	ck_assert_int_eq(reactor_post(&h->r, arrive, c), 0);
-	harness_run_until(&h->r, &c->done, HARNESS_WATCHDOG_MS);
+	return c;
+}
+
+void wait_cmd(struct harness_lun *h, struct cmd *c)
+{
+	if (!c->done)
+		harness_run_until(&h->r, &c->done, HARNESS_WATCHDOG_MS);
+}
+
+struct cmd *start_cdb(struct harness_lun *h, unsigned n, uint8_t attr,
+		      const uint8_t *cdb, uint16_t cdb_len, const void *out,
+		      uint32_t out_len, uint32_t in_len)
+{
+	return start_at(h, n, 0, attr, cdb, cdb_len, out, out_len, in_len);
+}
+
+struct cmd *run_cdb_at(struct harness_lun *h, unsigned n, uint64_t lun_nr,
+		       const uint8_t *cdb, uint16_t cdb_len, const void *out,
+		       uint32_t out_len, uint32_t in_len)
+{
+	struct cmd *c = start_at(h, n, lun_nr, TASK_ATTR_SIMPLE, cdb, cdb_len,
+				 out, out_len, in_len);
+
+	wait_cmd(h, c);
 	return c;
 }
 

@@ -476,7 +476,7 @@ START_TEST(config_build)
 
 	/* Another gateway with the same serial under another name: the
 	 * same NAA. A LUN without a serial gets a different one. */
-	struct lun *l2 = lun_create(NULL, 0, NULL, "iqn.2026-11.org.tcq:other");
+	struct lun *l2 = harness_lun_create(NULL, 0, NULL);
 	ck_assert_ptr_nonnull(l2);
 	ck_assert(memcmp(l2->naa, naa, 16) != 0);
 	lun_set_serial(l2, "gw-shared-0001");

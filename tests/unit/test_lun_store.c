@@ -250,8 +250,8 @@ static void setup(void)
 	obj.cas_calls = obj.cas_conflicts = obj.notifies = 0;
 	snprintf(tgt1.name, sizeof(tgt1.name), "iqn.2026-11.org.tcq:gw");
 	tgt2 = tgt1;
-	g1 = lun_create(&tgt1, 0, NULL, tgt1.name);
-	g2 = lun_create(&tgt2, 0, NULL, tgt2.name);
+	g1 = harness_lun_create(&tgt1, 0, NULL);
+	g2 = harness_lun_create(&tgt2, 0, NULL);
 	ck_assert_ptr_nonnull(g1);
 	ck_assert_ptr_nonnull(g2);
 	g1->rel_port_id = 1;
@@ -442,7 +442,7 @@ END_TEST
 START_TEST(restart_loads)
 {
 	struct sdev t3 = tgt1;
-	struct lun *g3 = lun_create(&t3, 0, NULL, t3.name);
+	struct lun *g3 = harness_lun_create(&t3, 0, NULL);
 	struct taskset *b3;
 	char err[256];
 
@@ -465,7 +465,7 @@ END_TEST
 START_TEST(missed_message_refreshes)
 {
 	struct sdev t3 = tgt1;
-	struct lun *g3 = lun_create(&t3, 0, NULL, t3.name);
+	struct lun *g3 = harness_lun_create(&t3, 0, NULL);
 	struct lun_store *s3 = mem_open();
 	struct taskset *b3;
 	struct pr_state st;

@@ -148,7 +148,7 @@ static struct taskset *nexus(struct fake_nexus *n)
 static void setup(void)
 {
 	snprintf(tgt.name, sizeof(tgt.name), "iqn.2026-11.org.tcq:unit");
-	lun = lun_create(&tgt, 0, NULL, tgt.name);
+	lun = harness_lun_create(&tgt, 0, NULL);
 	ck_assert_ptr_nonnull(lun);
 	tsa = nexus(&na);
 	tsb = nexus(&nb);
@@ -211,7 +211,7 @@ END_TEST
 START_TEST(ua_lun_reset_all)
 {
 	ua_establish(tsa, ASC_CAPACITY_DATA_CHANGED);
-	lun_reset(lun, &na);
+	lun_reset(lun);
 	ck_assert_uint_eq(tur(tsa), SAM_STAT_CHECK_CONDITION);
 	ck_assert_uint_eq(last_asc(), ASC_BUS_DEVICE_RESET);
 	ck_assert_uint_eq(tur(tsa), SAM_STAT_GOOD);	/* superseded */
@@ -582,7 +582,7 @@ START_TEST(spc2_reserve_release)
 	ck_assert_uint_eq(tur(tsa), SAM_STAT_GOOD);
 	/* A LUN reset ends it too. */
 	ck_assert_uint_eq(simple(tsa, SOP_RESERVE_6), SAM_STAT_GOOD);
-	lun_reset(lun, &nb);
+	lun_reset(lun);
 	ck_assert_uint_eq(tur(tsb), SAM_STAT_CHECK_CONDITION);
 	ck_assert_uint_eq(tur(tsb), SAM_STAT_GOOD);
 	/* Third-party reservations are not supported. */
@@ -614,7 +614,7 @@ START_TEST(pr_aptpl_persists)
 	ck_assert_int_eq(access(path, R_OK), 0);
 
 	/* A "restart": a new LUN object reads the file. */
-	struct lun *l2 = lun_create(&tgt, 0, NULL, tgt.name);
+	struct lun *l2 = harness_lun_create(&tgt, 0, NULL);
 	ck_assert_int_eq(pr_load(l2, dir, err, sizeof(err)), 0);
 	ck_assert_int_eq(l2->resv_active, 1);
 	struct lun *old = lun;

@@ -41,7 +41,7 @@ static void setup(void)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(tgt.name, sizeof(tgt.name), "iqn.2026-11.org.tcq:unit");
 	tgt.state_dir = dir;
-	lun = lun_create(&tgt, 3, NULL, tgt.name);
+	lun = harness_lun_create(&tgt, 3, NULL);
 	ck_assert_ptr_nonnull(lun);
 	snprintf(path, sizeof(path), "%s/" FILE_NAME, dir);
 }

@@ -101,7 +101,7 @@ START_TEST(resize_reaches_lun)
 	struct lun *l;
 
 	ck_assert_ptr_nonnull(b);
-	l = lun_create(NULL, 0, b, "iqn.2026-11.org.tcq:rbd-unit");
+	l = harness_lun_create(NULL, 0, b);
 	ck_assert_ptr_nonnull(l);
 	ck_assert_uint_eq(l->nblocks, 2048);
 	ck_assert_ptr_nonnull(b->on_resize);

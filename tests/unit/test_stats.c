@@ -95,7 +95,7 @@ static void setup(void)
 	ck_assert_msg(bd != NULL, "%s", err);
 	tgt = calloc(1, sizeof(*tgt));
 	snprintf(tgt->dev.name, sizeof(tgt->dev.name), IQN);
-	lun = lun_create(&tgt->dev, 0, bd, tgt->dev.name);
+	lun = harness_lun_create(&tgt->dev, 0, bd);
 	ck_assert_ptr_nonnull(lun);
 	ck_assert_ptr_nonnull(lun->stats);
 	tgt->dev.luns[0] = lun;

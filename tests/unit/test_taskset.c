@@ -41,7 +41,9 @@ static struct taskset *fresh(void)
 	memset(tasks, 0, sizeof(tasks));
 	memset(started, 0, sizeof(started));
 	memset(done_calls, 0, sizeof(done_calls));
-	return taskset_new(&fake_lun, NULL, NULL, exec_cb);
+	static const struct taskset_ops ops = { .exec = exec_cb };
+
+	return taskset_new(&fake_lun, NULL, NULL, &ops);
 }
 
 /* A fresh set on a LUN of the defaults (QAM=0, barrier drain). */
@@ -539,7 +541,7 @@ START_TEST(lun_reset_reports_bus_device_reset_to_every_nexus)
 {
 	static const uint8_t tur[6] = { SOP_TEST_UNIT_READY };
 
-	lun_reset(H.lun, harness_nexus(&H, 0));
+	lun_reset(H.lun);
 	for (unsigned n = 0; n < 2; n++) {
 		EXPECT_SENSE(run_cdb(&H, n, tur, 6, NULL, 0, 0),
 			     SK_UNIT_ATTENTION, 0x29, 0x03);

@@ -412,7 +412,7 @@ START_TEST(soft_threshold_again_after_lun_reset)
 	thin_open(4u << 20, 50, 1);
 	write_blocks(A, 0, 4096, 1);
 	wait_ms(THIN_CHECK_MS + 50);
-	lun_reset(H.lun, harness_nexus(&H, A));
+	lun_reset(H.lun);
 	static const uint8_t tur[6] = { SOP_TEST_UNIT_READY };
 	EXPECT_SENSE(run(A, tur, 6, NULL, 0, 0), SK_UNIT_ATTENTION, 0x29, 0x03);
 	write_blocks(A, 0, 1, 1);
