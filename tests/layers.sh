@@ -28,18 +28,19 @@ set -o pipefail
 rank() {
 	case $1 in
 	include | common) echo 0 ;;
-	backend) echo 1 ;;
-	scsi) echo 2 ;;
-	target | initiator | ctl) echo 3 ;;
+	crash) echo 1 ;;
+	backend) echo 2 ;;
+	scsi) echo 3 ;;
+	target | initiator | ctl) echo 4 ;;
 	*) echo -1 ;;
 	esac
 }
 
 # upward_includes ROOT: prints "file:line: includes DIR/HEADER" for every
-# include of a header above (or beside, for rank 3) the file's layer.
+# include of a header above (or beside, for rank 4) the file's layer.
 upward_includes() {
 	local root=$1 f dir inc incdir r ri
-	(cd "$root" && find include common backend scsi target initiator ctl \
+	(cd "$root" && find include common crash backend scsi target initiator ctl \
 		-name '*.[ch]' 2>/dev/null | sort) |
 	while IFS= read -r f; do
 		dir=${f%%/*}
@@ -58,7 +59,7 @@ upward_includes() {
 			ri=$(rank "$incdir")
 			[ "$ri" -lt 0 ] && continue
 			if [ "$ri" -gt "$r" ] ||
-			   { [ "$ri" -eq 3 ] && [ "$incdir" != "$dir" ]; }; then
+			   { [ "$ri" -eq 4 ] && [ "$incdir" != "$dir" ]; }; then
 				echo "$f:$lineno: includes $path"
 			fi
 		done
@@ -108,7 +109,7 @@ link_whole() {
 }
 
 cd "$top_builddir" || exit 99
-for layer in common backend scsi target initiator; do
+for layer in common crash backend scsi target initiator; do
 	var=LAYER_LINK_$layer
 	line=${!var:-}
 	if [ -z "$line" ]; then

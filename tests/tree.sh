@@ -15,7 +15,7 @@ MAX_LINES=800
 
 # sources ROOT: the code of the tree, one path a line, relative to ROOT.
 sources() {
-	(cd "$1" && find include common backend scsi target initiator ctl \
+	(cd "$1" && find include common crash backend scsi target initiator ctl \
 		tests scripts -type f \( -name '*.c' -o -name '*.h' \
 		-o -name '*.sh' -o -name '*.py' -o -path 'scripts/*' \) \
 		! -name '*.pyc' ! -path '*/__pycache__/*' 2>/dev/null | sort)
