@@ -40,6 +40,7 @@ struct aio_slot {
 
 struct aio_dev {
 	int fd;
+	int buffered_fd;	/* read_sync's (not O_DIRECT); -1 until used */
 	bool is_blk;
 	_Atomic bool rwf_dsync_ok;
 	_Atomic bool aio_fsync_ok;

@@ -471,3 +471,12 @@ int bdev_shared_state(struct bdev *b, struct lun_store **s, char *err,
 	*s = b->ops->shared_state(b, err, errlen);
 	return *s ? 0 : -1;
 }
+
+int bdev_read_sync(struct bdev *b, uint64_t off, void *buf, size_t len)
+{
+	if (!b->ops->read_sync)
+		return -EOPNOTSUPP;
+	if (off > b->size || len > b->size - off)
+		return -EINVAL;
+	return b->ops->read_sync(b, off, buf, len);
+}

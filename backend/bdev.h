@@ -113,6 +113,10 @@ struct bdev_ops {
 	 * bdev_shared_state). NULL: the medium is this process' alone. */
 	struct lun_store *(*shared_state)(struct bdev *b, char *err,
 					  size_t errlen);
+	/* Optional: reads len bytes at off at once, from any thread, what
+	 * a READ would return (the crash lab's copy of a still LUN). NULL:
+	 * the backend cannot (bdev_read_sync says so). */
+	int (*read_sync)(struct bdev *b, uint64_t off, void *buf, size_t len);
 };
 
 #define BDEV_MAX_QUEUES 64
@@ -289,6 +293,10 @@ struct bdev *bdev_ram_open(const char *opts, const struct bdev_params *p,
  * tcq was built without librbd. */
 struct bdev *bdev_rbd_open(const char *opts, const struct bdev_params *p,
 			   char *err, size_t errlen);
+/* The medium's bytes [off, off + len) read at once (no queue, any thread;
+ * nothing may be writing them): 0, -EOPNOTSUPP when the backend cannot,
+ * or -errno. */
+int bdev_read_sync(struct bdev *b, uint64_t off, void *buf, size_t len);
 /* The store of the state gateways of b's medium share (reservations;
  * backend/lun_store.h): 0 with *s NULL when the medium is not shared, 0
  * with the store opened, or -1 with a message in err. */

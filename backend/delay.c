@@ -275,6 +275,7 @@ static const struct bdev_ops delay_ops = {
 	.submit = delay_submit,
 	.close = delay_close,
 	.lba_status = wrap_lba_status,
+	.read_sync = wrap_read_sync,
 	.resize = wrap_resize,
 	.space = wrap_space,
 };

@@ -484,6 +484,7 @@ static const struct bdev_ops disk_ops = {
 	.submit = disk_submit,
 	.close = disk_close,
 	.lba_status = wrap_lba_status,
+	.read_sync = wrap_read_sync,
 	.resize = wrap_resize,
 	.space = wrap_space,
 	.model_stats = disk_stats,

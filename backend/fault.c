@@ -180,6 +180,7 @@ static const struct bdev_ops fault_ops = {
 	.submit = fault_submit,
 	.close = fault_close,
 	.lba_status = wrap_lba_status,
+	.read_sync = wrap_read_sync,
 	.resize = wrap_resize,
 	.space = wrap_space,
 };

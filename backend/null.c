@@ -58,6 +58,12 @@ static int null_space(struct bdev *b, uint64_t *allocated,
 	return 0;
 }
 
+static int null_read_sync(struct bdev *b, uint64_t off, void *buf, size_t len)
+{
+	memset(buf, 0, len);
+	return 0;
+}
+
 static const struct bdev_ops null_ops = {
 	.name = "null",
 	.queue_init = null_queue_init,
@@ -65,6 +71,7 @@ static const struct bdev_ops null_ops = {
 	.submit = null_submit,
 	.resize = null_resize,
 	.space = null_space,
+	.read_sync = null_read_sync,
 };
 
 struct null_opts {

@@ -83,12 +83,19 @@ static void ram_close(struct bdev *b)
 	b->priv = NULL;
 }
 
+static int ram_read_sync(struct bdev *b, uint64_t off, void *buf, size_t len)
+{
+	memcpy(buf, (uint8_t *)b->priv + off, len);
+	return 0;
+}
+
 static const struct bdev_ops ram_ops = {
 	.name = "ram",
 	.queue_init = ram_queue_init,
 	.queue_fini = ram_queue_fini,
 	.submit = ram_submit,
 	.close = ram_close,
+	.read_sync = ram_read_sync,
 };
 
 struct ram_opts {

@@ -134,6 +134,11 @@ int wrap_resize(struct bdev *b, uint64_t *size, bool shrink, char *err,
 	return 0;
 }
 
+int wrap_read_sync(struct bdev *b, uint64_t off, void *buf, size_t len)
+{
+	return bdev_read_sync(*(struct bdev **)b->priv, off, buf, len);
+}
+
 int wrap_space(struct bdev *b, uint64_t *allocated, uint64_t *available)
 {
 	struct bdev *base = *(struct bdev **)b->priv;

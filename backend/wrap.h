@@ -58,6 +58,7 @@ int wrap_resize(struct bdev *b, uint64_t *size, bool shrink, char *err,
 
 /* Forwards the allocation query to the base (bdev_space). */
 int wrap_space(struct bdev *b, uint64_t *allocated, uint64_t *available);
+int wrap_read_sync(struct bdev *b, uint64_t off, void *buf, size_t len);
 
 /* splitmix64: small, seedable, good enough for test distributions. */
 static inline uint64_t wrap_rand(uint64_t *s)

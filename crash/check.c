@@ -164,6 +164,15 @@ long check_minimize(struct checker *ck, struct img *im,
 				c[nc++] = (uint32_t)k;
 				break;
 			}
+	/* Everything written may fail already: then nothing needs to go. */
+	{
+		int f = fails(&d, c, 0);
+
+		if (f < 0)
+			goto out;
+		if (f == 1)
+			nc = 0;
+	}
 	while (nc >= 2) {
 		size_t chunk = (nc + n - 1) / n, i;
 		int f = 0;

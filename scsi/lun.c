@@ -18,6 +18,7 @@
 #include "scsi/sdev.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/pr.h"
+#include "scsi/record.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
 #include "scsi/stats.h"
@@ -121,6 +122,10 @@ static struct lun *lun_new(struct sdev *dev, uint64_t id, struct bdev *b)
 		return NULL;
 	}
 	l->stats = stats_new();	/* NULL: the LUN runs without stats */
+	if (record_lun_init(l) < 0) {
+		lun_destroy(l);
+		return NULL;
+	}
 	return l;
 }
 
@@ -171,6 +176,8 @@ struct lun *lun_create(const struct lun_params *p, char *err, size_t errlen)
 	if (b && p->thin >= 0)
 		b->thin = p->thin;
 	l->read_only = p->read_only || (b && b->read_only);
+	l->flush_ignore = p->flush_ignore;
+	l->fua_ignore = p->fua_ignore;
 	if (p->dev)
 		alua_lun_apply(l, &p->dev->alua);
 	/* Provisioning counts once thin is settled; the threshold needs
@@ -182,6 +189,14 @@ struct lun *lun_create(const struct lun_params *p, char *err, size_t errlen)
 		return NULL;
 	}
 	if (lun_reservations(l, p, err, errlen) < 0) {
+		lun_destroy(l);
+		return NULL;
+	}
+	/* Still: nothing has reached it yet. */
+	if (p->record_path && p->record_path[0] &&
+	    record_start(l, p->record_path, p->record_max, why,
+			 sizeof(why)) < 0) {
+		snprintf(err, errlen, "record = %s: %s", p->record_path, why);
 		lun_destroy(l);
 		return NULL;
 	}
@@ -211,6 +226,7 @@ void lun_destroy(struct lun *l)
 		bdev_set_resize_hook(l->bdev, NULL, NULL);
 	lun_store_close(l->store);	/* no more callbacks into l */
 	l->store = NULL;
+	record_lun_free(l);
 	pthread_mutex_destroy(&l->lock);
 	sbc_lun_free(l->sbc);
 	thin_lun_free(l);
@@ -260,6 +276,7 @@ static void lun_task_completed(struct taskset *ts, struct tcq_task *t)
 {
 	struct lun *l = ts->lun;
 
+	record_done(t);
 	stats_task_done(l, t);
 	/* A write may have allocated (or UNMAP freed) space: the soft
 	 * threshold is looked at shortly (scsi/thin.h). */
@@ -409,6 +426,8 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 				  ASC_INVALID_FIELD_IN_INFORMATION_UNIT);
 		}
 	}
+	if (t->status == SAM_STAT_GOOD)
+		record_arrive(t);	/* the crash lab's, when recording */
 	if (!ts) {	/* transport bug: a LUN needs a task set */
 		if (t->status == SAM_STAT_GOOD)
 			sense_set(t, SK_HARDWARE_ERROR,

@@ -20,6 +20,7 @@ struct thin_lun;
 struct pr_state;
 struct lun_stats;
 struct alua_cfg;
+struct recorder;
 
 /* Barrier policy for ORDERED tasks (DESIGN.md, Principles). */
 enum lun_barrier {
@@ -75,6 +76,13 @@ struct lun {
 	bool thin_warn;		/* it has a soft threshold: completed writes
 				 * arm its check (scsi/taskset.c) */
 	struct lun_stats *stats;	/* scsi/stats.c: per-reactor counters */
+	/* The crash lab (scsi/record.c): its recorder, and whether it
+	 * records now (read by the data path without a lock). */
+	struct recorder *rec;
+	bool recording;
+	/* A device that lies (lun_get_*): SYNCHRONIZE CACHE completes
+	 * without a flush, FUA is not passed on. */
+	bool flush_ignore, fua_ignore;
 };
 
 /*
@@ -98,6 +106,18 @@ static inline void lun_set_write_cache(struct lun *l, bool on)
 {
 	__atomic_store_n(&l->write_cache, on, __ATOMIC_RELAXED);
 }
+static inline bool lun_get_flush_ignore(const struct lun *l)
+{
+	return __atomic_load_n(&l->flush_ignore, __ATOMIC_RELAXED);
+}
+static inline bool lun_get_fua_ignore(const struct lun *l)
+{
+	return __atomic_load_n(&l->fua_ignore, __ATOMIC_RELAXED);
+}
+static inline bool lun_recording(const struct lun *l)
+{
+	return __atomic_load_n(&l->recording, __ATOMIC_RELAXED);
+}
 
 /* What a logical unit is made of (a [lun] section of tcqd.conf). */
 struct lun_params {
@@ -116,6 +136,9 @@ struct lun_params {
 	unsigned thin_threshold;	/* soft threshold, percent; 0: none */
 	bool local_state;	/* reservations kept in this process even
 				 * where the medium is shared */
+	bool flush_ignore, fua_ignore;	/* a device that lies */
+	const char *record_path;	/* record from the start (crash lab) */
+	uint64_t record_max;		/* its bytes at most (0: default) */
 };
 
 /* The defaults of a [lun] (WCE on, drain barrier, QAM 0, thin as the

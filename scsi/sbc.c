@@ -11,6 +11,7 @@
 #include "scsi/cdb.h"
 #include "scsi/lun.h"
 #include "scsi/sbc.h"
+#include "scsi/record.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
@@ -122,6 +123,8 @@ void sbc_submit(struct tcq_task *t, enum bdev_op op, unsigned flags,
 	list_init(&io->node);
 	stats_io_submit(l, op, op == BDEV_FLUSH && t->order.barrier_flush);
 	stats_path_submit(t);
+	if (op != BDEV_READ && op != BDEV_FLUSH)
+		record_write(l, t, io);	/* the crash lab's, when recording */
 	bdev_submit(q, io);	/* may complete before returning */
 }
 
@@ -272,7 +275,7 @@ static void write_start(struct tcq_task *t)
 	struct lun *l = t->lun;
 	unsigned flags = 0;
 
-	if (t->req.fua || !lun_get_write_cache(l) || t->order.barrier_flush)
+	if (sbc_fua(t) || t->order.barrier_flush)
 		flags |= BDEV_FUA;
 	t->exec.step = 2;
 	sbc_submit(t, BDEV_WRITE, flags, t->req.lba * l->block_size,
@@ -402,6 +405,10 @@ void sbc_sync_cache(struct tcq_task *t)
 	if (cdb_check_range(&t->req, l->nblocks, &si)) {
 		sense_set_si(t, &si);
 		taskset_complete(t);
+		return;
+	}
+	if (lun_get_flush_ignore(l)) {
+		good(t);	/* flush = ignore: a device that lies */
 		return;
 	}
 	if (!t->req.immed) {

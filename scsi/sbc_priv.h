@@ -86,6 +86,13 @@ void sbc_unlock(struct tcq_task *t);
 
 /* Ends t: releases its lock and scratch buffer, then completes it. */
 void sbc_finish(struct tcq_task *t);
+/* A write of t goes with FUA: the CDB asks for it (unless fua = ignore:
+ * a device that lies), or the write cache is off. */
+static inline bool sbc_fua(const struct tcq_task *t)
+{
+	return (t->req.fua && !lun_get_fua_ignore(t->lun)) ||
+	       !lun_get_write_cache(t->lun);
+}
 void sbc_fail(struct tcq_task *t, uint8_t key, uint16_t asc);
 void sbc_fail_lba(struct tcq_task *t, uint8_t key, uint16_t asc);
 void sbc_fail_cdb(struct tcq_task *t, uint16_t byte, int bit);

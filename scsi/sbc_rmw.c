@@ -27,7 +27,7 @@ static void good(struct tcq_task *t)
 
 static unsigned wflags(const struct tcq_task *t)
 {
-	return t->req.fua || !t->lun->write_cache ? BDEV_FUA : 0;
+	return sbc_fua(t) ? BDEV_FUA : 0;
 }
 
 static void write_done(struct bdev_io *io)

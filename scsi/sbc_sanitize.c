@@ -24,6 +24,7 @@
 #include "tcq/scsi_proto.h"
 #include "scsi/lun.h"
 #include "scsi/sbc.h"
+#include "scsi/record.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/sense.h"
 
@@ -250,6 +251,7 @@ void sbc_sanitize(struct tcq_task *t)
 	atomic_store_explicit(&j->done, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->total, j->end * (j->passes_left + 1u),
 			      memory_order_relaxed);
+	record_interrupt(l, "SANITIZE: the recorder does not follow it");
 	log_info("LUN %llu: SANITIZE %s started%s",
 		 (unsigned long long)l->id,
 		 sa == SAN_OVERWRITE ? "OVERWRITE" :

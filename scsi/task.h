@@ -133,5 +133,10 @@ struct tcq_task {
 	struct task_order order;
 	struct task_exec exec;
 	struct task_lock lock;
+	/* The crash lab's recorder (scsi/record.c): the task's number in
+	 * its LUN's recording (0: not recorded), and in another LUN's that
+	 * an EXTENDED COPY writes to. */
+	uint64_t rec_task, rec_xtask;
+	struct lun *rec_xlun;
 };
 #endif

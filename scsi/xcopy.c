@@ -14,6 +14,7 @@
 #include "scsi/sdev.h"
 #include "scsi/lun.h"
 #include "scsi/sbc.h"
+#include "scsi/record.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
@@ -159,6 +160,8 @@ static void xc_io(struct tcq_task *t, struct lun *l, enum bdev_op op,
 	io->done = done;
 	io->ctx = t;
 	list_init(&io->node);
+	if (op == BDEV_WRITE)
+		record_write(l, t, io);	/* the crash lab's, when recording */
 	bdev_submit(q, io);
 }
 

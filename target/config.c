@@ -87,6 +87,7 @@ void cfg_free(struct cfg *c)
 	for (int i = 0; i < c->nluns; i++) {
 		free(c->luns[i]->path);
 		free(c->luns[i]->backend);
+		free(c->luns[i]->record);
 		free(c->luns[i]);
 	}
 	free(c->luns);
@@ -310,6 +311,7 @@ static void free_lun(struct cfg_lun *l)
 {
 	free(l->path);
 	free(l->backend);
+	free(l->record);
 	free(l);
 }
 

@@ -19,6 +19,9 @@
 #define CFG_MAX_QUEUE_DEPTH 1024
 #define CFG_MAX_THREADS 64	/* BDEV_MAX_QUEUES: one backend queue per reactor */
 
+/* Words of the config file parser's bitmap of the keys a section set. */
+#define CFG_SEEN_WORDS 2
+
 struct cfg_lun {
 	char target[TCQ_NAME_MAX];	/* owning target's name */
 	unsigned id;			/* 0..TCQ_MAX_LUNS-1 */
@@ -42,6 +45,10 @@ struct cfg_lun {
 	uint8_t qam;			/* control page QAM: 0 restricted
 					 * (default), 1 unrestricted */
 	char serial[33];		/* LUN identity; "": from the names */
+	bool flush_ignore;		/* flush = ignore: a device that lies */
+	bool fua_ignore;		/* fua = ignore */
+	char *record;			/* record = FILE (crash lab); NULL */
+	uint64_t record_max;		/* its bytes at most; 0: default */
 	bool no_shared_state;		/* shared_state = none: reservations
 					 * stay in this process even on a
 					 * shared medium */
@@ -151,6 +158,8 @@ int cfg_parse_barrier(const char *s, uint8_t *out, char *err, size_t errlen);
 /* "restricted|unrestricted" into the QAM code (0 or 1). */
 int cfg_parse_qam(const char *s, uint8_t *out, char *err, size_t errlen);
 /* shared_state "auto|none": *none set for none. */
+/* "honour" or "ignore" (flush, fua): *ignore. */
+int cfg_parse_honour(const char *s, bool *ignore, char *err, size_t errlen);
 int cfg_parse_shared_state(const char *s, bool *none, char *err,
 			   size_t errlen);
 int cfg_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,

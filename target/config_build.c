@@ -43,6 +43,10 @@ struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
 	lp.thin = cl->thin;
 	lp.thin_threshold = cl->thin_threshold;
 	lp.local_state = cl->no_shared_state;
+	lp.flush_ignore = cl->flush_ignore;
+	lp.fua_ignore = cl->fua_ignore;
+	lp.record_path = cl->record;
+	lp.record_max = cl->record_max;
 	l = lun_create(&lp, why, sizeof(why));
 	if (!l) {
 		bdev_close(b);

@@ -33,9 +33,9 @@ struct parser {
 	char sect_text[TCQ_NAME_MAX + 32];	/* "[target NAME]" for messages */
 	struct cfg_target *tgt;
 	struct cfg_lun *lun;
-	uint64_t seen;		/* keys set in the current section, as bits
-				 * by their place in cfg_keys[] */
-	uint64_t global_seen;	/* keys set in [global] (may recur) */
+	/* keys set in the current section, a bit per place in cfg_keys[],
+	 * and in [global] (which may recur) */
+	uint64_t seen[CFG_SEEN_WORDS], global_seen[CFG_SEEN_WORDS];
 	int max_burst_line, first_burst_line;
 };
 
@@ -75,7 +75,7 @@ static void section_end(struct parser *p)
 	p->sect = S_NONE;
 	p->tgt = NULL;
 	p->lun = NULL;
-	p->seen = 0;
+	memset(p->seen, 0, sizeof(p->seen));
 }
 
 static void section_begin(struct parser *p, char *hdr)
@@ -102,7 +102,7 @@ static void section_begin(struct parser *p, char *hdr)
 		}
 		snprintf(p->sect_text, sizeof(p->sect_text), "[global]");
 		p->sect = S_GLOBAL;
-		p->seen = p->global_seen;
+		memcpy(p->seen, p->global_seen, sizeof(p->seen));
 	} else if (strcasecmp(w[0], "target") == 0) {
 		if (n != 2) {
 			ERR(p, "bad section header: expected [target NAME]");
@@ -162,6 +162,7 @@ static int on_key(void *user, const char *section, const char *name,
 	const struct cfg_key *k;
 	enum cfg_section cs;
 	uint64_t bit;
+	size_t word;
 	char err[300];
 	void *base;
 
@@ -190,14 +191,15 @@ static int on_key(void *user, const char *section, const char *name,
 		ERR(p, "unknown key '%s' in %s", name, p->sect_text);
 		return 1;
 	}
-	bit = 1ull << (k - cfg_keys);
-	if (!k->type->repeatable && (p->seen & bit)) {
+	bit = 1ull << ((k - cfg_keys) % 64);
+	word = (size_t)(k - cfg_keys) / 64;
+	if (!k->type->repeatable && (p->seen[word] & bit)) {
 		ERR(p, "duplicate key '%s' in %s", k->name, p->sect_text);
 		return 1;
 	}
-	p->seen |= bit;
+	p->seen[word] |= bit;
 	if (p->sect == S_GLOBAL)
-		p->global_seen = p->seen;
+		memcpy(p->global_seen, p->seen, sizeof(p->seen));
 	if (k->type->set(k, p->c, base, value, err, sizeof(err)) < 0)
 		ERR(p, "bad value for '%s': %s", k->name, err);
 	else

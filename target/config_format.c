@@ -125,6 +125,12 @@ void cfg_fmt_shared_state(const struct cfg_key *k, const struct cfg *c,
 	emit(ctx, *(const bool *)FIELD(base, k) ? "none" : "auto");
 }
 
+void cfg_fmt_honour(const struct cfg_key *k, const struct cfg *c,
+		    const void *base, cfg_emit *emit, void *ctx)
+{
+	emit(ctx, *(const bool *)FIELD(base, k) ? "ignore" : "honour");
+}
+
 void cfg_fmt_log_level(const struct cfg_key *k, const struct cfg *c,
 			  const void *base, cfg_emit *emit, void *ctx)
 {

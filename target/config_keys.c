@@ -148,6 +148,12 @@ static int set_shared_state(const struct cfg_key *k, struct cfg *c,
 	return cfg_parse_shared_state(v, (bool *)FIELD(base, k), err, errlen);
 }
 
+static int set_honour(const struct cfg_key *k, struct cfg *c, void *base,
+		      const char *v, char *err, size_t errlen)
+{
+	return cfg_parse_honour(v, (bool *)FIELD(base, k), err, errlen);
+}
+
 static int set_log_level(const struct cfg_key *k, struct cfg *c, void *base,
 			 const char *v, char *err, size_t errlen)
 {
@@ -304,8 +310,10 @@ static const struct cfg_type
 	T_BARRIER = { "drain|flush|ignore", set_barrier, false, cfg_fmt_barrier },
 	T_QAM = { "restricted|unrestricted", set_qam, false, cfg_fmt_qam },
 	T_SHARED_STATE = { "auto|none", set_shared_state, false, cfg_fmt_shared_state },
+	T_HONOUR = { "honour|ignore", set_honour, false, cfg_fmt_honour },
 	T_LOG_LEVEL = { "error|warn|info|debug", set_log_level, false, cfg_fmt_log_level },
 	T_STRING = { "TEXT", set_string, false, cfg_fmt_string },
+	T_FILE = { "FILE", set_string, false, cfg_fmt_string },
 	T_NAME_TEXT = { "TEXT", set_name_text, false, cfg_fmt_text },
 	T_SERIAL = { "SERIAL", set_serial, false, cfg_fmt_text },
 	T_METRICS = { "[ADDR:]PORT", set_metrics, false, cfg_fmt_text },
@@ -501,6 +509,21 @@ const struct cfg_key cfg_keys[] = {
 	{ "serial", L(serial), &T_SERIAL, 0, 0,
 	  "unit serial number, the same on every gateway of the LUN",
 	  CFG_RECREATE },
+	{ "flush", L(flush_ignore), &T_HONOUR, 0, 0,
+	  "SYNCHRONIZE CACHE flushes (honour), or completes at once without "
+	  "(ignore: a device that lies, for the crash lab)",
+	  CFG_LIVE },
+	{ "fua", L(fua_ignore), &T_HONOUR, 0, 0,
+	  "the FUA bit of a write reaches the medium (honour), or not (ignore)",
+	  CFG_LIVE },
+	{ "record", L(record), &T_FILE, 0, 0,
+	  "record what the LUN is asked to write, flush and order into FILE "
+	  "from its creation (crash lab; tcq-crash reads it)",
+	  CFG_RECREATE },
+	{ "record_max", L(record_max), &T_SIZE64, 0, 0,
+	  "bytes a recording may take; full, it ends and the LUN serves on "
+	  "(0: 1G)",
+	  CFG_RECREATE },
 	{ "shared_state", L(no_shared_state), &T_SHARED_STATE, 0, 0,
 	  "reservations of an rbd LUN in RADOS (auto) or here only (none)",
 	  CFG_RECREATE },
@@ -508,9 +531,9 @@ const struct cfg_key cfg_keys[] = {
 
 const size_t cfg_nkeys = sizeof(cfg_keys) / sizeof(cfg_keys[0]);
 
-/* The file parser notes the keys a section has set as bits of a
- * uint64_t, by their place in the table. */
-_Static_assert(sizeof(cfg_keys) / sizeof(cfg_keys[0]) <= 64,
+/* The file parser notes the keys a section has set as bits, by their
+ * place in the table. */
+_Static_assert(sizeof(cfg_keys) / sizeof(cfg_keys[0]) <= 64 * CFG_SEEN_WORDS,
 	       "more keys than bits in struct parser's seen");
 
 const struct cfg_key *cfg_key_find(enum cfg_section section,

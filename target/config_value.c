@@ -94,6 +94,17 @@ int cfg_parse_shared_state(const char *s, bool *none, char *err,
 	return 0;
 }
 
+int cfg_parse_honour(const char *s, bool *ignore, char *err, size_t errlen)
+{
+	static const char *const names[] = { "honour", "ignore" };
+	unsigned i;
+
+	if (cfg_parse_choice(s, names, 2, &i, err, errlen) < 0)
+		return -1;
+	*ignore = i == 1;
+	return 0;
+}
+
 int cfg_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 {
 	uint64_t v = 0;

@@ -68,7 +68,7 @@ struct lun_change {
 	unsigned id;
 	struct lun *old, *new;
 	const struct cfg_lun *cl;	/* its new section */
-	bool qd, barrier, wc, resize;
+	bool qd, barrier, wc, resize, lying;	/* lying: flush, fua */
 };
 
 struct target_update {
@@ -284,6 +284,8 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 			c.qd = key_differs("queue_depth", CFG_LUN, o, ol, p->n, nl);
 			c.barrier = key_differs("barrier", CFG_LUN, o, ol, p->n, nl);
 			c.wc = key_differs("write_cache", CFG_LUN, o, ol, p->n, nl);
+			c.lying = key_differs("flush", CFG_LUN, o, ol, p->n, nl) ||
+				  key_differs("fua", CFG_LUN, o, ol, p->n, nl);
 			c.resize = key_differs("size", CFG_LUN, o, ol, p->n, nl);
 			if (c.wc && nl->write_cache && c.old->bdev &&
 			    c.old->bdev->write_through) {
@@ -313,7 +315,7 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 							      c.old->block_size));
 				return -1;
 			}
-			if (c.qd || c.barrier || c.wc || c.resize)
+			if (c.qd || c.barrier || c.wc || c.resize || c.lying)
 				PUSH(p->lc, p->nlc, c);
 			continue;
 		}
@@ -455,6 +457,12 @@ static void apply_settings(struct lun_change *c)
 				      memory_order_relaxed);
 	if (c->barrier)
 		lun_set_barrier(l, (enum lun_barrier)cl->barrier);
+	if (c->lying) {
+		__atomic_store_n(&l->flush_ignore, cl->flush_ignore,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&l->fua_ignore, cl->fua_ignore,
+				 __ATOMIC_RELAXED);
+	}
 	if (c->wc) {
 		bool changed;
 
@@ -624,7 +632,7 @@ static void commit(struct plan *p)
 			note(p, "LUN %s/%u re-created", c->t->dev.name, c->id);
 		} else if (c->old) {			/* settings */
 			apply_settings(c);
-			if (c->qd || c->barrier || c->wc)
+			if (c->qd || c->barrier || c->wc || c->lying)
 				note(p, "LUN %s/%u settings changed",
 				     c->t->dev.name, c->id);
 		}

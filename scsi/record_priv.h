@@ -1,0 +1,43 @@
+/* What the recorder's files share (record.c, record_start.c). */
+#ifndef TCQ_RECORD_PRIV_H
+#define TCQ_RECORD_PRIV_H
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tcq/rec_format.h"
+
+struct lun;
+
+#define RING_MAX (64u << 20)	/* bytes waiting for the writer, at most */
+#define NEXUS_MAX 1024
+
+struct recorder {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;	/* the writer waits for bytes; stop for it */
+	bool active;		/* records are taken */
+	bool writer_running;	/* its thread has not finished */
+	int fd;
+	char path[4096];
+	uint64_t seq, next_task, bytes, records, max;
+	uint64_t full_total;
+	char ended[160];
+	uint8_t *ring;		/* [tail, tail + len) waits, modulo cap */
+	size_t cap, tail, len;
+	bool draining;		/* no more records: write what is left */
+	const void *nexus[NEXUS_MAX];	/* a recorded nexus' number */
+	uint32_t nnexus;
+	uint8_t *scratch;	/* one record, encoded */
+	size_t scratch_cap;
+};
+
+/* The writer thread (arg: the LUN); it ends once draining and empty. */
+void *record_writer_main(void *arg);
+void record_wait_writer_locked(struct recorder *r);
+/* Ends the recording with REC_END (lock held): no record is taken after. */
+void record_end_locked(struct lun *l, struct recorder *r, uint8_t reason,
+		       const char *why);
+/* A record of fixed size, its seq filled in: false when it could not be
+ * taken (the recording ended, or no memory). Lock held. */
+bool record_put_locked(struct lun *l, struct recorder *r, struct rec *x);
+#endif
