@@ -118,6 +118,7 @@ static int take(struct loader *L, const struct rec *r)
 			return bad(L, r, "a task that ended twice");
 		h->tasks[ti].done = r->seq;
 		h->tasks[ti].status = r->u.done.status;
+		h->tasks[ti].key = r->u.done.key;
 		return 0;
 	case REC_MARK:
 		m = vec_grow(&h->marks, &h->nmarks, &L->mcap, sizeof(*m));
@@ -143,20 +144,31 @@ static int cmp_version(const void *a, const void *b)
 	return x->piece < y->piece ? -1 : x->piece > y->piece;
 }
 
+#define SK_MISCOMPARE 0x0e
+
+bool ch_wrote_nothing(const struct ch_history *h, const struct ch_piece *p)
+{
+	const struct ch_task *t = &h->tasks[p->task];
+
+	return t->done && t->key == SK_MISCOMPARE;
+}
+
 /* Every block of every piece, by block then write order. */
 static int index_versions(struct ch_history *h, char *err, size_t errlen)
 {
 	size_t n = 0, k = 0;
 
 	for (size_t i = 0; i < h->npieces; i++)
-		n += h->pieces[i].blocks;
+		if (!ch_wrote_nothing(h, &h->pieces[i]))
+			n += h->pieces[i].blocks;
 	h->versions = n ? malloc(n * sizeof(*h->versions)) : NULL;
 	if (n && !h->versions) {
 		snprintf(err, errlen, "out of memory (%zu block versions)", n);
 		return -1;
 	}
 	for (size_t i = 0; i < h->npieces; i++)
-		for (uint32_t b = 0; b < h->pieces[i].blocks; b++) {
+		for (uint32_t b = 0; !ch_wrote_nothing(h, &h->pieces[i]) &&
+		     b < h->pieces[i].blocks; b++) {
 			h->versions[k].lba = h->pieces[i].lba + b;
 			h->versions[k++].piece = (uint32_t)i;
 		}

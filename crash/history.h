@@ -23,6 +23,7 @@ struct ch_task {
 	uint64_t arrive;	/* record of its REC_ARRIVE */
 	uint64_t done;		/* of its REC_DONE; 0: it never ended */
 	uint8_t status;		/* SAM status at done */
+	uint8_t key;		/* its sense key (CHECK CONDITION) */
 };
 
 struct ch_piece {
@@ -69,6 +70,9 @@ struct ch_history {
 /* Reads and checks path: -1 with a message in err (the record and why). */
 int ch_load(struct ch_history *h, const char *path, char *err, size_t errlen);
 void ch_free(struct ch_history *h);
+/* A piece of a COMPARE AND WRITE that miscompared: it wrote nothing
+ * (SBC-4 5.3), whatever it carried. */
+bool ch_wrote_nothing(const struct ch_history *h, const struct ch_piece *p);
 /* The task of recording id, or NULL. */
 const struct ch_task *ch_task_by_id(const struct ch_history *h, uint64_t id);
 /* The record a crash point names: a mark's text or number (its last

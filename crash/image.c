@@ -128,7 +128,8 @@ int img_create(struct img *im, const struct md_point *m, const char *path,
 		goto fail;
 	}
 	for (size_t i = 0; i < h->npieces && h->pieces[i].seq <= m->c; i++)
-		if (apply_piece(im, &h->pieces[i]) < 0) {
+		if (!ch_wrote_nothing(h, &h->pieces[i]) &&
+		    apply_piece(im, &h->pieces[i]) < 0) {
 			snprintf(err, errlen, "%s: writing record %llu: %s",
 				 path, (unsigned long long)h->pieces[i].seq,
 				 errno ? strerror(errno) : h->rd.err);

@@ -11,6 +11,7 @@
 #include "backend/bdev.h"
 #include "scsi/alua.h"
 #include "scsi/cdb.h"
+#include "scsi/durability.h"
 #include "scsi/lun.h"
 #include "scsi/opcodes.h"
 #include "backend/lun_store.h"
@@ -122,7 +123,7 @@ static struct lun *lun_new(struct sdev *dev, uint64_t id, struct bdev *b)
 		return NULL;
 	}
 	l->stats = stats_new();	/* NULL: the LUN runs without stats */
-	if (record_lun_init(l) < 0) {
+	if (record_lun_init(l) < 0 || durab_lun_init(l) < 0) {
 		lun_destroy(l);
 		return NULL;
 	}
@@ -227,6 +228,7 @@ void lun_destroy(struct lun *l)
 	lun_store_close(l->store);	/* no more callbacks into l */
 	l->store = NULL;
 	record_lun_free(l);
+	durab_lun_free(l);
 	pthread_mutex_destroy(&l->lock);
 	sbc_lun_free(l->sbc);
 	thin_lun_free(l);
@@ -277,6 +279,7 @@ static void lun_task_completed(struct taskset *ts, struct tcq_task *t)
 	struct lun *l = ts->lun;
 
 	record_done(t);
+	durab_done(t);
 	stats_task_done(l, t);
 	/* A write may have allocated (or UNMAP freed) space: the soft
 	 * threshold is looked at shortly (scsi/thin.h). */
@@ -341,6 +344,31 @@ struct taskset *lun_nexus_find_locked(struct lun *l, const void *nexus)
 			return ts;
 	}
 	return NULL;
+}
+
+void lun_hold(struct lun *l)
+{
+	__atomic_store_n(&l->held, true, __ATOMIC_RELEASE);
+}
+
+void lun_release(struct lun *l)
+{
+	__atomic_store_n(&l->held, false, __ATOMIC_RELEASE);
+	tmf_rescan_lun(l);
+}
+
+unsigned lun_running(struct lun *l)
+{
+	struct list_node *pos;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&l->lock);
+	list_for_each(pos, &l->nexuses)
+		n += __atomic_load_n(&list_entry(pos, struct taskset,
+						 nexus_node)->n_running,
+				     __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&l->lock);
+	return n;
 }
 
 unsigned lun_tasks(struct lun *l)
@@ -426,8 +454,10 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 				  ASC_INVALID_FIELD_IN_INFORMATION_UNIT);
 		}
 	}
-	if (t->status == SAM_STAT_GOOD)
+	if (t->status == SAM_STAT_GOOD) {
 		record_arrive(t);	/* the crash lab's, when recording */
+		durab_arrive(t);
+	}
 	if (!ts) {	/* transport bug: a LUN needs a task set */
 		if (t->status == SAM_STAT_GOOD)
 			sense_set(t, SK_HARDWARE_ERROR,

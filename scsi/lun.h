@@ -21,6 +21,7 @@ struct pr_state;
 struct lun_stats;
 struct alua_cfg;
 struct recorder;
+struct durab;
 
 /* Barrier policy for ORDERED tasks (DESIGN.md, Principles). */
 enum lun_barrier {
@@ -79,7 +80,9 @@ struct lun {
 	/* The crash lab (scsi/record.c): its recorder, and whether it
 	 * records now (read by the data path without a lock). */
 	struct recorder *rec;
+	struct durab *durab;	/* scsi/durability.c */
 	bool recording;
+	bool held;		/* lun_hold: no task starts */
 	/* A device that lies (lun_get_*): SYNCHRONIZE CACHE completes
 	 * without a flush, FUA is not passed on. */
 	bool flush_ignore, fua_ignore;
@@ -117,6 +120,10 @@ static inline bool lun_get_fua_ignore(const struct lun *l)
 static inline bool lun_recording(const struct lun *l)
 {
 	return __atomic_load_n(&l->recording, __ATOMIC_RELAXED);
+}
+static inline bool lun_held(const struct lun *l)
+{
+	return __atomic_load_n(&l->held, __ATOMIC_ACQUIRE);
 }
 
 /* What a logical unit is made of (a [lun] section of tcqd.conf). */
@@ -218,6 +225,15 @@ void lun_nexus_abort(struct taskset *ts);
 /* Tasks in the task sets of every nexus of l now (a snapshot taken from
  * any thread: the sets' reactors keep changing it). */
 unsigned lun_tasks(struct lun *l);
+/*
+ * Holds l still: no task starts from now on (they wait in their task
+ * sets); lun_running tells when those running are done. lun_release lets
+ * the waiting ones go, on every nexus' reactor.
+ */
+void lun_hold(struct lun *l);
+void lun_release(struct lun *l);
+/* Tasks of l running now, over every nexus (any thread). */
+unsigned lun_running(struct lun *l);
 /* The task set of nexus on l, or NULL; l->lock held by the caller. */
 struct taskset *lun_nexus_find_locked(struct lun *l, const void *nexus);
 #endif

@@ -138,5 +138,8 @@ struct tcq_task {
 	 * an EXTENDED COPY writes to. */
 	uint64_t rec_task, rec_xtask;
 	struct lun *rec_xlun;
+	/* The durability audit's (scsi/durability.c): the epochs a
+	 * SYNCHRONIZE CACHE makes durable when it ends. */
+	uint64_t durab_epoch;
 };
 #endif

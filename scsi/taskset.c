@@ -83,7 +83,9 @@ static bool overlap_blocked(struct taskset *ts, struct tcq_task *t)
 
 static void try_run(struct taskset *ts, struct tcq_task *t)
 {
-	if (overlap_blocked(ts, t)) {
+	/* A held LUN (lun_hold) starts nothing: the task waits as one
+	 * blocked by an overlap does, and runs at the release's scan. */
+	if ((ts->lun && lun_held(ts->lun)) || overlap_blocked(ts, t)) {
 		if (!t->order.blocked) {
 			t->order.blocked = true;
 			ts->n_blocked++;
@@ -96,6 +98,7 @@ static void try_run(struct taskset *ts, struct tcq_task *t)
 		ts->n_blocked--;
 	}
 	t->state = TASK_RUNNING;
+	__atomic_add_fetch(&ts->n_running, 1, __ATOMIC_RELAXED);
 	t->order.barrier_flush = t->order.attr == TASK_ATTR_ORDERED && ts->lun &&
 			   lun_get_barrier(ts->lun) == BARRIER_FLUSH &&
 			   cdb_access(&t->req) == CDB_ACCESS_WRITE;
@@ -258,12 +261,20 @@ static void leave(struct taskset *ts, struct tcq_task *t)
 		ts->n_writes--;
 	if (t->state == TASK_DORMANT)
 		ts->n_dormant--;
+	if (t->state == TASK_RUNNING)
+		__atomic_sub_fetch(&ts->n_running, 1, __ATOMIC_RELAXED);
 	if (t->order.blocked) {
 		t->order.blocked = false;
 		ts->n_blocked--;
 	}
 	if (ts->aca_task == t)
 		ts->aca_task = NULL;
+}
+
+void taskset_rescan(struct taskset *ts)
+{
+	if (ts->n_dormant || ts->n_blocked)
+		scan(ts);
 }
 
 /* The last task aborted while running is gone: who waited is told. */

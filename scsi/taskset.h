@@ -51,6 +51,7 @@ struct taskset {
 	struct tcq_task *aca_task;
 	bool in_scan, rescan;
 	unsigned n_aborting;		/* aborted, still running */
+	unsigned n_running;		/* atomic: running (lun_running) */
 	struct list_node abort_waiters;	/* of taskset_waiter */
 	/* REQUEST SENSE reports (and clears) this when set. */
 	bool pending_valid;
@@ -93,6 +94,8 @@ void taskset_data_ready(struct tcq_task *t);
  * t->done() must not destroy the task set. */
 void taskset_complete(struct tcq_task *t);
 
+/* Enables what the rules allow now (a LUN's hold was released). */
+void taskset_rescan(struct taskset *ts);
 /* CLEAR ACA (SAM-5 7.3): dormant tasks may be enabled again. */
 void taskset_clear_aca(struct taskset *ts);
 /*

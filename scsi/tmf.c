@@ -23,6 +23,7 @@ enum part_op {
 	PART_ABORT_ALL,		/* every task of the set */
 	PART_ABORT_TASK,	/* run->m->task (the requester's own set) */
 	PART_CLEAR_ACA,
+	PART_RESCAN,		/* a held LUN released: start what waits */
 };
 
 struct tmf_part {
@@ -132,6 +133,9 @@ static void part_run(void *arg)
 		break;
 	case PART_CLEAR_ACA:
 		taskset_clear_aca(ts);
+		break;
+	case PART_RESCAN:
+		taskset_rescan(ts);
 		break;
 	}
 	if (p->clear_aca)
@@ -410,5 +414,23 @@ void tmf_qerr(struct taskset *ts, struct tcq_task *t)
 	}
 	pthread_mutex_unlock(&l->lock);
 	/* Not inline: t is still completing in its set. */
+	run_start(run, false);
+}
+
+void tmf_rescan_lun(struct lun *l)
+{
+	struct tmf_run *run = run_new(NULL, NULL, NULL, NULL);
+	struct list_node *pos;
+
+	if (!run) {
+		log_err("LUN %llu: out of memory: waiting tasks start with "
+			"the next completion", (unsigned long long)l->id);
+		return;
+	}
+	pthread_mutex_lock(&l->lock);
+	list_for_each(pos, &l->nexuses)
+		run_add(run, list_entry(pos, struct taskset, nexus_node),
+			PART_RESCAN, false);
+	pthread_mutex_unlock(&l->lock);
 	run_start(run, false);
 }

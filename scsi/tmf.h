@@ -86,4 +86,7 @@ void tmf_abort_port(struct lun *l, const char *port, const void *except);
  * status with TAS=1), 11b the other tasks of t's nexus. Not during ACA:
  * a NACA=1 command's failure holds the set instead. */
 void tmf_qerr(struct taskset *ts, struct tcq_task *t);
+/* Every nexus of l looks at what waits in its task set, on its reactor
+ * (lun_release). */
+void tmf_rescan_lun(struct lun *l);
 #endif

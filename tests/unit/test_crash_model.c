@@ -333,6 +333,29 @@ START_TEST(ordered_model_is_a_barrier_for_its_nexus)
 }
 END_TEST
 
+/* A COMPARE AND WRITE that ended in MISCOMPARE wrote nothing: no block
+ * in doubt (SBC-4 5.3). One that succeeded is a write like any other. */
+START_TEST(miscompare_writes_nothing)
+{
+	struct rec r = { .type = REC_DONE };
+
+	begin();
+	arrive(1, 0, 1, REC_A_WRITE | REC_A_WCE, 10, 1);
+	wr(1, 10, 1, false, 0xaa);
+	r.seq = ++seq;
+	r.u.done.task = 1;
+	r.u.done.status = 2;
+	r.u.done.key = 0x0e;	/* MISCOMPARE */
+	r.u.done.asc = 0x1d00;
+	fwrite(buf, 1, rec_put(buf, sizeof(buf), &r), f);
+	write_task(2, 0, 1, 11, 1, false, 0xbb);
+	load(MODEL_SBC, 0);
+	EXPECT_DOUBT(1, 2);
+	ck_assert_uint_eq(PT.blocks[0].lba, 11);
+	unload();
+}
+END_TEST
+
 /* A named state: drop task 2 at block 2 of a three-write history. */
 START_TEST(state_by_name)
 {
@@ -457,6 +480,7 @@ static Suite *suite(void)
 	harness_add(tc, candidates_start_at_the_durable_version);
 	harness_add(tc, atomic_write_does_not_tear);
 	harness_add(tc, ordered_model_is_a_barrier_for_its_nexus);
+	harness_add(tc, miscompare_writes_nothing);
 	harness_add(tc, state_by_name);
 	harness_add(tc, corrupt_truncated_and_reordered_recordings_refused);
 	harness_add(tc, base_of_another_size_refused);

@@ -426,6 +426,48 @@ START_TEST(mode_select_sets_tas_and_qerr)
 }
 END_TEST
 
+/* ---- holding a LUN still (the crash lab's record start) ---- */
+
+static void stop_soon(struct reactor_timer *t)
+{
+	reactor_stop(&H.r);
+}
+
+/* Runs the reactor for ms: what can start would have started. */
+static void idle_ms(unsigned ms)
+{
+	struct reactor_timer tm;
+
+	reactor_timer_init(&tm, stop_soon, NULL);
+	reactor_timer_arm(&H.r, &tm, ms);
+	harness_run_guarded(&H.r, ms + 5000);
+}
+
+/* A held LUN starts no task: running ones end (lun_running falls to 0),
+ * new ones of every nexus wait, and start once it is released. */
+START_TEST(hold_keeps_new_tasks_waiting_until_release)
+{
+	struct cmd *r0 = read_start(0, TASK_ATTR_SIMPLE, 0), *w1, *w2;
+
+	idle_ms(20);		/* r0 runs (200 ms) */
+	ck_assert_uint_eq(lun_running(H.lun), 1);
+	lun_hold(H.lun);
+	w1 = read_start(1, TASK_ATTR_SIMPLE, 1);
+	w2 = read_start(2, TASK_ATTR_HEAD_OF_QUEUE, 2);
+	wait_cmd(&H, r0);
+	EXPECT_GOOD(r0);
+	ck_assert_uint_eq(lun_running(H.lun), 0);
+	idle_ms(300);		/* longer than a read: nothing started */
+	ck_assert(!w1->done && !w2->done);
+	ck_assert_uint_eq(lun_running(H.lun), 0);
+	lun_release(H.lun);
+	wait_cmd(&H, w1);
+	wait_cmd(&H, w2);
+	EXPECT_GOOD(w1);
+	EXPECT_GOOD(w2);
+}
+END_TEST
+
 /* ---- nexuses on other reactors ---- */
 
 static struct reactor R2;
@@ -560,6 +602,7 @@ static Suite *suite(void)
 	harness_add(tc, qerr_11_aborts_the_nexus_own_tasks);
 	harness_add(tc, qerr_00_aborts_nothing);
 	harness_add(tc, mode_select_sets_tas_and_qerr);
+	harness_add(tc, hold_keeps_new_tasks_waiting_until_release);
 	harness_add(tc, lun_reset_waits_for_a_nexus_on_another_reactor);
 	harness_add(tc, nexus_leaving_during_a_reset_is_skipped);
 	suite_add_tcase(s, tc);
