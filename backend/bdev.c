@@ -130,6 +130,7 @@ static const struct bdev_backend bdev_backends[] = {
 	{ "cache", bdev_cache_open, &bdev_cache_opts },
 	{ "rbd", bdev_rbd_open, &bdev_rbd_opts },
 	{ "disk", bdev_disk_open, &bdev_disk_opts },
+	{ "crash", bdev_crash_open, &bdev_crash_opts },
 };
 
 const struct bdev_backend *bdev_backend_find(const char *name, size_t len)

@@ -284,6 +284,11 @@ const struct bdev_opts_def *bdev_backend_opts(const char *name);
 /* Backend constructors, used by bdev_open. */
 struct bdev *bdev_aio_open(const char *opts, const struct bdev_params *p,
 			   char *err, size_t errlen);
+/* One crash state of a recording, read-only (backend/crash.c):
+ * "crash:record=FILE,state=K[,model=sbc|ordered][,upto=MARK][,max=N]
+ * [,seed=S]". */
+struct bdev *bdev_crash_open(const char *opts, const struct bdev_params *p,
+			     char *err, size_t errlen);
 struct bdev *bdev_null_open(const char *opts, const struct bdev_params *p,
 			    char *err, size_t errlen);
 struct bdev *bdev_ram_open(const char *opts, const struct bdev_params *p,

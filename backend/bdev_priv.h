@@ -40,6 +40,7 @@ const struct bdev_backend *bdev_backend_find(const char *name, size_t len);
 
 /* Each backend's option table, defined next to its constructor. */
 extern const struct bdev_opts_def bdev_aio_opts, bdev_null_opts,
+	bdev_crash_opts,
 	bdev_ram_opts, bdev_delay_opts, bdev_fault_opts, bdev_cache_opts,
 	bdev_rbd_opts, bdev_disk_opts;
 
