@@ -141,6 +141,23 @@ const char *crash_mark_at(const struct ch_history *h, uint64_t c)
 	return "";
 }
 
+/* "opcodes: 0x2a x12, 0x35 x2, ..." of the recorded tasks. */
+static void print_opcodes(const struct ch_history *h)
+{
+	size_t count[256] = { 0 };
+	const char *sep = "";
+
+	for (size_t i = 0; i < h->ntasks; i++)
+		count[h->tasks[i].opcode]++;
+	printf("opcodes:");
+	for (int op = 0; op < 256; op++)
+		if (count[op]) {
+			printf("%s 0x%02x x%zu", sep, op, count[op]);
+			sep = ",";
+		}
+	putchar('\n');
+}
+
 static int cmd_info(struct ch_history *h)
 {
 	size_t writes = 0, syncs = 0, ordered = 0, done = 0;
@@ -159,6 +176,7 @@ static int cmd_info(struct ch_history *h)
 	       "CACHE, %zu ORDERED; %zu ended), %zu pieces written, %u "
 	       "nexuses, %zu marks\n", h->last_seq, h->ntasks, writes, syncs,
 	       ordered, done, h->npieces, h->nnexus, h->nmarks);
+	print_opcodes(h);
 	for (uint32_t i = 0; i < h->nnexus; i++)
 		printf("nexus %u: %s\n", i, h->nexus_names[i]);
 	for (size_t i = 0; i < h->nmarks; i++)
@@ -251,14 +269,17 @@ static int find_state(const struct md_point *m, const struct crash_opts *o,
 	if (*spec && !*end) {
 		if (st_init(&g, m, o->max, o->seed) < 0)
 			return crash_bad("%s", "out of memory");
+		size_t n;
+
 		while (st_next(&g, s, &info) > 0)
 			if (info.index == k) {
 				st_free(&g);
 				return 0;
 			}
+		n = g.emitted;
 		st_free(&g);
 		fprintf(stderr, "tcq-crash: state %llu: there are %zu states "
-			"at this point (model %s, --max %zu)\n", k, g.emitted,
+			"at this point (model %s, --max %zu)\n", k, n,
 			crash_model_name(o->model), o->max);
 		return 2;
 	}

@@ -30,6 +30,7 @@ int record_lun_init(struct lun *l)
 		return -1;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
+	pthread_cond_init(&r->room, NULL);
 	r->fd = -1;
 	l->rec = r;
 	return 0;
@@ -54,6 +55,7 @@ void record_lun_free(struct lun *l)
 	pthread_mutex_unlock(&r->lock);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->cond);
+	pthread_cond_destroy(&r->room);
 	free(r->scratch);
 	free(r);
 	l->rec = NULL;
@@ -89,10 +91,13 @@ void *record_writer_main(void *arg)
 				 w < 0 ? strerror(errno) : "short write");
 			r->active = false;
 			__atomic_store_n(&l->recording, false, __ATOMIC_RELAXED);
+			pthread_cond_broadcast(&r->room);
 			break;
 		}
 		r->tail = (r->tail + (size_t)w) % r->cap;
 		r->len -= (size_t)w;
+		if (r->waiters)
+			pthread_cond_broadcast(&r->room);
 	}
 	if (fsync(r->fd) < 0)
 		log_err("recording %s: fsync: %s", r->path, strerror(errno));
@@ -157,6 +162,7 @@ void record_end_locked(struct lun *l, struct recorder *r, uint8_t reason,
 	__atomic_store_n(&l->recording, false, __ATOMIC_RELAXED);
 	r->draining = true;
 	pthread_cond_broadcast(&r->cond);
+	pthread_cond_broadcast(&r->room);
 }
 
 /* Takes the n bytes in r->scratch as the next record (its seq set by the
@@ -173,14 +179,22 @@ static bool append_locked(struct lun *l, struct recorder *r, size_t n)
 		record_end_locked(l, r, REC_END_FULL, why);
 		return false;
 	}
-	if (r->cap - r->len < n + 512) {
-		snprintf(why, sizeof(why), "the file writer fell %zu bytes "
-			 "behind", r->len);
-		log_warn("LUN %llu: recording %s ended: %s",
-			 (unsigned long long)l->id, r->path, why);
+	if (n + 512 > r->cap) {
+		snprintf(why, sizeof(why), "a record of %zu bytes does not fit "
+			 "the ring", n);
 		record_end_locked(l, r, REC_END_ERROR, why);
 		return false;
 	}
+	/* The file cannot keep up: the data path waits for room (the
+	 * recording costs time then, never a write). */
+	while (r->active && r->cap - r->len < n + 512) {
+		r->waiters++;
+		pthread_cond_signal(&r->cond);
+		pthread_cond_wait(&r->room, &r->lock);
+		r->waiters--;
+	}
+	if (!r->active)
+		return false;	/* the writer failed meanwhile */
 	ring_put(r, r->scratch, n);
 	r->seq++;
 	r->records++;
@@ -263,9 +277,13 @@ void record_arrive(struct tcq_task *t)
 
 	t->rec_task = t->rec_xtask = 0;
 	t->rec_xlun = NULL;
+	t->rec_armed = false;
 	if (!l || !lun_recording(l) || t->status != SAM_STAT_GOOD ||
 	    !t->req.cmd)
 		return;
+	/* A command that writes only through its parameter data (EXTENDED
+	 * COPY) is recorded at its first write (record_write). */
+	t->rec_armed = true;
 	if (cdb_access(&t->req) == CDB_ACCESS_WRITE) {
 		flags |= REC_A_WRITE;
 		if (!(t->req.cmd->flags & OPC_F_RANGE_IN_DATA)) {
@@ -357,7 +375,7 @@ void record_write(struct lun *l, struct tcq_task *t, const struct bdev_io *io)
 	if (!lun_recording(l))
 		return;
 	if (l == t->lun) {
-		if (!t->rec_task)
+		if (!t->rec_task && !t->rec_armed)
 			return;	/* arrived before the recording began */
 		task = &t->rec_task;
 	} else if (t->rec_xlun && t->rec_xlun != l) {
@@ -370,7 +388,7 @@ void record_write(struct lun *l, struct tcq_task *t, const struct bdev_io *io)
 	if (r->active && !*task) {	/* EXTENDED COPY into this LUN */
 		if (arrive_locked(l, r, t, REC_A_WRITE |
 				  (lun_get_write_cache(l) ? REC_A_WCE : 0),
-				  0, 0, task))
+				  0, 0, task) && l != t->lun)
 			t->rec_xlun = l;
 	}
 	if (r->active && *task)

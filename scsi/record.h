@@ -3,10 +3,11 @@
  * point on, what its initiators asked to write, flush and order, in the
  * file format of tcq/rec_format.h, for tcq-crash and the crash backend.
  *
- * The data path records into a memory ring under the recorder's lock and
- * never waits: a thread of the recorder's own writes the ring to the file.
- * When the recording reaches record_max bytes, or the ring overflows, or
- * the file cannot be written, the recording ends (a REC_END record says
+ * The data path records into a memory ring under the recorder's lock; a
+ * thread of the recorder's own writes the ring to the file, and when it
+ * falls a whole ring (64 MiB) behind the data path waits for it. When the
+ * recording reaches record_max bytes, or the file cannot be written, the
+ * recording ends (a REC_END record says
  * why, the log and the statistics too) and the LUN goes on serving: a
  * recording never costs an acknowledged write.
  *

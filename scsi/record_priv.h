@@ -15,6 +15,8 @@ struct lun;
 struct recorder {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;	/* the writer waits for bytes; stop for it */
+	pthread_cond_t room;	/* the data path waits for room in the ring */
+	unsigned waiters;	/* ... this many */
 	bool active;		/* records are taken */
 	bool writer_running;	/* its thread has not finished */
 	int fd;

@@ -138,6 +138,7 @@ struct tcq_task {
 	 * an EXTENDED COPY writes to. */
 	uint64_t rec_task, rec_xtask;
 	struct lun *rec_xlun;
+	bool rec_armed;		/* arrived while its LUN recorded */
 	/* The durability audit's (scsi/durability.c): the epochs a
 	 * SYNCHRONIZE CACHE makes durable when it ends. */
 	uint64_t durab_epoch;

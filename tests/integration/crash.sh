@@ -1,0 +1,202 @@
+#!/bin/bash
+# The crash lab end to end (docs/crash-lab.md): a tcqd LUN that records
+# (record = FILE) driven by real clients, then tcq-crash and the crash
+# backend on what it recorded.
+#  - The recording is faithful: libiscsi's own tests of WRITE, WRITE SAME
+#    (with UNMAP), UNMAP, COMPARE AND WRITE (a miscompare among them),
+#    ORWRITE, WRITE ATOMIC and EXTENDED COPY, then a verified tcq-bench
+#    load, leave a recording whose "everything written" state is the LUN's
+#    file byte for byte, and every opcode is in it.
+#  - The model at work on a sequence of known writes (scsicmd): A, a
+#    SYNCHRONIZE CACHE, then B: A is durable (every state keeps it), B is
+#    in doubt, and a checker that wants B fails on exactly one state,
+#    shrunk to "B dropped"; with flush = ignore the sync promises nothing.
+#  - A state served over iSCSI by the crash backend reads back as
+#    tcq-crash image writes it.
+#  - Bad input: a truncated or corrupt recording, an unknown state, and a
+#    crash LUN of another size are refused, naming what is wrong.
+#  - A full recording (record_max) ends, says so, and the LUN serves on:
+#    a verified load loses nothing.
+# shellcheck source=tests/integration/lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+CRASH=${CRASH:-$top_builddir/tcq-crash}
+BENCH=${BENCH:-$top_builddir/tcq-bench}
+SCSICMD=${SCSICMD:-$top_builddir/tests/integration/scsicmd}
+need_built "$CRASH" "$BENCH" "$SCSICMD"
+need_tool iscsi-test-cu qemu-img
+IQN=iqn.2026-11.org.tcq:crash
+
+# crash_conf FILE EXTRA...: a 16 MiB thin LUN that records into rec.
+crash_conf() {
+	local f=$1
+	shift
+	{
+		printf '[global]\nlisten = 127.0.0.1:0\nthreads = 2\n'
+		printf '[target %s]\n[lun %s 0]\n' "$IQN" "$IQN"
+		printf 'path = %s\nsize = 16M\ncreate = yes\n' "$TEST_TMP/lun0.img"
+		printf 'record = %s\n' "$TEST_TMP/rec"
+		printf '%s\n' "$@"
+	} >"$f"
+}
+
+recording_replays_to_the_lun() {
+	local t opcodes
+	rm -f "$TEST_TMP/lun0.img" "$TEST_TMP"/rec*
+	crash_conf "$TEST_TMP/tcqd.conf"
+	start_tcqd -c "$TEST_TMP/tcqd.conf"
+	for t in SCSI.Write10.Simple SCSI.WriteSame10.Simple \
+		SCSI.WriteSame16.Unmap SCSI.Unmap.Simple \
+		SCSI.CompareAndWrite.Simple SCSI.CompareAndWrite.Miscompare \
+		SCSI.OrWrite.Simple SCSI.WriteAtomic16.Simple \
+		SCSI.ExtendedCopy.Simple; do
+		# their verdicts are conformance.sh's; here only what they write
+		tc iscsi-test-cu --dataloss -t "$t" "$TCQD_URL" >/dev/null 2>&1
+	done
+	run "$BENCH" --quiet --rw randwrite,read --bs 4k,64k --depth 8 \
+		--runtime 1 --verify "$TCQD_URL" || fail "tcq-bench: $OUT"
+	stop_tcqd
+	run "$CRASH" info "$TEST_TMP/rec" || fail "tcq-crash info failed"
+	grep -q '^end: stopped' <<<"$OUT" || fail "no REC_END stopped: $OUT"
+	opcodes=$(grep '^opcodes:' <<<"$OUT")
+	# WRITE(10) 2a, WRITE SAME(10) 41, WRITE SAME(16) 93, UNMAP 42,
+	# COMPARE AND WRITE 89, ORWRITE 8b, WRITE ATOMIC(16) 9c, EXTENDED
+	# COPY 83, WRITE(16) 8a (tcq-bench)
+	for t in 2a 41 93 42 89 8b 9c 83 8a; do
+		grep -q "0x$t x" <<<"$opcodes" || fail "opcode 0x$t not recorded: $opcodes"
+	done
+	run "$CRASH" image "$TEST_TMP/rec" all "$TEST_TMP/all.img" ||
+		fail "tcq-crash image failed"
+	cmp "$TEST_TMP/all.img" "$TEST_TMP/lun0.img" ||
+		fail "the state 'everything written' differs from the LUN's file"
+	ok "every command kind recorded; replayed, the recording is the LUN byte for byte"
+}
+
+# scsicmd's writes: A (0xaa at LBA 100), SYNCHRONIZE CACHE, B (0xbb at
+# LBA 200), then a mark.
+known_sequence() {
+	rm -f "$TEST_TMP/lun0.img" "$TEST_TMP"/rec*
+	crash_conf "$TEST_TMP/tcqd.conf" "$@"
+	start_tcqd -c "$TEST_TMP/tcqd.conf"
+	run "$SCSICMD" "$TCQD_URL" write 100 1 aa nofua sync write 200 1 bb nofua ||
+		fail "scsicmd: $OUT"
+	[ "$(grep -c '^GOOD' <<<"$OUT")" = 3 ] || fail "not GOOD: $OUT"
+	stop_tcqd
+}
+
+# block_of HEX: 512 bytes of that byte.
+block_of() {
+	local i
+	for ((i = 0; i < 512; i++)); do printf "\\x$1"; done
+}
+
+# has_block IMAGE LBA HEX: the block holds that byte throughout.
+has_block() {
+	cmp -s -n 512 -i "$(($2 * 512)):0" "$1" <(block_of "$3")
+}
+
+sync_makes_a_durable_and_b_in_doubt() {
+	known_sequence
+	run "$CRASH" states "$TEST_TMP/rec" || fail "tcq-crash states failed"
+	grep -q '1 blocks in doubt from 1 writes' <<<"$OUT" ||
+		fail "expected exactly B's block in doubt"
+	grep -q '^2 states' <<<"$OUT" || fail "expected 2 states (B or not)"
+	# A is in every state; a checker for it never fails
+	block_of aa >"$TEST_TMP/a.blk"
+	block_of bb >"$TEST_TMP/b.blk"
+	run "$CRASH" check "$TEST_TMP/rec" \
+		--cmd "cmp -s -n 512 -i 51200:0 {image} $TEST_TMP/a.blk" ||
+		fail "a state lost A, which a completed SYNCHRONIZE CACHE made durable"
+	grep -q '2 states checked at 1 point, 0 failing' <<<"$OUT" || fail "$OUT"
+	run "$CRASH" check "$TEST_TMP/rec" \
+		--cmd "cmp -s -n 512 -i 102400:0 {image} $TEST_TMP/b.blk"
+	grep -q '2 states checked at 1 point, 1 failing' <<<"$OUT" ||
+		fail "B is not in doubt: $OUT"
+	grep -q 'task 3 (nexus 0, opcode 0x8a, LBA 200 +1): dropped at 200' <<<"$OUT" ||
+		fail "the failing state does not shrink to B dropped"
+	ok "A durable after SYNCHRONIZE CACHE in every state; B's loss found and shrunk to B"
+}
+
+flush_ignore_promises_nothing() {
+	known_sequence "flush = ignore"
+	run "$CRASH" states "$TEST_TMP/rec" || fail "tcq-crash states failed"
+	grep -q '2 blocks in doubt from 2 writes' <<<"$OUT" ||
+		fail "with flush = ignore, A should be in doubt too"
+	grep -q '^4 states' <<<"$OUT" || fail "expected 4 states"
+	ok "a swallowed SYNCHRONIZE CACHE makes nothing durable: A and B in doubt, 4 states"
+}
+
+served_state_reads_as_its_image() {
+	known_sequence
+	run "$CRASH" image "$TEST_TMP/rec" 1 "$TEST_TMP/s1.img" || fail "image"
+	has_block "$TEST_TMP/s1.img" 100 aa || fail "state 1 lost A"
+	{
+		printf '[global]\nlisten = 127.0.0.1:0\n[target %s]\n[lun %s 0]\n' "$IQN" "$IQN"
+		printf 'backend = crash:record=%s,state=1\n' "$TEST_TMP/rec"
+	} >"$TEST_TMP/serve.conf"
+	start_tcqd -c "$TEST_TMP/serve.conf"
+	run qemu-img convert -f raw -O raw "$TCQD_URL" "$TEST_TMP/served.img" ||
+		fail "qemu-img could not read the crash LUN"
+	cmp "$TEST_TMP/served.img" "$TEST_TMP/s1.img" ||
+		fail "the served state differs from tcq-crash image's"
+	run "$SCSICMD" "$TCQD_URL" write 0 1 11 nofua
+	grep -q 'key=0x7 asc=0x27 ascq=0x00' <<<"$OUT" ||
+		fail "a write to a crash state was not refused WRITE PROTECTED: $OUT"
+	stop_tcqd
+	ok "the crash backend serves state 1 as tcq-crash image writes it, read-only"
+}
+
+bad_recordings_and_states_refused() {
+	local rc size
+	known_sequence
+	rc=0; run "$CRASH" image "$TEST_TMP/rec" 7 "$TEST_TMP/x.img" || rc=$?
+	[ "$rc" = 2 ] && grep -q 'there are 2 states' <<<"$OUT" ||
+		fail "an unknown state: status $rc: $OUT"
+	[ ! -e "$TEST_TMP/x.img" ] || fail "a refused image was written"
+	size=$(stat -c %s "$TEST_TMP/rec")
+	head -c $((size - 7)) "$TEST_TMP/rec" >"$TEST_TMP/trunc"
+	cp "$TEST_TMP/rec.base" "$TEST_TMP/trunc.base" 2>/dev/null
+	rc=0; run "$CRASH" info "$TEST_TMP/trunc" || rc=$?
+	[ "$rc" = 2 ] && grep -q 'truncated\|corrupt' <<<"$OUT" ||
+		fail "a truncated recording: status $rc: $OUT"
+	cp "$TEST_TMP/rec" "$TEST_TMP/bad"
+	printf '\x5a' | dd of="$TEST_TMP/bad" bs=1 seek=$((size - 30)) conv=notrunc 2>/dev/null
+	rc=0; run "$CRASH" states "$TEST_TMP/bad" || rc=$?
+	[ "$rc" = 2 ] && grep -q 'corrupt (CRC)' <<<"$OUT" ||
+		fail "a corrupt recording: status $rc: $OUT"
+	{
+		printf '[global]\nlisten = 127.0.0.1:0\n[target %s]\n[lun %s 0]\n' "$IQN" "$IQN"
+		printf 'backend = crash:record=%s,state=0\nsize = 8M\n' "$TEST_TMP/rec"
+	} >"$TEST_TMP/bad.conf"
+	rc=0; run "$TCQD" -c "$TEST_TMP/bad.conf" || rc=$?
+	[ "$rc" != 0 ] && grep -q 'records a LUN of 16777216 bytes' <<<"$OUT" ||
+		fail "a crash LUN of another size: status $rc: $OUT"
+	ok "unknown state (status 2), truncated and corrupt recordings, a LUN of another size: refused by name"
+}
+
+full_recording_keeps_serving() {
+	rm -f "$TEST_TMP/lun0.img" "$TEST_TMP"/rec*
+	crash_conf "$TEST_TMP/tcqd.conf" "record_max = 256K"
+	start_tcqd -c "$TEST_TMP/tcqd.conf"
+	# tcq-bench exits 1 on any error or verify mismatch
+	run "$BENCH" --quiet --rw randwrite,read --bs 4k --depth 8 --runtime 2 \
+		--verify "$TCQD_URL" || fail "tcq-bench failed once the recording was full: $OUT"
+	wait_until 20 log_grep -q "full: record_max 262144 bytes reached; the LUN goes on serving" ||
+		fail "no log line for the full recording"
+	stop_tcqd
+	run "$CRASH" info "$TEST_TMP/rec" || fail "tcq-crash info on a full recording"
+	grep -q '^end: full' <<<"$OUT" || fail "the recording does not end full: $OUT"
+	[ "$(stat -c %s "$TEST_TMP/rec")" -le 262144 ] ||
+		fail "the recording is larger than record_max"
+	ok "a full recording ends (REC_END full, the log), within record_max; a verified load loses nothing"
+}
+
+CHECKS=(
+	recording_replays_to_the_lun
+	sync_makes_a_durable_and_b_in_doubt
+	flush_ignore_promises_nothing
+	served_state_reads_as_its_image
+	bad_recordings_and_states_refused
+	full_recording_keeps_serving
+)
+run_checks "$@"
