@@ -181,8 +181,9 @@ full_recording_keeps_serving() {
 	# tcq-bench exits 1 on any error or verify mismatch
 	run "$BENCH" --quiet --rw randwrite,read --bs 4k --depth 8 --runtime 2 \
 		--verify "$TCQD_URL" || fail "tcq-bench failed once the recording was full: $OUT"
-	wait_until 20 log_grep -q "full: record_max 262144 bytes reached; the LUN goes on serving" ||
-		fail "no log line for the full recording"
+	# (the whole log: this check's tcqd wrote it from its start)
+	wait_until 20 grep -q "full: record_max 262144 bytes reached; the LUN goes on serving" \
+		"$TCQD_LOG" || fail "no log line for the full recording"
 	stop_tcqd
 	run "$CRASH" info "$TEST_TMP/rec" || fail "tcq-crash info on a full recording"
 	grep -q '^end: full' <<<"$OUT" || fail "the recording does not end full: $OUT"
