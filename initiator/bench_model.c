@@ -14,6 +14,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "tcq/ctl_client.h"
+#include "tcq/ctl_cmds.h"
 #include "initiator/bench.h"
 
 #define CTL_TIMEOUT_S 10
@@ -50,7 +51,7 @@ static double num(json_object *o, const char *k)
 int bench_model_snap(const char *sock, const char *url,
 		     struct bench_model_snap *s)
 {
-	char iqn[256], err[512], *txt;
+	char iqn[256], line[32], err[512], *txt;
 	json_object *r, *luns, *m;
 	long lun;
 	int rc = -1;
@@ -59,7 +60,8 @@ int bench_model_snap(const char *sock, const char *url,
 	if (url_lun(url, iqn, sizeof(iqn), &lun) < 0)
 		return -1;
 	/* A failure leaves the point without the model's figures. */
-	txt = ctl_client_request(sock, "luns\n", CTL_TIMEOUT_S, err, sizeof(err));
+	snprintf(line, sizeof(line), "%s\n", ctl_cmd_defs[CTL_CMD_LUNS].name);
+	txt = ctl_client_request(sock, line, CTL_TIMEOUT_S, err, sizeof(err));
 	if (!txt)
 		return -1;
 	r = json_tokener_parse(txt);
