@@ -1,92 +1,23 @@
 /*
  * --ctl SOCKET: the device model's statistics of the LUN under test
  * (tcqd's disk backend), asked of tcqd's control socket before and after
- * each point (tcqctl's protocol: one request line, one JSON answer), so
- * the JSON and --detail show per point the mean drive and host queue of
- * the model, its read-ahead hits, cached writes, destages and busy dies:
- * why a curve bends. The model's means are time averages since the LUN
- * opened; a point's is the difference of the two snapshots' areas
- * (mean x elapsed) over the difference of their times (the ramp is in
- * it).
+ * each point (the luns command, through the common client of
+ * tcq/ctl_client.h), so the JSON and --detail show per point the mean
+ * drive and host queue of the model, its read-ahead hits, cached writes,
+ * destages and busy dies: why a curve bends. The model's means are time
+ * averages since the LUN opened; a point's is the difference of the two
+ * snapshots' areas (mean x elapsed) over the difference of their times
+ * (the ramp is in it).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/un.h>
 #include <json-c/json.h>
+#include "tcq/ctl_client.h"
+#include "tcq/ctl_cmds.h"
 #include "initiator/bench.h"
 
-#define REPLY_MAX (16u << 20)
-
-/* The answer of tcqd to line, malloc'd; NULL on failure. */
-static char *ctl_request(const char *path, const char *line)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = 10 };
-	size_t len = 0, cap = 1 << 16, n = strlen(line), off = 0;
-	char *buf;
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return NULL;
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return NULL;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(fd);
-		return NULL;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	while (off < n) {
-		ssize_t w = send(fd, line + off, n - off, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(fd);
-			return NULL;
-		}
-		off += (size_t)w;
-	}
-	shutdown(fd, SHUT_WR);
-	buf = malloc(cap);
-	while (buf) {
-		ssize_t r;
-
-		if (len + 1 == cap) {
-			char *nb = cap >= REPLY_MAX ? NULL : realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = recv(fd, buf + len, cap - 1 - len, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	if (buf)
-		buf[len] = '\0';
-	return buf;
-}
+#define CTL_TIMEOUT_S 10
 
 /* The target name and LUN number of an iscsi:// URL (the last two path
  * components). */
@@ -120,7 +51,7 @@ static double num(json_object *o, const char *k)
 int bench_model_snap(const char *sock, const char *url,
 		     struct bench_model_snap *s)
 {
-	char iqn[256], *txt;
+	char iqn[256], line[32], err[512], *txt;
 	json_object *r, *luns, *m;
 	long lun;
 	int rc = -1;
@@ -128,7 +59,9 @@ int bench_model_snap(const char *sock, const char *url,
 	memset(s, 0, sizeof(*s));
 	if (url_lun(url, iqn, sizeof(iqn), &lun) < 0)
 		return -1;
-	txt = ctl_request(sock, "luns\n");
+	/* A failure leaves the point without the model's figures. */
+	snprintf(line, sizeof(line), "%s\n", ctl_cmd_defs[CTL_CMD_LUNS].name);
+	txt = ctl_client_request(sock, line, CTL_TIMEOUT_S, err, sizeof(err));
 	if (!txt)
 		return -1;
 	r = json_tokener_parse(txt);

@@ -1,8 +1,8 @@
 /*
  * The control socket server (ctl.h): accepting clients, reading one
- * request line, running it through the command table and writing the
- * reply; the commands themselves are in ctl_luns.c, ctl_stats.c and
- * ctl_sessions.c. Everything here runs on reactor 0, except what a
+ * request line, checking it against the command table (tcq/ctl_cmds.h),
+ * running its handler and writing the reply; the handlers are in
+ * ctl_luns.c, ctl_stats.c, ctl_sessions.c and ctl_live.c. Everything here runs on reactor 0, except what a
  * command asks to run on every reactor (ctl_on_every_reactor).
  */
 #ifndef _GNU_SOURCE
@@ -19,6 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include "tcq/ctl_cmds.h"
 #include "tcq/list.h"
 #include "tcq/log.h"
 #include "tcq/reactor.h"
@@ -70,55 +71,35 @@ static void ctl_conn_reply(struct ctl_conn *cc, json_object *reply);
 
 /* ---- the commands ------------------------------------------------------- */
 
-const struct ctl_command ctl_commands[] = {
-	{ "stats", ctl_cmd_stats, 0, 1, "[LUN]",
-	  "per LUN: commands by attribute, in flight, latency, drain time" },
-	{ "metrics", ctl_cmd_metrics, 0, 0, "",
-	  "the statistics as Prometheus text (what /metrics serves)" },
-	{ "luns", ctl_cmd_luns, 0, 1, "[LUN]",
-	  "the LUNs and their live settings" },
-	{ "sessions", ctl_cmd_sessions, 0, 0, "",
-	  "the sessions: initiator, target, peer, negotiated parameters" },
-	{ "set", ctl_cmd_set, 2, -1, "LUN key=value...",
-	  "changes a LUN's [lun] keys while it runs" },
-	{ "targets", ctl_cmd_targets, 0, 0, "",
-	  "the targets, their LUNs and sessions" },
-	{ "target", ctl_cmd_target, 2, -1,
-	  "add IQN [key=value...] | remove IQN [--force]",
-	  "adds or removes a target live" },
-	{ "lun", ctl_cmd_lun, 2, -1,
-	  "add TARGET/N key=value... | remove TARGET/N [--force] | "
-	  "resize TARGET/N SIZE [--shrink]",
-	  "adds, removes or resizes a LUN live" },
-	{ "portal", ctl_cmd_portal, 2, 2, "add|remove ADDR:PORT",
-	  "listens on one more address, or stops" },
-	{ "acl", ctl_cmd_acl, 3, 3, "add|remove TARGET NAME|ADDR[/BITS]",
-	  "changes who may log in to a target" },
-	{ "chap", ctl_cmd_chap, 2, 6,
-	  "set TARGET user=U secret=S [mutual_user=U mutual_secret=S] | "
-	  "clear TARGET",
-	  "changes a target's CHAP (TARGET discovery: discovery's)" },
-	{ "save", ctl_cmd_save, 0, 1, "[FILE]",
-	  "writes the running configuration (default: tcqd's file)" },
-	{ "reload", ctl_cmd_reload, 0, 0, "",
-	  "reads tcqd's file again and applies the difference live" },
-	{ "config", ctl_cmd_config, 0, 0, "",
-	  "the running configuration, as tcqd.conf text" },
-	{ "reset", ctl_cmd_reset, 0, 1, "[LUN]",
-	  "clears the statistics" },
-	{ "crash", ctl_cmd_crash, 1, 1, "LUN",
-	  "drops what a cache backend holds unsaved, as a power cut would" },
+/* tcqd's side of each row of the command table (tcq/ctl_cmds.h). */
+ctl_handler *const ctl_handlers[CTL_NCMDS] = {
+	[CTL_CMD_STATS] = ctl_cmd_stats,
+	[CTL_CMD_LUNS] = ctl_cmd_luns,
+	[CTL_CMD_TARGETS] = ctl_cmd_targets,
+	[CTL_CMD_SESSIONS] = ctl_cmd_sessions,
+	[CTL_CMD_CONFIG] = ctl_cmd_config,
+	[CTL_CMD_METRICS] = ctl_cmd_metrics,
+	[CTL_CMD_RESET] = ctl_cmd_reset,
+	[CTL_CMD_TARGET] = ctl_cmd_target,
+	[CTL_CMD_LUN] = ctl_cmd_lun,
+	[CTL_CMD_SET] = ctl_cmd_set,
+	[CTL_CMD_PORTAL] = ctl_cmd_portal,
+	[CTL_CMD_ACL] = ctl_cmd_acl,
+	[CTL_CMD_CHAP] = ctl_cmd_chap,
+	[CTL_CMD_SAVE] = ctl_cmd_save,
+	[CTL_CMD_RELOAD] = ctl_cmd_reload,
+	[CTL_CMD_CRASH] = ctl_cmd_crash,
 };
 
-const unsigned ctl_ncommands = sizeof(ctl_commands) / sizeof(ctl_commands[0]);
-
-static const struct ctl_command *ctl_command_find(const char *name)
+const char *ctl_usage(enum ctl_cmd_id id, const char *form, char *buf,
+		      size_t len)
 {
-	for (unsigned i = 0; i < ctl_ncommands; i++) {
-		if (!strcmp(ctl_commands[i].name, name))
-			return &ctl_commands[i];
-	}
-	return NULL;
+	int n = snprintf(buf, len, "usage: ");
+
+	if (n > 0 && (size_t)n < len)
+		ctl_cmd_def_usage(&ctl_cmd_defs[id], form, buf + n,
+				  len - (size_t)n);
+	return buf;
 }
 
 static json_object *ctl_unknown_command(const char *name)
@@ -127,17 +108,18 @@ static json_object *ctl_unknown_command(const char *name)
 	size_t n = 0;
 
 	names[0] = '\0';
-	for (unsigned i = 0; i < ctl_ncommands && n < sizeof(names); i++)
+	for (unsigned i = 0; i < CTL_NCMDS && n < sizeof(names); i++)
 		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
-				      i ? ", " : "", ctl_commands[i].name);
+				      i ? ", " : "", ctl_cmd_defs[i].name);
 	return ctl_reply_err("unknown command '%.64s' (%s)", name, names);
 }
 
 /* Runs one request line; NULL when the answer comes later (cc->op). */
 static json_object *ctl_request(struct ctl_conn *cc, char *line)
 {
-	char *argv[CTL_MAX_ARGS + 1], *save = NULL, *name;
-	const struct ctl_command *cmd;
+	char *argv[CTL_MAX_ARGS + 1], *save = NULL, *name, usage[512];
+	const struct ctl_cmd_def *cmd;
+	enum ctl_cmd_id id;
 	int argc = 0;
 
 	name = strtok_r(line, " \t\r", &save);
@@ -149,14 +131,15 @@ static json_object *ctl_request(struct ctl_conn *cc, char *line)
 		argv[argc++] = w;
 	}
 	argv[argc] = NULL;
-	cmd = ctl_command_find(name);
+	cmd = ctl_cmd_def_find(name);
 	if (!cmd)
 		return ctl_unknown_command(name);
+	id = (enum ctl_cmd_id)(cmd - ctl_cmd_defs);
 	if (argc < cmd->min_args ||
 	    (cmd->max_args >= 0 && argc > cmd->max_args))
-		return ctl_reply_err("usage: %s%s%s", cmd->name,
-				     cmd->args[0] ? " " : "", cmd->args);
-	return cmd->run(cc, argv, argc);
+		return ctl_reply_err("%s", ctl_usage(id, NULL, usage,
+						      sizeof(usage)));
+	return ctl_handlers[id](cc, argv, argc);
 }
 
 /* ---- replies ------------------------------------------------------------ */
@@ -494,6 +477,13 @@ int ctl_start(const char *path, struct reactor **reactors, int nreactors,
 	if (!path || !*path) {
 		snprintf(err, errlen, "control socket: empty path");
 		return -1;
+	}
+	for (unsigned i = 0; i < CTL_NCMDS; i++) {
+		if (!ctl_handlers[i]) {	/* tests/unit/test_ctl_cmds.c */
+			snprintf(err, errlen, "control socket: command %s has "
+				 "no handler", ctl_cmd_defs[i].name);
+			return -1;
+		}
 	}
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		snprintf(err, errlen, "control socket %s: path longer than %zu "

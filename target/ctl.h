@@ -1,10 +1,10 @@
 /*
  * The control socket tcqctl talks to: a unix stream socket served on
- * reactor 0. A client sends one request line ("stats", "sessions", "luns",
- * "set LUN key=value...", "reset [LUN]", "crash LUN"), gets one JSON
- * document back ({"ok":true,...} or {"ok":false,"error":"..."}) and the
- * connection closes. The socket is made with mode 0600: whoever can open
- * it is the daemon's administrator.
+ * reactor 0. A client sends one request line (a command of tcqctl's table,
+ * tcq/ctl_cmds.h, and its words: "stats", "set LUN KEY=VALUE...", ...),
+ * gets one JSON document back ({"ok":true,...} or
+ * {"ok":false,"error":"..."}) and the connection closes. The socket is
+ * made with mode 0600: whoever can open it is the daemon's administrator.
  */
 #ifndef TCQ_CTL_H
 #define TCQ_CTL_H

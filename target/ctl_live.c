@@ -187,8 +187,8 @@ json_object *ctl_cmd_target(struct ctl_conn *cc, char **argv, int argc)
 	if (take_flags(argv, &argc, &ch.o, err, sizeof(err)) < 0)
 		return ctl_reply_err("%s", err);
 	if (argc < 2)
-		return ctl_reply_err("usage: target add IQN [key=value...] | "
-				     "target remove IQN [--force]");
+		return ctl_reply_err("%s", ctl_usage(CTL_CMD_TARGET, NULL, err,
+						      sizeof(err)));
 	if ((r = change_begin(&ch, err, sizeof(err))))
 		return r;
 	if (!strcmp(argv[0], "add")) {
@@ -202,8 +202,9 @@ json_object *ctl_cmd_target(struct ctl_conn *cc, char **argv, int argc)
 			return change_fail(&ch, err);
 	} else if (!strcmp(argv[0], "remove")) {
 		if (argc != 2)
-			return change_fail(&ch, "usage: target remove IQN "
-					   "[--force]");
+			return change_fail(&ch, ctl_usage(CTL_CMD_TARGET,
+							  "remove", err,
+							  sizeof(err)));
 		if (cfg_remove_target(ch.c, argv[1]) < 0) {
 			snprintf(err, sizeof(err), "no target '%.230s'", argv[1]);
 			return change_fail(&ch, err);
@@ -251,9 +252,8 @@ json_object *ctl_cmd_lun(struct ctl_conn *cc, char **argv, int argc)
 	if (take_flags(argv, &argc, &ch.o, err, sizeof(err)) < 0)
 		return ctl_reply_err("%s", err);
 	if (argc < 2)
-		return ctl_reply_err("usage: lun add TARGET/N key=value... | "
-				     "lun remove TARGET/N [--force] | "
-				     "lun resize TARGET/N SIZE [--shrink]");
+		return ctl_reply_err("%s", ctl_usage(CTL_CMD_LUN, NULL, err,
+						      sizeof(err)));
 	if ((r = change_begin(&ch, err, sizeof(err))))
 		return r;
 	if (parse_lun_spec(argv[1], name, sizeof(name), &id, err,
@@ -281,15 +281,15 @@ json_object *ctl_cmd_lun(struct ctl_conn *cc, char **argv, int argc)
 	}
 	if (!strcmp(argv[0], "remove")) {
 		if (argc != 2)
-			return change_fail(&ch, "usage: lun remove TARGET/N "
-					   "[--force]");
+			return change_fail(&ch, ctl_usage(CTL_CMD_LUN, "remove",
+							  err, sizeof(err)));
 		cfg_remove_lun(ch.c, name, id);
 	} else if (!strcmp(argv[0], "resize")) {
 		char *kv[1], word[80];
 
 		if (argc != 3)
-			return change_fail(&ch, "usage: lun resize TARGET/N SIZE "
-					   "[--shrink]");
+			return change_fail(&ch, ctl_usage(CTL_CMD_LUN, "resize",
+							  err, sizeof(err)));
 		snprintf(word, sizeof(word), "size=%.64s", argv[2]);
 		kv[0] = word;
 		if (cfg_set_pairs(ch.c, CFG_LUN, l, kv, 1, err, sizeof(err)) < 0)
@@ -316,7 +316,8 @@ json_object *ctl_cmd_set(struct ctl_conn *cc, char **argv, int argc)
 	if (take_flags(argv, &argc, &ch.o, err, sizeof(err)) < 0)
 		return ctl_reply_err("%s", err);
 	if (argc < 2)
-		return ctl_reply_err("usage: set LUN key=value...");
+		return ctl_reply_err("%s", ctl_usage(CTL_CMD_SET, NULL, err,
+						      sizeof(err)));
 	struct lun *running = ctl_find_lun(argv[0], err, sizeof(err));
 
 	if (!running)
@@ -357,7 +358,8 @@ json_object *ctl_cmd_portal(struct ctl_conn *cc, char **argv, int argc)
 	json_object *r;
 
 	if (argc != 2 || (strcmp(argv[0], "add") && strcmp(argv[0], "remove")))
-		return ctl_reply_err("usage: portal add|remove ADDR:PORT");
+		return ctl_reply_err("%s", ctl_usage(CTL_CMD_PORTAL, NULL, err,
+						      sizeof(err)));
 	if ((r = change_begin(&ch, err, sizeof(err))))
 		return r;
 	if (!strcmp(argv[0], "add")) {
@@ -402,8 +404,8 @@ json_object *ctl_cmd_acl(struct ctl_conn *cc, char **argv, int argc)
 	bool net;
 
 	if (argc != 3 || (strcmp(argv[0], "add") && strcmp(argv[0], "remove")))
-		return ctl_reply_err("usage: acl add|remove TARGET "
-				     "INITIATOR-NAME|ADDR[/BITS]");
+		return ctl_reply_err("%s", ctl_usage(CTL_CMD_ACL, NULL, err,
+						      sizeof(err)));
 	if ((r = change_begin(&ch, err, sizeof(err))))
 		return r;
 	if (!(t = cfg_find_target(ch.c, argv[1]))) {
@@ -440,9 +442,8 @@ json_object *ctl_cmd_chap(struct ctl_conn *cc, char **argv, int argc)
 
 	if (argc < 2 || (strcmp(argv[0], "set") && strcmp(argv[0], "clear")) ||
 	    (!strcmp(argv[0], "clear") && argc != 2) || argc > 2 + 8)
-		return ctl_reply_err("usage: chap set TARGET|discovery user=U "
-				     "secret=S [mutual_user=U mutual_secret=S] "
-				     "| chap clear TARGET|discovery");
+		return ctl_reply_err("%s", ctl_usage(CTL_CMD_CHAP, NULL, err,
+						      sizeof(err)));
 	if ((r = change_begin(&ch, err, sizeof(err))))
 		return r;
 	disc = !strcmp(argv[1], "discovery");

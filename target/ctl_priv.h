@@ -1,15 +1,19 @@
 /*
  * What the files of the control socket share: ctl.c (the server: socket,
- * connections, the line protocol, the command table), ctl_luns.c (LUN
- * lookup; luns, set, crash), ctl_stats.c (stats, reset, metrics),
- * ctl_sessions.c (sessions) and metrics_prom.c (the Prometheus text, which
- * walks the LUNs with ctl_for_each_lun). Not for other modules.
+ * connections, the line protocol, the handlers of the command table),
+ * ctl_luns.c (LUN lookup; luns, crash), ctl_stats.c (stats, reset,
+ * metrics), ctl_sessions.c (sessions), ctl_live.c (live changes with set,
+ * targets, save, reload, config) and metrics_prom.c (the Prometheus
+ * text, which walks the LUNs with ctl_for_each_lun). Not for other
+ * modules.
  */
 #ifndef TCQ_CTL_PRIV_H
 #define TCQ_CTL_PRIV_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <json-c/json.h>
+#include "tcq/ctl_cmds.h"
 
 struct ctl_conn;
 struct lun;
@@ -19,17 +23,14 @@ struct lun;
 typedef json_object *ctl_handler(struct ctl_conn *cc, char **argv,
 				 int argc);
 
-struct ctl_command {
-	const char *name;
-	ctl_handler *run;
-	int min_args, max_args;	/* max -1: no bound */
-	const char *args;	/* for "usage: NAME ARGS" */
-	const char *help;	/* one line */
-};
+/* tcqd's handler of each row of the command table (tcq/ctl_cmds.h);
+ * tests/unit/test_ctl_cmds.c checks there is one for every row. */
+extern ctl_handler *const ctl_handlers[CTL_NCMDS];
 
-/* The commands, in the order "unknown command" lists them. */
-extern const struct ctl_command ctl_commands[];
-extern const unsigned ctl_ncommands;
+/* "usage: " and the command's forms (all, or the one named form, see
+ * ctl_cmd_def_usage), into buf, which it returns. */
+const char *ctl_usage(enum ctl_cmd_id id, const char *form, char *buf,
+		      size_t len);
 
 /* ---- replies (ctl.c) ---- */
 json_object *ctl_reply_ok(void);
