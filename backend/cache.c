@@ -79,7 +79,7 @@ static void cache_read(struct cache_q *cq, struct bdev_io *io)
 	w->bio.done = read_done;
 	w->bio.ctx = cq;
 	pthread_mutex_lock(&c->lock);
-	w->hn.key = ++c->seq;
+	w->seq = ++c->seq;
 	list_add_tail(&w->link, &c->reads);
 	pthread_mutex_unlock(&c->lock);
 	bdev_submit(cq->bq, &w->bio);

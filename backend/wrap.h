@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "backend/bdev.h"
-#include "tcq/heap.h"
+#include "tcq/reactor.h"
 #include "backend/bdev_opts.h"
 
 /* A bdev_io the wrapper sends to its base on behalf of an upper one. */
@@ -22,9 +22,8 @@ struct wrap_io {
 	struct bdev_io bio;	/* goes to the base */
 	struct bdev_io *up;	/* the I/O we were given */
 	struct list_node link;	/* pool free list / backend lists */
-	/* Backend use: a deadline heap (delay), or key alone as a
-	 * sequence number (cache). */
-	struct heap_node hn;
+	struct reactor_timer timer;	/* delay: the end of its service */
+	uint64_t seq;		/* cache: order of arrival */
 };
 
 struct wrap_pool {
