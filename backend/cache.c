@@ -301,6 +301,7 @@ static void cache_queue_fini(struct bdev_queue *q)
 		c->home = NULL;
 	}
 	pthread_mutex_unlock(&c->lock);
+	wrap_queue_put_base(c->base, cq->bq, q->reactor);
 	bdev_cq_fini(&cq->done);
 	wrap_pool_fini(&cq->pool);
 	free(cq);

@@ -166,6 +166,7 @@ static void delay_queue_fini(struct bdev_queue *q)
 		return;
 	/* No I/O is in flight at close: every wrapper is back in the pool,
 	 * its timer disarmed. */
+	wrap_queue_put_base(dq->d->base, dq->bq, q->reactor);
 	wrap_pool_fini(&dq->pool);
 	bdev_cq_fini(&dq->errs);
 	free(dq);

@@ -413,6 +413,7 @@ static void disk_queue_fini(struct bdev_queue *q)
 	pthread_mutex_unlock(&d->lock);
 	/* No I/O in flight: no wake-up is on its way to dq. */
 	reactor_timer_cancel(q->reactor, &dq->timer);
+	wrap_queue_put_base(d->base, dq->bq, q->reactor);
 	while (!list_empty(&dq->pool)) {
 		struct disk_io *dio = list_first_entry(&dq->pool,
 						       struct disk_io, link);

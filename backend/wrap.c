@@ -47,6 +47,13 @@ void wrap_pool_fini(struct wrap_pool *p)
 	}
 }
 
+void wrap_queue_put_base(struct bdev *base, struct bdev_queue *bq,
+			 struct reactor *r)
+{
+	if (bq)
+		bdev_queue_put(base, r);
+}
+
 /* Opens base and allocates the wrapper bdev over it with the base's
  * geometry and flags. On failure closes base, returns NULL. */
 static struct bdev *wrap_alloc(const struct bdev_ops *ops, const char *name,

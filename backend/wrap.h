@@ -37,6 +37,16 @@ void wrap_io_put(struct wrap_pool *p, struct wrap_io *w);
 void wrap_pool_fini(struct wrap_pool *p);
 
 /*
+ * From a wrapper's queue_fini (on r, or with r idle): closes the base's
+ * queue of r too (bq, NULL if none was made). A base's queue may hold r's
+ * timers or fds, which only r's thread may touch, while bdev_close of the
+ * whole stack may run on another reactor (a LUN removed live is destroyed
+ * on reactor 0). A base queue still busy is left to bdev_close.
+ */
+void wrap_queue_put_base(struct bdev *base, struct bdev_queue *bq,
+			 struct reactor *r);
+
+/*
  * Opens a wrapper: its private state (priv_size bytes, zeroed, starting
  * with the struct bdev * of its base) gets the options at opts_off, from
  * def's defaults and opts; then the base opens with the LUN's parameters
