@@ -201,7 +201,9 @@ opened:
 }
 
 /* The caller makes sure no I/O is in flight and, for backends that
- * register fds, that each queue's reactor is idle or is the caller. */
+ * register fds or arm timers, that each queue's reactor is idle or is the
+ * caller (wrappers close their bases' queues with their own:
+ * wrap_queue_put_base). */
 static void queue_free(struct bdev *b, int i)
 {
 	struct bdev_queue *q = b->queues[i];

@@ -79,7 +79,7 @@ static void cache_read(struct cache_q *cq, struct bdev_io *io)
 	w->bio.done = read_done;
 	w->bio.ctx = cq;
 	pthread_mutex_lock(&c->lock);
-	w->hn.key = ++c->seq;
+	w->seq = ++c->seq;
 	list_add_tail(&w->link, &c->reads);
 	pthread_mutex_unlock(&c->lock);
 	bdev_submit(cq->bq, &w->bio);
@@ -301,6 +301,7 @@ static void cache_queue_fini(struct bdev_queue *q)
 		c->home = NULL;
 	}
 	pthread_mutex_unlock(&c->lock);
+	wrap_queue_put_base(c->base, cq->bq, q->reactor);
 	bdev_cq_fini(&cq->done);
 	wrap_pool_fini(&cq->pool);
 	free(cq);

@@ -60,7 +60,7 @@ void clean_reap(struct cache *c)
 	uint64_t oldest = UINT64_MAX;
 
 	if (!list_empty(&c->reads))
-		oldest = list_first_entry(&c->reads, struct wrap_io, link)->hn.key;
+		oldest = list_first_entry(&c->reads, struct wrap_io, link)->seq;
 	while (!list_empty(&c->clean)) {
 		struct chunk *ch = list_first_entry(&c->clean, struct chunk,
 						    link);

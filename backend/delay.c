@@ -8,23 +8,19 @@
  *   seed=N         PRNG seed (each reactor queue derives its own)
  *   base=SPEC      the wrapped backend (last; see wrap.h)
  * With a random dist, completions come back out of order. A service time
- * starts at the reactor pass the I/O arrived in. Deadlines are
- * kept in a min-heap per queue and fire through one timerfd on the
- * queue's reactor (microsecond resolution; reactor timers are ms).
+ * starts at the reactor pass the I/O arrived in. Each I/O in service is a
+ * reactor timer on its queue's reactor (nanosecond deadlines, the
+ * reactor's one timerfd): every I/O whose deadline a pass has reached
+ * goes to the base in that pass, in deadline order.
  */
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/epoll.h>
-#include <sys/timerfd.h>
 #include "backend/bdev_priv.h"
 #include "backend/wrap.h"
 #include "tcq/compiler.h"
-#include "tcq/log.h"
 
 enum delay_dist { DIST_FIXED, DIST_UNIFORM, DIST_EXP };
 
@@ -48,32 +44,7 @@ struct delay_q {
 	struct list_node waiting;	/* beyond parallel, arrival order */
 	uint32_t busy;			/* in service */
 	uint64_t rng;
-	struct heap heap;		/* in service, on their deadlines */
-	int tfd;
-	struct reactor_fd rfd;
 };
-
-/* ---- deadline heap (tcq/heap.h) ------------------------------------------ */
-
-static struct wrap_io *heap_first(struct delay_q *dq)
-{
-	struct heap_node *n = heap_top(&dq->heap);
-
-	return n ? container_of(n, struct wrap_io, hn) : NULL;
-}
-
-static void delay_arm(struct delay_q *dq)
-{
-	struct itimerspec its = { 0 };
-	struct wrap_io *first = heap_first(dq);
-	uint64_t dl = first ? first->hn.key : 0;
-
-	/* Absolute CLOCK_MONOTONIC, as reactor_now_ns(); 0 disarms. */
-	its.it_value.tv_sec = (time_t)(dl / 1000000000ull);
-	its.it_value.tv_nsec = (long)(dl % 1000000000ull);
-	if (timerfd_settime(dq->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
-		log_err("delay: timerfd_settime: %s", strerror(errno));
-}
 
 /* ---- service ----------------------------------------------------------- */
 
@@ -145,6 +116,12 @@ static void delay_issue(struct delay_q *dq, struct wrap_io *w)
 	bdev_submit(dq->bq, bio);
 }
 
+/* Its service time is over: to the base. */
+static void delay_due(struct reactor_timer *t)
+{
+	delay_issue(t->arg, container_of(t, struct wrap_io, timer));
+}
+
 static void delay_start(struct delay_q *dq, struct bdev_io *io)
 {
 	struct wrap_io *w = wrap_io_get(&dq->pool);
@@ -161,30 +138,10 @@ static void delay_start(struct delay_q *dq, struct bdev_io *io)
 		delay_issue(dq, w);
 		return;
 	}
-	w->hn.key = delay_arrival_ns(dq) + t;
-	if (heap_push(&dq->heap, &w->hn) < 0) {
+	reactor_timer_init(&w->timer, delay_due, dq);
+	if (reactor_timer_arm_at(dq->q->reactor, &w->timer,
+				 delay_arrival_ns(dq) + t) < 0)
 		delay_issue(dq, w);	/* no room to wait: serve now */
-		return;
-	}
-	if (heap_first(dq) == w)
-		delay_arm(dq);
-}
-
-static void delay_timer(struct reactor *r, uint32_t events, void *arg)
-{
-	struct delay_q *dq = arg;
-	uint64_t ticks, now;
-	struct wrap_io *w;
-
-	if (read(dq->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-		log_err("delay: timerfd read: %s", strerror(errno));
-	now = reactor_now_ns();
-	while ((w = heap_first(dq)) && w->hn.key <= now) {
-		heap_remove(&dq->heap, &w->hn);
-		delay_issue(dq, w);
-	}
-	if (heap_first(dq))
-		delay_arm(dq);
 }
 
 static void delay_submit(struct bdev_queue *q, struct bdev_io *io)
@@ -204,18 +161,12 @@ static void delay_submit(struct bdev_queue *q, struct bdev_io *io)
 static void delay_queue_fini(struct bdev_queue *q)
 {
 	struct delay_q *dq = q->priv;
-	struct heap_node *n;
 
 	if (!dq)
 		return;
-	if (dq->tfd >= 0) {
-		reactor_del_fd(q->reactor, &dq->rfd);
-		close(dq->tfd);
-	}
-	/* No I/O is in flight at close: everything is back in the pool. */
-	while ((n = heap_pop(&dq->heap)))
-		wrap_io_put(&dq->pool, container_of(n, struct wrap_io, hn));
-	heap_fini(&dq->heap);
+	/* No I/O is in flight at close: every wrapper is back in the pool,
+	 * its timer disarmed. */
+	wrap_queue_put_base(dq->d->base, dq->bq, q->reactor);
 	wrap_pool_fini(&dq->pool);
 	bdev_cq_fini(&dq->errs);
 	free(dq);
@@ -231,30 +182,17 @@ static int delay_queue_init(struct bdev *b, struct bdev_queue *q)
 		return -1;
 	dq->d = d;
 	dq->q = q;
-	dq->tfd = -1;
 	wrap_pool_init(&dq->pool);
 	bdev_cq_init(&dq->errs, q->reactor, true);
 	list_init(&dq->waiting);
 	dq->rng = d->o.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(q->reactor->index + 1));
 	q->priv = dq;
 	dq->bq = bdev_queue_get(d->base, q->reactor);
-	if (!dq->bq)
-		goto fail;
-	dq->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (dq->tfd < 0) {
-		log_err("delay: timerfd_create: %s", strerror(errno));
-		goto fail;
-	}
-	if (reactor_add_fd(q->reactor, &dq->rfd, dq->tfd, EPOLLIN,
-			   delay_timer, dq) < 0) {
-		close(dq->tfd);
-		dq->tfd = -1;
-		goto fail;
+	if (!dq->bq) {
+		delay_queue_fini(q);
+		return -1;
 	}
 	return 0;
-fail:
-	delay_queue_fini(q);
-	return -1;
 }
 
 static void delay_close(struct bdev *b)

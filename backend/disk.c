@@ -8,12 +8,16 @@
  * the LUN's per-reactor queues and guarded by a mutex (d->lock): a
  * submission or a timer takes it, advances the model to reactor_now_ns()
  * and puts the commands the model finished on their own queue's done
- * list. Each queue has a timerfd on its reactor (like delay.c): the
- * thread that last ran the model arms its own timer at the model's next
- * event, so someone always wakes for it; a queue that gets work finished
- * by another thread has its timer set to fire at once (timerfd_settime
- * from any thread, under the lock). The finished I/O then goes to the
- * base on its own reactor and completes through bdev_complete there.
+ * list. Each queue has a reactor timer (nanosecond deadlines on its
+ * reactor's one timerfd, tcq/reactor.h): the thread that last ran the
+ * model arms its own queue's timer at the model's next event, so someone
+ * always wakes for it. A queue that gets work finished by another thread
+ * is woken through its reactor's mailbox (reactor_send of a message the
+ * queue owns, one on its way at a time). Until that wake-up has run, the
+ * queue's own passes leave its done list to it: a wake-up on its way
+ * always has I/O of its queue behind it, so the queue (which is closed
+ * only with no I/O in flight) outlives it. The finished I/O then goes to
+ * the base on its own reactor and completes through bdev_complete there.
  * Nothing ever sleeps; completions come from real timers.
  *
  * time_scale=K runs the model on a clock K times slower than the real
@@ -30,14 +34,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/epoll.h>
-#include <sys/timerfd.h>
 #include "backend/bdev_priv.h"
 #include "backend/disk_model.h"
 #include "backend/wrap.h"
 #include "tcq/compiler.h"
-#include "tcq/log.h"
 
 #define UNSET UINT64_MAX
 #define ENUM_UNSET (-1)
@@ -68,7 +68,8 @@ struct disk {
 	struct disk_opts o;
 	uint64_t scale;		/* time_scale: real ns per model ns */
 	struct disk_model m;
-	pthread_mutex_t lock;	/* m, queues, every dq->done */
+	pthread_mutex_t lock;	/* m, queues, each dq's done, in_model,
+				 * woken */
 	struct list_node queues;
 };
 
@@ -87,9 +88,11 @@ struct disk_q {
 	struct list_node done;	/* model finished them (under d->lock) */
 	struct list_node pool;	/* free disk_io (this reactor only) */
 	struct bdev_cq errs;
-	int tfd;
-	uint64_t armed;		/* the timer's setting (under d->lock) */
-	struct reactor_fd rfd;
+	uint32_t in_model;	/* submitted, not finished (under d->lock) */
+	bool woken;		/* wake on its way (under d->lock) */
+	struct reactor_msg wake;
+	struct reactor_timer timer;	/* the model's next event; touched
+					 * on this queue's reactor only */
 };
 
 /* ---- presets (see the comment above disk_presets) --------------------- */
@@ -206,38 +209,41 @@ static uint64_t model_now(const struct disk *d)
 	return reactor_now_ns() / d->scale;
 }
 
-/* t: a time on the model's clock (DM_NONE: none; 1: at once). Under
- * d->lock. A timer that fires no later than t is left alone: it wakes
- * disk_timer, which advances the model and sets it again for the next
+/* t: the model's next event on its clock (DM_NONE: none); on dq's
+ * reactor. A timer that fires no later than t is left alone: it wakes
+ * disk_timer, which advances the model and arms it again for the next
  * event, so the model is never late and, with many commands in flight,
- * a submission costs no timerfd_settime (a syscall that takes a
- * hrtimer lock). */
+ * a submission moves no timer (and never costs the reactor a
+ * timerfd_settime, a syscall that takes a hrtimer lock). */
 static void arm_at(struct disk_q *dq, uint64_t t)
 {
-	struct itimerspec its = { 0 };
+	struct reactor_timer *tm = &dq->timer;
+	uint64_t s = dq->d->scale;
 
-	if (t == DM_NONE ? dq->armed == DM_NONE :
-	    dq->armed != DM_NONE && dq->armed <= t)
+	if (t == DM_NONE) {
+		reactor_timer_cancel(dq->q->reactor, tm);
 		return;
-	dq->armed = t;
-	if (t != DM_NONE && t > 1) {
-		uint64_t s = dq->d->scale;
+	}
+	t = t > UINT64_MAX / s ? UINT64_MAX : t * s;	/* real time */
+	if (reactor_timer_armed(tm) && reactor_timer_deadline(tm) <= t)
+		return;
+	reactor_timer_arm_at(dq->q->reactor, tm, t);
+}
 
-		t = t > UINT64_MAX / s ? UINT64_MAX - 1 : t * s;
-	}
-	if (t != DM_NONE) {
-		if (t == 0)
-			t = 1;	/* 0 would disarm: 1 ns is long past */
-		its.it_value.tv_sec = (time_t)(t / 1000000000ull);
-		its.it_value.tv_nsec = (long)(t % 1000000000ull);
-	}
-	if (timerfd_settime(dq->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
-		log_err("disk: timerfd_settime: %s", strerror(errno));
+static void disk_wake(void *arg);
+
+/* Under d->lock: dq's reactor runs disk_wake soon (from any thread). */
+static void wake(struct disk_q *dq)
+{
+	if (dq->woken)
+		return;
+	dq->woken = true;
+	reactor_send(dq->q->reactor, &dq->wake, disk_wake, dq);
 }
 
 /* Under d->lock: the model's finished commands to their queues (waking
- * the other queues), self's own into mine; self's timer at the next
- * event. */
+ * the other queues), self's own into mine unless a wake-up is on its way
+ * to take them; self's timer at the next event. */
 static void distribute(struct disk_q *self, struct list_node *fin,
 		       struct list_node *mine)
 {
@@ -249,10 +255,11 @@ static void distribute(struct disk_q *self, struct list_node *fin,
 
 		list_del(&r->node);
 		list_add_tail(&dio->link, &dio->dq->done);
+		dio->dq->in_model--;
 		if (dio->dq != self)
-			arm_at(dio->dq, 1);
+			wake(dio->dq);
 	}
-	while (!list_empty(&self->done)) {
+	while (!self->woken && !list_empty(&self->done)) {
 		struct list_node *n = self->done.next;
 
 		list_del(n);
@@ -299,23 +306,31 @@ static void run_finished(struct disk_q *dq, struct list_node *mine)
 	}
 }
 
-static void disk_timer(struct reactor *r, uint32_t events, void *arg)
+/* On dq's reactor: the model to now, what it finished handed out. */
+static void disk_run(struct disk_q *dq, bool woken)
 {
-	struct disk_q *dq = arg;
 	struct disk *d = dq->d;
 	struct list_node fin, mine;
-	uint64_t ticks;
 
-	if (read(dq->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-		log_err("disk: timerfd read: %s", strerror(errno));
 	list_init(&fin);
 	list_init(&mine);
 	pthread_mutex_lock(&d->lock);
-	dq->armed = DM_NONE;	/* it fired (a later setting fires again) */
+	if (woken)
+		dq->woken = false;	/* this is the wake-up: take done */
 	dm_advance(&d->m, model_now(d), &fin);
 	distribute(dq, &fin, &mine);
 	pthread_mutex_unlock(&d->lock);
 	run_finished(dq, &mine);
+}
+
+static void disk_timer(struct reactor_timer *t)
+{
+	disk_run(t->arg, false);
+}
+
+static void disk_wake(void *arg)
+{
+	disk_run(arg, true);
 }
 
 static void disk_submit(struct bdev_queue *q, struct bdev_io *io)
@@ -360,6 +375,7 @@ static void disk_submit(struct bdev_queue *q, struct bdev_io *io)
 	list_init(&fin);
 	list_init(&mine);
 	pthread_mutex_lock(&d->lock);
+	dq->in_model++;
 	dm_submit(&d->m, &dio->r, model_now(d), &fin);
 	distribute(dq, &fin, &mine);
 	pthread_mutex_unlock(&d->lock);
@@ -378,17 +394,26 @@ static void disk_queue_fini(struct bdev_queue *q)
 	d = dq->d;
 	pthread_mutex_lock(&d->lock);
 	if (list_linked(&dq->link)) {
+		struct list_node *n;
+
 		list_del(&dq->link);
-		/* Someone else watches the model's next event from now on. */
-		if (!list_empty(&d->queues) && dm_next(&d->m) != DM_NONE)
-			arm_at(list_first_entry(&d->queues, struct disk_q,
-						link), 1);
+		/* A queue with commands in the model watches its next event
+		 * from now on (its I/O in flight keeps it open until the
+		 * wake-up ran). With none, no one needs to: the next
+		 * submission runs every event due at its own time. */
+		list_for_each(n, &d->queues) {
+			struct disk_q *o = list_entry(n, struct disk_q, link);
+
+			if (o->in_model) {
+				wake(o);
+				break;
+			}
+		}
 	}
 	pthread_mutex_unlock(&d->lock);
-	if (dq->tfd >= 0) {
-		reactor_del_fd(q->reactor, &dq->rfd);
-		close(dq->tfd);
-	}
+	/* No I/O in flight: no wake-up is on its way to dq. */
+	reactor_timer_cancel(q->reactor, &dq->timer);
+	wrap_queue_put_base(d->base, dq->bq, q->reactor);
 	while (!list_empty(&dq->pool)) {
 		struct disk_io *dio = list_first_entry(&dq->pool,
 						       struct disk_io, link);
@@ -410,34 +435,21 @@ static int disk_queue_init(struct bdev *b, struct bdev_queue *q)
 		return -1;
 	dq->d = d;
 	dq->q = q;
-	dq->tfd = -1;
-	dq->armed = DM_NONE;
+	reactor_timer_init(&dq->timer, disk_timer, dq);
 	list_init(&dq->link);
 	list_init(&dq->done);
 	list_init(&dq->pool);
 	bdev_cq_init(&dq->errs, q->reactor, true);
 	q->priv = dq;
 	dq->bq = bdev_queue_get(d->base, q->reactor);
-	if (!dq->bq)
-		goto fail;
-	dq->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (dq->tfd < 0) {
-		log_err("disk: timerfd_create: %s", strerror(errno));
-		goto fail;
-	}
-	if (reactor_add_fd(q->reactor, &dq->rfd, dq->tfd, EPOLLIN,
-			   disk_timer, dq) < 0) {
-		close(dq->tfd);
-		dq->tfd = -1;
-		goto fail;
+	if (!dq->bq) {
+		disk_queue_fini(q);
+		return -1;
 	}
 	pthread_mutex_lock(&d->lock);
 	list_add_tail(&dq->link, &d->queues);
 	pthread_mutex_unlock(&d->lock);
 	return 0;
-fail:
-	disk_queue_fini(q);
-	return -1;
 }
 
 static void disk_close(struct bdev *b)

@@ -136,6 +136,7 @@ static void fault_queue_fini(struct bdev_queue *q)
 
 	if (!fq)
 		return;
+	wrap_queue_put_base(fq->f->base, fq->bq, q->reactor);
 	bdev_cq_fini(&fq->failed);
 	wrap_pool_fini(&fq->pool);
 	free(fq);

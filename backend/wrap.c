@@ -25,7 +25,7 @@ struct wrap_io *wrap_io_get(struct wrap_pool *p)
 	w = calloc(1, sizeof(*w));
 	if (w) {
 		list_init(&w->link);
-		heap_node_init(&w->hn);
+		reactor_timer_init(&w->timer, NULL, NULL);
 	}
 	return w;
 }
@@ -33,7 +33,6 @@ struct wrap_io *wrap_io_get(struct wrap_pool *p)
 void wrap_io_put(struct wrap_pool *p, struct wrap_io *w)
 {
 	w->up = NULL;
-	heap_node_init(&w->hn);
 	list_add_head(&w->link, &p->free);	/* hot first */
 }
 
@@ -46,6 +45,13 @@ void wrap_pool_fini(struct wrap_pool *p)
 		list_del(&w->link);
 		free(w);
 	}
+}
+
+void wrap_queue_put_base(struct bdev *base, struct bdev_queue *bq,
+			 struct reactor *r)
+{
+	if (bq)
+		bdev_queue_put(base, r);
 }
 
 /* Opens base and allocates the wrapper bdev over it with the base's

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "backend/bdev.h"
-#include "tcq/heap.h"
+#include "tcq/reactor.h"
 #include "backend/bdev_opts.h"
 
 /* A bdev_io the wrapper sends to its base on behalf of an upper one. */
@@ -22,9 +22,8 @@ struct wrap_io {
 	struct bdev_io bio;	/* goes to the base */
 	struct bdev_io *up;	/* the I/O we were given */
 	struct list_node link;	/* pool free list / backend lists */
-	/* Backend use: a deadline heap (delay), or key alone as a
-	 * sequence number (cache). */
-	struct heap_node hn;
+	struct reactor_timer timer;	/* delay: the end of its service */
+	uint64_t seq;		/* cache: order of arrival */
 };
 
 struct wrap_pool {
@@ -36,6 +35,16 @@ void wrap_pool_init(struct wrap_pool *p);
 struct wrap_io *wrap_io_get(struct wrap_pool *p);
 void wrap_io_put(struct wrap_pool *p, struct wrap_io *w);
 void wrap_pool_fini(struct wrap_pool *p);
+
+/*
+ * From a wrapper's queue_fini (on r, or with r idle): closes the base's
+ * queue of r too (bq, NULL if none was made). A base's queue may hold r's
+ * timers or fds, which only r's thread may touch, while bdev_close of the
+ * whole stack may run on another reactor (a LUN removed live is destroyed
+ * on reactor 0). A base queue still busy is left to bdev_close.
+ */
+void wrap_queue_put_base(struct bdev *base, struct bdev_queue *bq,
+			 struct reactor *r);
 
 /*
  * Opens a wrapper: its private state (priv_size bytes, zeroed, starting

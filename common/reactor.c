@@ -1,8 +1,21 @@
 /*
- * One event loop per thread. A pass is: wait on epoll (bounded by the
- * nearest timer, or not at all when deferred calls are pending), dispatch
- * fd events, fire due timers, then run deferred calls. Deferred calls are
- * last so that everything a pass produced can be batched by them.
+ * One event loop per thread. A pass is: wait on epoll (not at all when
+ * deferred calls are pending or a timer is due; else until an fd is
+ * ready, the reactor's timerfd among them), dispatch fd events, fire due
+ * timers, then run deferred calls. Deferred calls are last so that
+ * everything a pass produced can be batched by them.
+ *
+ * Timers. One heap of nanosecond deadlines; the ms API is the same timers
+ * with deadlines on the clock. epoll's own timeout is not used for them
+ * (it is whole milliseconds, and may wake up to a slack late): the pass
+ * that is about to sleep sets the timerfd to the earliest deadline, and
+ * only when it is earlier than the timerfd's setting (tfd_at). A setting
+ * that has passed has fired; one for a timer cancelled or moved later
+ * wakes one pass for nothing, which sets it again. So arming a timer no
+ * earlier than the setting, moving timers later, cancelling, and every
+ * pass that does not sleep (work deferred, a timer due) cost no syscall.
+ * The timerfd is edge-triggered and never read: it only wakes the pass;
+ * run_timers decides what is due from the pass's time.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,6 +24,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include "tcq/reactor.h"
 #include "tcq/log.h"
 
@@ -19,6 +33,7 @@
  * same pass, up to this many; the rest waits for the next (non-blocking)
  * pass so a self-requeueing call cannot starve fd events. */
 #define REACTOR_DEFER_ROUNDS 16
+#define TFD_NONE UINT64_MAX
 
 /*
  * The epoll batch being dispatched on this thread. reactor_del_fd clears
@@ -184,36 +199,54 @@ void reactor_stop(struct reactor *r)
 
 /* ---- init -------------------------------------------------------------- */
 
+static void timerfd_ready(struct reactor *r, uint32_t events, void *arg)
+{
+	/* Nothing to read (edge-triggered): the pass it woke runs the
+	 * timers that are due. */
+}
+
 int reactor_init(struct reactor *r, int index)
 {
 	int err;
 
 	memset(r, 0, sizeof(*r));
 	r->index = index;
-	r->epfd = -1;
-	r->mbox_fd = -1;
+	r->mbox_fd = r->tfd = -1;
+	r->tfd_at = TFD_NONE;
 	list_init(&r->deferred);
 	list_init(&r->next_pass);
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->epfd < 0)
 		return -errno;
+	pthread_mutex_init(&r->mbox_lock, NULL);
 	r->mbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (r->mbox_fd < 0) {
 		err = -errno;
-		close(r->epfd);
-		return err;
+		goto fail;
 	}
-	pthread_mutex_init(&r->mbox_lock, NULL);
+	r->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (r->tfd < 0) {
+		err = -errno;
+		goto fail;
+	}
 	err = reactor_add_fd(r, &r->mbox_rfd, r->mbox_fd, EPOLLIN, mbox_ready,
 			     NULL);
-	if (err) {
-		pthread_mutex_destroy(&r->mbox_lock);
-		close(r->mbox_fd);
-		close(r->epfd);
-		return err;
-	}
+	if (err)
+		goto fail;
+	err = reactor_add_fd(r, &r->tfd_rfd, r->tfd, EPOLLIN | EPOLLET,
+			     timerfd_ready, NULL);
+	if (err)
+		goto fail;
 	r->now_ns = reactor_now_ns();
 	return 0;
+fail:
+	pthread_mutex_destroy(&r->mbox_lock);
+	if (r->tfd >= 0)
+		close(r->tfd);
+	if (r->mbox_fd >= 0)
+		close(r->mbox_fd);
+	close(r->epfd);
+	return err;
 }
 
 void reactor_fini(struct reactor *r)
@@ -221,6 +254,7 @@ void reactor_fini(struct reactor *r)
 	struct reactor_msg *m, *next;
 
 	reactor_del_fd(r, &r->mbox_rfd);
+	reactor_del_fd(r, &r->tfd_rfd);
 	/* Messages never delivered are dropped; their owners are gone too. */
 	for (m = r->mbox_head; m; m = next) {
 		next = m->next;
@@ -230,8 +264,9 @@ void reactor_fini(struct reactor *r)
 	r->mbox_head = r->mbox_tail = NULL;
 	pthread_mutex_destroy(&r->mbox_lock);
 	close(r->mbox_fd);
+	close(r->tfd);
 	close(r->epfd);
-	r->mbox_fd = r->epfd = -1;
+	r->mbox_fd = r->tfd = r->epfd = -1;
 	heap_fini(&r->timers);
 	while (!list_empty(&r->deferred))
 		list_del(r->deferred.next);
@@ -280,7 +315,7 @@ void reactor_del_fd(struct reactor *r, struct reactor_fd *h)
 	}
 }
 
-/* ---- timers: a min-heap on the deadline (tcq/heap.h) ------------------ */
+/* ---- timers: a min-heap on the deadline (tcq/heap.h), one timerfd ---- */
 
 void reactor_timer_init(struct reactor_timer *t,
 			void (*fn)(struct reactor_timer *t), void *arg)
@@ -291,20 +326,29 @@ void reactor_timer_init(struct reactor_timer *t,
 	t->arg = arg;
 }
 
-void reactor_timer_arm(struct reactor *r, struct reactor_timer *t,
-		       uint64_t delay_ms)
+int reactor_timer_arm_at(struct reactor *r, struct reactor_timer *t,
+			 uint64_t deadline_ns)
 {
-	uint64_t deadline = reactor_now_ns() + delay_ms * 1000000ull;
-
-	t->hn.key = deadline;
+	/* The timerfd follows when the pass is about to sleep
+	 * (wait_timeout). */
+	t->hn.key = deadline_ns;
 	if (heap_node_queued(&t->hn)) {
 		heap_rekey(&r->timers, &t->hn);
-		return;
+		return 0;
 	}
-	if (heap_push(&r->timers, &t->hn) < 0)
+	if (heap_push(&r->timers, &t->hn) < 0) {
 		/* No slot: the timer stays disarmed; say so. */
 		log_err("reactor %d: cannot arm timer: out of memory",
 			r->index);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void reactor_timer_arm(struct reactor *r, struct reactor_timer *t,
+		       uint64_t delay_ms)
+{
+	reactor_timer_arm_at(r, t, reactor_now_ns() + delay_ms * 1000000ull);
 }
 
 void reactor_timer_cancel(struct reactor *r, struct reactor_timer *t)
@@ -400,22 +444,49 @@ static void run_deferred(struct reactor *r)
 
 /* ---- loop -------------------------------------------------------------- */
 
-static int wait_timeout_ms(struct reactor *r)
+/* Sets the timerfd to dl (absolute, monotonic); 0 or -errno. */
+static int timerfd_set(struct reactor *r, uint64_t dl)
 {
-	uint64_t now, dl;
+	struct itimerspec its = { 0 };
+
+	its.it_value.tv_sec = (time_t)(dl / 1000000000ull);
+	its.it_value.tv_nsec = (long)(dl % 1000000000ull);
+	r->tfd_sets++;
+	if (timerfd_settime(r->tfd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
+		int err = -errno;
+
+		log_err("reactor %d: timerfd_settime: %s", r->index,
+			strerror(errno));
+		r->tfd_at = TFD_NONE;
+		return err;
+	}
+	r->tfd_at = dl;
+	return 0;
+}
+
+/* epoll's timeout for this pass: 0 when there is work now, else -1 with
+ * the timerfd set no later than the earliest timer (see the top). */
+static int wait_timeout(struct reactor *r)
+{
+	struct heap_node *top = heap_top(&r->timers);
+	uint64_t now, ms;
 
 	if (!list_empty(&r->deferred) || !list_empty(&r->next_pass) ||
 	    __atomic_load_n(&r->stopping, __ATOMIC_ACQUIRE))
 		return 0;
-	if (!heap_top(&r->timers))
+	if (!top)
 		return -1;
-	dl = heap_top(&r->timers)->key;
 	now = reactor_now_ns();
-	if (dl <= now)
+	if (top->key <= now)
 		return 0;
-	/* Round up so we never wake just before the deadline and spin. */
-	dl = (dl - now + 999999) / 1000000;
-	return dl > 3600000 ? 3600000 : (int)dl;
+	if (r->tfd_at <= now)
+		r->tfd_at = TFD_NONE;	/* fired (or fires now, for nothing) */
+	if (top->key >= r->tfd_at || timerfd_set(r, top->key) == 0)
+		return -1;
+	/* No timerfd: epoll's timeout, rounded up so we never wake just
+	 * before the deadline and spin. */
+	ms = (top->key - now + 999999) / 1000000;
+	return ms > 3600000 ? 3600000 : (int)ms;
 }
 
 static void dispatch(struct reactor *r, struct epoll_event *ev, int n)
@@ -444,7 +515,7 @@ int reactor_run(struct reactor *r)
 	r->thread = pthread_self();
 	for (;;) {
 		int n = epoll_wait(r->epfd, ev, REACTOR_MAX_EVENTS,
-				   wait_timeout_ms(r));
+				   wait_timeout(r));
 
 		if (n < 0) {
 			if (errno != EINTR)

@@ -1,6 +1,7 @@
 /*
- * Event loop, one per thread: epoll for sockets and eventfds, a timer heap,
- * and deferred calls that run at the end of every pass. Deferred calls are
+ * Event loop, one per thread: epoll for sockets and eventfds, timers (a
+ * heap on nanosecond deadlines behind one timerfd), and deferred calls
+ * that run at the end of every pass. Deferred calls are
  * where batching happens: a pass that produced several I/Os submits them in
  * one io_submit, a connection that queued several PDUs sends them in one
  * writev. Everything registered on a reactor is used only by its thread;
@@ -25,6 +26,15 @@ struct reactor_fd {
 	void *arg;
 };
 
+/*
+ * A timer: fn runs in the first pass whose time (now_ns) has reached the
+ * deadline, never earlier; timers due in one pass run in deadline order.
+ * All of a reactor's timers share one heap and one timerfd, set to the
+ * earliest deadline only when the pass is about to sleep and that
+ * deadline is earlier than the timerfd's setting: arming, moving or
+ * cancelling a timer is a heap operation, and costs a timerfd_settime
+ * only when it makes the earliest deadline earlier than it was set.
+ */
 struct reactor_timer {
 	struct heap_node hn;	/* key: the deadline, monotonic ns */
 	void (*fn)(struct reactor_timer *t);
@@ -55,6 +65,10 @@ struct reactor {
 	struct list_node next_pass;	/* reactor_defer_next: after the next
 					 * epoll round */
 	struct heap timers;	/* of reactor_timer.hn */
+	int tfd;		/* timerfd: wakes the pass for timers */
+	struct reactor_fd tfd_rfd;
+	uint64_t tfd_at;	/* its setting, UINT64_MAX: none (or fired) */
+	uint64_t tfd_sets;	/* timerfd_settime calls (tests count them) */
 	/* cross-thread mailbox */
 	int mbox_fd;
 	struct reactor_fd mbox_rfd;
@@ -85,12 +99,23 @@ void reactor_del_fd(struct reactor *r, struct reactor_fd *h);
 
 void reactor_timer_init(struct reactor_timer *t,
 			void (*fn)(struct reactor_timer *t), void *arg);
+/* Arms t for deadline_ns, an absolute CLOCK_MONOTONIC time as
+ * reactor_now_ns() (or r->now_ns) gives; re-arming an armed timer moves
+ * it. 0, or -ENOMEM (logged) with t disarmed. On r's thread only. */
+int reactor_timer_arm_at(struct reactor *r, struct reactor_timer *t,
+			 uint64_t deadline_ns);
+/* Arms t delay_ms from now (reactor_timer_arm_at on the clock). */
 void reactor_timer_arm(struct reactor *r, struct reactor_timer *t,
 		       uint64_t delay_ms);
 void reactor_timer_cancel(struct reactor *r, struct reactor_timer *t);
 static inline bool reactor_timer_armed(const struct reactor_timer *t)
 {
 	return heap_node_queued(&t->hn);
+}
+/* The deadline t was last armed for (monotonic ns). */
+static inline uint64_t reactor_timer_deadline(const struct reactor_timer *t)
+{
+	return t->hn.key;
 }
 
 void reactor_defer_init(struct reactor_defer *d,

@@ -571,6 +571,34 @@ START_TEST(cache_over_delay)
 }
 END_TEST
 
+/* Closing a wrapper's queue closes its base's queue of the same reactor,
+ * down the stack, on that reactor: a base queue holds reactor state (the
+ * disk model's pending write-cache destage keeps its queue's timer
+ * armed), and bdev_close of the stack may run on another reactor. */
+START_TEST(wrapper_queue_put_closes_base_queues)
+{
+	struct bdev_queue *q;
+	struct bdev *b = open_spec("cache:writeback=0,base=delay:latency=1ms,"
+				   "base=disk:model=hdd,capacity=1G,"
+				   "base=ram:size=1M", &q);
+	unsigned char *buf = blocks_buf(8, 0x3c);
+	struct bdev *level = b;
+
+	ck_assert_int_eq(do_io(q, BDEV_WRITE, 0, 8, buf, BDEV_FUA), 0);
+	ck_assert_int_eq(do_io(q, BDEV_WRITE, 64, 8, buf, 0), 0);
+	ck_assert_int_eq(bdev_queue_put(b, &R), 0);
+	for (int depth = 0; depth < 4; depth++) {
+		ck_assert_msg(level->queues[R.index] == NULL,
+			      "%s keeps its queue", level->ops->name);
+		if (depth < 3)	/* each wrapper's state starts with its base */
+			level = *(struct bdev **)level->priv;
+	}
+	ck_assert_str_eq(level->ops->name, "ram");
+	free(buf);
+	bdev_close(b);
+}
+END_TEST
+
 /* ---- LUN settings from the configuration ---- */
 
 START_TEST(config_barrier_qam)
@@ -651,6 +679,7 @@ static Suite *suite(void)
 	harness_add(tc, cache_background_writeback);
 	harness_add(tc, cache_discard_and_zeroes);
 	harness_add(tc, cache_over_delay);
+	harness_add(tc, wrapper_queue_put_closes_base_queues);
 	harness_add(tc, config_barrier_qam);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,9 +1,9 @@
 /*
  * The disk backend (backend/disk.c) around its model, on a reactor: data
  * reach the base and come back, the model's statistics are reported, bad
- * keys are refused naming the key, and time_scale stretches the model's
- * service times on the real clock. The models themselves are tested
- * against arithmetic in test_disk_model.c.
+ * keys are refused naming the key, time_scale stretches the model's
+ * service times on the real clock, and two reactors share one model. The
+ * models themselves are tested against arithmetic in test_disk_model.c.
  */
 #include <check.h>
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "backend/bdev.h"
 #include "tcq/reactor.h"
 #include "tests/unit/harness.h"
@@ -194,6 +195,118 @@ START_TEST(time_scale_stretches_service)
 }
 END_TEST
 
+/* ---- one model, two reactors ---- */
+
+static struct reactor R2;
+static struct bdev_queue *q2;
+static int r2_submitted;
+static bool r_done, r2_done, both_done;
+
+struct xio {
+	struct bdev_io io;
+	struct reactor *home, *on;	/* its queue's reactor, where done */
+	uint64_t at, took;
+	int result;
+};
+static struct xio x1, x2;
+
+static void both_check(void)
+{
+	both_done = r_done && r2_done;
+	if (both_done)
+		reactor_stop(&R);
+}
+
+static void r2_back(void *arg)
+{
+	r2_done = true;
+	both_check();
+}
+
+/* Records what it saw; asserts are the test thread's. */
+static void x_done(struct bdev_io *io)
+{
+	struct xio *x = container_of(io, struct xio, io);
+
+	x->on = reactor_self();
+	x->took = reactor_now_ns() - x->at;
+	x->result = io->result;
+	if (x->home != &R) {
+		ck_assert_int_eq(reactor_post(&R, r2_back, NULL), 0);
+		return;
+	}
+	r_done = true;
+	both_check();
+}
+
+static void x_prep(struct xio *x, struct reactor *home, uint64_t off,
+		   void *buf)
+{
+	memset(x, 0, sizeof(*x));
+	x->home = home;
+	x->io.op = BDEV_READ;
+	x->io.offset = off;
+	x->io.len = 4096;
+	x->io.buf = buf;
+	x->io.done = x_done;
+}
+
+/* On R2: its read into the model, then R2 busy for 30 ms, so that R's
+ * timer is likely to run the model when the read finishes. */
+static void r2_submit_then_sleep(void *arg)
+{
+	x2.at = reactor_now_ns();
+	bdev_submit(q2, &x2.io);
+	__atomic_store_n(&r2_submitted, 1, __ATOMIC_RELEASE);
+	usleep(30000);
+}
+
+/* Two reactors' queues of one LUN share its model: a read completes on
+ * its own queue's reactor, also when another thread's run of the model
+ * finished it (a wake-up through that reactor's mailbox), and never
+ * before the model's 1 ms of overhead. */
+START_TEST(two_reactors_share_one_model)
+{
+	struct bdev_params bp = { 0 };
+	struct harness_thread t2;
+	struct bdev_queue *q1;
+	struct bdev *b;
+	char *buf;
+
+	ck_assert_int_eq(reactor_init(&R, 0), 0);
+	ck_assert_int_eq(reactor_init(&R2, 1), 0);
+	b = bdev_open("disk:model=ssd,capacity=1G,overhead=1ms,"
+		      "base=ram:size=64M", &bp, err, sizeof(err));
+	ck_assert_msg(b != NULL, "%s", err);
+	q1 = bdev_queue_get(b, &R);
+	q2 = bdev_queue_get(b, &R2);
+	ck_assert(q1 && q2);
+	ck_assert(posix_memalign((void **)&buf, 4096, 8192) == 0);
+	x_prep(&x1, &R, 0, buf);
+	x_prep(&x2, &R2, 1 << 20, buf + 4096);
+	r_done = r2_done = both_done = false;
+	r2_submitted = 0;
+	harness_thread_start(&t2, &R2);
+	ck_assert_int_eq(reactor_post(&R2, r2_submit_then_sleep, NULL), 0);
+	while (!__atomic_load_n(&r2_submitted, __ATOMIC_ACQUIRE))
+		usleep(100);
+	x1.at = reactor_now_ns();
+	bdev_submit(q1, &x1.io);
+	harness_run_until(&R, &both_done, HARNESS_WATCHDOG_MS);
+	harness_thread_stop(&t2, NULL, NULL);
+	ck_assert_int_eq(x1.result, 0);
+	ck_assert_int_eq(x2.result, 0);
+	ck_assert_ptr_eq(x1.on, &R);
+	ck_assert_ptr_eq(x2.on, &R2);
+	ck_assert_uint_ge(x1.took, 1 * MS);
+	ck_assert_uint_ge(x2.took, 1 * MS);
+	bdev_close(b);
+	reactor_fini(&R2);
+	reactor_fini(&R);
+	free(buf);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("disk_backend");
@@ -203,6 +316,7 @@ static Suite *suite(void)
 	harness_add(tc, backend_data_and_stats);
 	harness_add(tc, backend_keys);
 	harness_add(tc, time_scale_stretches_service);
+	harness_add(tc, two_reactors_share_one_model);
 	suite_add_tcase(s, tc);
 	return s;
 }

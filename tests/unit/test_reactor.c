@@ -1,4 +1,5 @@
-/* Unit tests for the reactor: timers, deferred calls, posts, fd removal. */
+/* Unit tests for the reactor: timers (ms and ns, the one timerfd), deferred
+ * calls, posts, fd removal. */
 #include <check.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -69,6 +70,236 @@ START_TEST(timers_in_order)
 	ck_assert_uint_ge(reactor_now_ns() - start, 40 * 1000000ull);
 	for (int i = 0; i < 5; i++)
 		ck_assert(!reactor_timer_armed(&t[i]));
+}
+END_TEST
+
+/* ---- nanosecond timers (reactor_timer_arm_at) ---- */
+
+#define US 1000ull
+#define MS_NS 1000000ull
+
+/* What each firing saw: the timer's id and deadline, the pass's time. */
+static struct fire {
+	int id;
+	uint64_t dl, pass, clock;
+} fires[16];
+static int nfires, stop_at;
+
+static void fire_rec(struct reactor_timer *t)
+{
+	struct fire *f = &fires[nfires++];
+
+	f->id = (int)(long)t->arg;
+	f->dl = reactor_timer_deadline(t);
+	f->pass = R.now_ns;
+	f->clock = reactor_now_ns();
+	if (nfires == stop_at)
+		reactor_stop(&R);
+}
+
+static void fires_reset(struct reactor_timer *t, int n, int stop)
+{
+	nfires = 0;
+	stop_at = stop;
+	for (int i = 0; i < n; i++)
+		reactor_timer_init(&t[i], fire_rec, (void *)(long)i);
+}
+
+/* n firings, each no earlier than its deadline, in deadline order. */
+static void expect_fires(int n)
+{
+	ck_assert_int_eq(nfires, n);
+	for (int i = 0; i < n; i++) {
+		ck_assert_msg(fires[i].pass >= fires[i].dl &&
+			      fires[i].clock >= fires[i].dl,
+			      "timer %d fired %lld ns early", fires[i].id,
+			      (long long)(fires[i].dl - fires[i].pass));
+		if (i)
+			ck_assert_uint_ge(fires[i].dl, fires[i - 1].dl);
+	}
+}
+
+static int fire_pos(int id)
+{
+	for (int i = 0; i < nfires; i++)
+		if (fires[i].id == id)
+			return i;
+	return -1;
+}
+
+/* 300 us and 1.5 ms deadlines fire among the ms timers by deadline. */
+START_TEST(timer_ns_never_early_in_order_with_ms)
+{
+	struct reactor_timer t[5];
+	uint64_t start = reactor_now_ns();
+
+	fires_reset(t, 5, 5);
+	ck_assert_int_eq(reactor_timer_arm_at(&R, &t[0], start + 300 * US), 0);
+	reactor_timer_arm(&R, &t[1], 1);
+	ck_assert_int_eq(reactor_timer_arm_at(&R, &t[2], start + 1500 * US),
+			 0);
+	reactor_timer_arm(&R, &t[3], 0);
+	reactor_timer_arm(&R, &t[4], 2);
+	run_guarded();
+	expect_fires(5);
+	ck_assert_int_lt(fire_pos(0), fire_pos(1));	/* 300 us, 1 ms */
+	ck_assert_int_eq(fires[4].id, 4);		/* 2 ms, the last */
+}
+END_TEST
+
+/* A pass that cannot sleep: an eventfd made ready before it; its
+ * callback runs kick_fn, or stops the reactor. */
+static int kick_fd;
+static struct reactor_fd kick_rfd;
+static void (*kick_fn)(void);
+
+static void kick_ready(struct reactor *r, uint32_t events, void *arg)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(read(kick_fd, &v, sizeof(v)), 8);
+	if (kick_fn)
+		kick_fn();
+	else
+		reactor_stop(r);
+}
+
+static void kick_open(void (*fn)(void))
+{
+	kick_fn = fn;
+	kick_fd = eventfd(0, EFD_NONBLOCK);
+	ck_assert_int_ge(kick_fd, 0);
+	ck_assert_int_eq(reactor_add_fd(&R, &kick_rfd, kick_fd, EPOLLIN,
+					kick_ready, NULL), 0);
+}
+
+static void kick(void)
+{
+	uint64_t one = 1;
+
+	ck_assert_int_eq(write(kick_fd, &one, sizeof(one)), 8);
+}
+
+static void kick_close(void)
+{
+	reactor_del_fd(&R, &kick_rfd);
+	close(kick_fd);
+}
+
+static struct reactor_timer cancel_t[2];
+
+/* In the pass that set the timerfd for cancel_t[0], before its timers. */
+static void cancel_first(void)
+{
+	reactor_timer_cancel(&R, &cancel_t[0]);
+	ck_assert(!reactor_timer_armed(&cancel_t[0]));
+	reactor_timer_arm_at(&R, &cancel_t[1], reactor_now_ns() + 1 * MS_NS);
+}
+
+/* The earliest timer, cancelled after the timerfd was set for it, never
+ * fires; the later one does, the timerfd set again for it. */
+START_TEST(timer_ns_cancel)
+{
+	uint64_t sets = R.tfd_sets;
+
+	fires_reset(cancel_t, 2, 1);
+	kick_open(cancel_first);
+	reactor_timer_arm_at(&R, &cancel_t[0], reactor_now_ns() + 300 * US);
+	kick();
+	run_guarded();
+	expect_fires(1);
+	ck_assert_int_eq(fires[0].id, 1);
+	ck_assert_uint_le(R.tfd_sets, sets + 2);
+	kick_close();
+}
+END_TEST
+
+/* Re-arming moves a timer both ways: one moved from 50 ms to 300 us
+ * fires first; one moved from 300 us to 2 ms not before 2 ms. */
+START_TEST(timer_ns_rearm_earlier_and_later)
+{
+	struct reactor_timer t[3];
+	uint64_t start = reactor_now_ns();
+
+	fires_reset(t, 3, 3);
+	reactor_timer_arm_at(&R, &t[0], start + 50 * MS_NS);
+	reactor_timer_arm_at(&R, &t[1], start + 300 * US);
+	reactor_timer_arm_at(&R, &t[2], start + 3 * MS_NS);
+	reactor_timer_arm_at(&R, &t[0], start + 300 * US);
+	reactor_timer_arm_at(&R, &t[1], start + 2 * MS_NS);
+	run_guarded();
+	expect_fires(3);
+	ck_assert_int_eq(fires[0].id, 0);
+	ck_assert_int_eq(fires[1].id, 1);
+	ck_assert_uint_ge(fires[1].pass, start + 2 * MS_NS);
+	ck_assert_int_eq(fires[2].id, 2);
+}
+END_TEST
+
+/* One pass that sets the timerfd if it must and does not sleep (the
+ * eventfd is ready, so no watchdog is needed). */
+static void kick_pass(void)
+{
+	kick();
+	reactor_run(&R);
+}
+
+/* The timerfd is set only when the earliest deadline becomes earlier
+ * than its setting: arming a later timer, moving one later and
+ * cancelling cost no timerfd_settime. Deadlines far off: none fires. */
+START_TEST(timer_later_costs_no_timerfd_set)
+{
+	struct reactor_timer t[3];
+	uint64_t now = reactor_now_ns(), sets = R.tfd_sets;
+
+	fires_reset(t, 3, 0);
+	kick_open(NULL);
+	reactor_timer_arm_at(&R, &t[0], now + 200000 * MS_NS);
+	kick_pass();
+	ck_assert_uint_eq(R.tfd_sets, sets + 1);
+	reactor_timer_arm_at(&R, &t[1], now + 300000 * MS_NS);	/* later */
+	reactor_timer_arm_at(&R, &t[0], now + 250000 * MS_NS);	/* moved on */
+	kick_pass();
+	ck_assert_uint_eq(R.tfd_sets, sets + 1);
+	reactor_timer_arm_at(&R, &t[2], now + 100000 * MS_NS);	/* earlier */
+	kick_pass();
+	ck_assert_uint_eq(R.tfd_sets, sets + 2);
+	for (int i = 0; i < 3; i++)
+		reactor_timer_cancel(&R, &t[i]);
+	kick_pass();
+	ck_assert_uint_eq(R.tfd_sets, sets + 2);
+	ck_assert_int_eq(nfires, 0);
+	kick_close();
+}
+END_TEST
+
+/* Timers armed from a timer's callback, on the pass's time: one already
+ * due, two in nanoseconds, one in ms; all fire in deadline order. */
+static struct reactor_timer chain[5];
+
+static void chain_first(struct reactor_timer *t)
+{
+	fire_rec(t);
+	reactor_timer_arm_at(&R, &chain[1], R.now_ns);
+	reactor_timer_arm_at(&R, &chain[2], R.now_ns + 500 * US);
+	reactor_timer_arm_at(&R, &chain[3], R.now_ns + 100 * US);
+	reactor_timer_arm(&R, &chain[4], 1);
+}
+
+START_TEST(timer_armed_from_a_timer)
+{
+	fires_reset(chain, 5, 5);
+	reactor_timer_init(&chain[0], chain_first, (void *)0L);
+	reactor_timer_arm_at(&R, &chain[0], reactor_now_ns() + 200 * US);
+	run_guarded();
+	expect_fires(5);
+	ck_assert_int_eq(fires[0].id, 0);
+	ck_assert_int_eq(fires[1].id, 1);	/* due when armed */
+	ck_assert_int_eq(fires[2].id, 3);
+	ck_assert_int_eq(fires[3].id, 2);
+	ck_assert_int_eq(fires[4].id, 4);
+	for (int i = 2; i < 5; i++)	/* not in the arming pass */
+		ck_assert_uint_gt(fires[i].pass, fires[0].pass);
 }
 END_TEST
 
@@ -512,6 +743,11 @@ static Suite *reactor_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 20);
 	harness_add(tc, timers_in_order);
+	harness_add(tc, timer_ns_never_early_in_order_with_ms);
+	harness_add(tc, timer_ns_cancel);
+	harness_add(tc, timer_ns_rearm_earlier_and_later);
+	harness_add(tc, timer_later_costs_no_timerfd_set);
+	harness_add(tc, timer_armed_from_a_timer);
 	harness_add(tc, heap_pops_in_key_order_after_remove_and_rekey);
 	harness_add(tc, deferred_batching);
 	harness_add(tc, defer_next_pass);
