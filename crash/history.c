@@ -174,7 +174,8 @@ static int index_versions(struct ch_history *h, char *err, size_t errlen)
 		}
 	h->nversions = n;
 	/* pieces are in seq order, so piece index order is write order */
-	qsort(h->versions, n, sizeof(*h->versions), cmp_version);
+	if (n)		/* no versions: versions is NULL, which qsort may not get */
+		qsort(h->versions, n, sizeof(*h->versions), cmp_version);
 	return 0;
 }
 

@@ -183,7 +183,8 @@ static int find_tasks(struct md_point *m)
 				return -1;
 			}
 		}
-	qsort(all, n, sizeof(*all), cmp_u32);
+	if (n)		/* qsort's base may not be NULL, even for none */
+		qsort(all, n, sizeof(*all), cmp_u32);
 	for (size_t i = 0; i < n; i++)
 		if (!i || all[i] != all[i - 1])
 			all[nt++] = all[i];

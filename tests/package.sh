@@ -112,10 +112,10 @@ want="tcqd $(dpkg-query -W -f='${Version}' tcq)"
 result "$rc" "/usr/sbin/tcqd --version: $v" "expected '$want'"
 
 missing=()
-for f in /usr/sbin/tcqctl /usr/bin/tcq-bench /etc/tcqd.conf \
+for f in /usr/sbin/tcqctl /usr/bin/tcq-bench /usr/bin/tcq-crash /etc/tcqd.conf \
 	/lib/systemd/system/tcqd.service /usr/share/man/man8/tcqd.8.gz \
 	/usr/share/man/man8/tcqctl.8.gz /usr/share/man/man5/tcqd.conf.5.gz \
-	/usr/share/man/man1/tcq-bench.1.gz; do
+	/usr/share/man/man1/tcq-bench.1.gz /usr/share/man/man1/tcq-crash.1.gz; do
 	[ -e "$f" ] || missing+=("$f")
 done
 dpkg-query -W -f='${Conffiles}\n' tcq | grep -q ' /etc/tcqd.conf ' ||

@@ -54,6 +54,8 @@ static void thin_open(uint64_t size, unsigned pct, unsigned n)
 	ck_assert_int_ge(path_fd, 0);
 	unlink(path);
 	ck_assert(H.bd->thin);
+	/* lun_create set it up with no threshold: again with pct */
+	thin_lun_free(H.lun);
 	ck_assert_msg(thin_lun_setup(H.lun, pct, err, sizeof(err)) == 0,
 		      "%s", err);
 	harness_nexus_join(&H, n);
