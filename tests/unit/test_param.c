@@ -338,7 +338,7 @@ END_TEST
 
 START_TEST(first_burst_clamp)
 {
-	struct iscsi_params out;
+	struct login_params out;
 
 	ck_assert_int_eq(run(NEG_OPERATIONAL,
 			     "MaxBurstLength=4096|FirstBurstLength=65536"),
