@@ -250,151 +250,210 @@ static bool aio_dio_fits(int fd, uint32_t bs)
 	return true;
 }
 
-struct bdev *bdev_aio_open(const char *opts, const struct bdev_params *p,
-			   char *err, size_t errlen)
-{
-	struct aio_opts o = aio_defaults;
+/* The file or device while bdev_aio_open opens it. */
+struct aio_opening {
 	const char *path;
-	uint32_t bs = p->block_size ? p->block_size : 512;
-	bool direct, created = false, is_blk;
-	uint64_t size;
-	struct stat st;
-	struct aio_dev *dev;
-	struct bdev *b;
 	int fd, flags;
+	bool direct, created, is_blk;
+	uint64_t size;
+};
 
-	if (bdev_opts_parse(&bdev_aio_opts, opts, &o, NULL, err, errlen) < 0)
-		return NULL;
-	path = o.path[0] ? o.path : p->path;
-	direct = o.direct;
+/* What the parameters ask of any file: a path, a block size of 512 or
+ * 4096, a size in whole blocks. */
+static int aio_check_params(const char *path, const struct bdev_params *p,
+			    uint32_t bs, char *err, size_t errlen)
+{
 	if (!path || !*path) {
 		snprintf(err, errlen, "aio: no path given");
-		return NULL;
+		return -1;
 	}
 	if (bs != 512 && bs != 4096) {
 		snprintf(err, errlen, "block size %u: must be 512 or 4096", bs);
-		return NULL;
+		return -1;
 	}
 	if (p->size % bs) {
 		snprintf(err, errlen, "aio: size %llu is not a multiple of "
 			 "block size %u", (unsigned long long)p->size, bs);
-		return NULL;
+		return -1;
 	}
+	return 0;
+}
 
-	flags = (p->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC;
-	if (stat(path, &st) < 0) {
+/* Opens the path (created when missing if asked, writable and sized),
+ * with O_DIRECT unless the filesystem refuses it. */
+static int aio_open_path(struct aio_opening *ao, const struct bdev_params *p,
+			 char *err, size_t errlen)
+{
+	struct stat st;
+
+	ao->flags = (p->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+	if (stat(ao->path, &st) < 0) {
 		if (errno != ENOENT || !p->create || p->read_only) {
-			snprintf(err, errlen, "aio: %s: %s", path, strerror(errno));
-			return NULL;
+			snprintf(err, errlen, "aio: %s: %s", ao->path,
+				 strerror(errno));
+			return -1;
 		}
 		if (!p->size) {
 			snprintf(err, errlen, "aio: %s: a size is needed to "
-				 "create it", path);
-			return NULL;
+				 "create it", ao->path);
+			return -1;
 		}
-		flags |= O_CREAT | O_EXCL;
-		created = true;
+		ao->flags |= O_CREAT | O_EXCL;
+		ao->created = true;
 	}
-	fd = open(path, flags | (direct ? O_DIRECT : 0), 0644);
-	if (fd < 0 && direct && errno == EINVAL) {
+	ao->fd = open(ao->path, ao->flags | (ao->direct ? O_DIRECT : 0), 0644);
+	if (ao->fd < 0 && ao->direct && errno == EINVAL) {
 		log_warn("aio: %s: O_DIRECT not supported, using buffered I/O",
-			 path);
-		direct = false;
-		if (created)
-			unlink(path);
-		fd = open(path, flags, 0644);
+			 ao->path);
+		ao->direct = false;
+		if (ao->created)
+			unlink(ao->path);
+		ao->fd = open(ao->path, ao->flags, 0644);
 	}
-	if (fd < 0) {
-		snprintf(err, errlen, "aio: %s: %s", path, strerror(errno));
-		return NULL;
+	if (ao->fd < 0) {
+		snprintf(err, errlen, "aio: %s: %s", ao->path, strerror(errno));
+		return -1;
 	}
-	if (fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "aio: %s: %s", path, strerror(errno));
-		goto fail;
-	}
-	is_blk = S_ISBLK(st.st_mode);
-	if (S_ISREG(st.st_mode)) {
-		size = p->size ? p->size : (uint64_t)st.st_size;
-		if (p->size > (uint64_t)st.st_size) {
-			/* Grow sparse; a smaller file is never shrunk. */
-			if (p->read_only) {
-				snprintf(err, errlen, "aio: %s is %llu bytes, "
-					 "smaller than the size asked and "
-					 "read-only", path,
-					 (unsigned long long)st.st_size);
-				goto fail;
-			}
-			if (ftruncate(fd, (off_t)p->size) < 0) {
-				snprintf(err, errlen, "aio: %s: extend: %s",
-					 path, strerror(errno));
-				goto fail;
-			}
-		}
-		if (direct && !aio_dio_fits(fd, bs)) {
-			int fd2 = open(path, flags & ~(O_CREAT | O_EXCL));
+	return 0;
+}
 
-			if (fd2 < 0) {
-				snprintf(err, errlen, "aio: %s: %s", path,
-					 strerror(errno));
-				goto fail;
-			}
-			log_warn("aio: %s: O_DIRECT alignment exceeds block "
-				 "size %u, using buffered I/O", path, bs);
-			close(fd);
-			fd = fd2;
-			direct = false;
+/* A regular file: the size asked, else its own; buffered I/O when its
+ * O_DIRECT alignment is coarser than ours. */
+static int aio_size_file(struct aio_opening *ao, const struct stat *st,
+			 const struct bdev_params *p, uint32_t bs, char *err,
+			 size_t errlen)
+{
+	ao->size = p->size ? p->size : (uint64_t)st->st_size;
+	if (p->size > (uint64_t)st->st_size) {
+		/* Grow sparse; a smaller file is never shrunk. */
+		if (p->read_only) {
+			snprintf(err, errlen, "aio: %s is %llu bytes, "
+				 "smaller than the size asked and "
+				 "read-only", ao->path,
+				 (unsigned long long)st->st_size);
+			return -1;
 		}
-	} else if (is_blk) {
-		uint64_t devsize;
-		int lbs;
+		if (ftruncate(ao->fd, (off_t)p->size) < 0) {
+			snprintf(err, errlen, "aio: %s: extend: %s",
+				 ao->path, strerror(errno));
+			return -1;
+		}
+	}
+	if (ao->direct && !aio_dio_fits(ao->fd, bs)) {
+		int fd2 = open(ao->path, ao->flags & ~(O_CREAT | O_EXCL));
 
-		if (ioctl(fd, BLKGETSIZE64, &devsize) < 0 ||
-		    ioctl(fd, BLKSSZGET, &lbs) < 0) {
-			snprintf(err, errlen, "aio: %s: %s", path,
+		if (fd2 < 0) {
+			snprintf(err, errlen, "aio: %s: %s", ao->path,
 				 strerror(errno));
-			goto fail;
+			return -1;
 		}
-		if (p->size > devsize) {
-			snprintf(err, errlen, "aio: %s is a %llu-byte device; "
-				 "cannot grow it to %llu", path,
-				 (unsigned long long)devsize,
-				 (unsigned long long)p->size);
-			goto fail;
-		}
-		if (direct && lbs > 0 && bs % (uint32_t)lbs) {
-			snprintf(err, errlen, "aio: %s: device block size %d "
-				 "does not divide block size %u", path, lbs, bs);
-			goto fail;
-		}
-		size = p->size ? p->size : devsize;
-	} else {
-		snprintf(err, errlen, "aio: %s: not a regular file or block "
-			 "device", path);
-		goto fail;
+		log_warn("aio: %s: O_DIRECT alignment exceeds block "
+			 "size %u, using buffered I/O", ao->path, bs);
+		close(ao->fd);
+		ao->fd = fd2;
+		ao->direct = false;
 	}
+	return 0;
+}
 
-	b = bdev_alloc(&aio_ops, p, size, err, errlen);
+/* A block device: its own size, which must hold the size asked; with
+ * O_DIRECT its logical block size must divide ours. */
+static int aio_size_blk(struct aio_opening *ao, const struct bdev_params *p,
+			uint32_t bs, char *err, size_t errlen)
+{
+	uint64_t devsize;
+	int lbs;
+
+	if (ioctl(ao->fd, BLKGETSIZE64, &devsize) < 0 ||
+	    ioctl(ao->fd, BLKSSZGET, &lbs) < 0) {
+		snprintf(err, errlen, "aio: %s: %s", ao->path, strerror(errno));
+		return -1;
+	}
+	if (p->size > devsize) {
+		snprintf(err, errlen, "aio: %s is a %llu-byte device; "
+			 "cannot grow it to %llu", ao->path,
+			 (unsigned long long)devsize,
+			 (unsigned long long)p->size);
+		return -1;
+	}
+	if (ao->direct && lbs > 0 && bs % (uint32_t)lbs) {
+		snprintf(err, errlen, "aio: %s: device block size %d "
+			 "does not divide block size %u", ao->path, lbs, bs);
+		return -1;
+	}
+	ao->size = p->size ? p->size : devsize;
+	return 0;
+}
+
+/* The bdev over the opened file or device. */
+static struct bdev *aio_new_bdev(const struct aio_opts *o,
+				 const struct bdev_params *p,
+				 const struct aio_opening *ao, char *err,
+				 size_t errlen)
+{
+	struct aio_dev *dev;
+	struct bdev *b;
+
+	b = bdev_alloc(&aio_ops, p, ao->size, err, errlen);
 	if (!b)
-		goto fail;
+		return NULL;
 	dev = calloc(1, sizeof(*dev));
 	if (!dev) {
 		snprintf(err, errlen, "out of memory");
 		bdev_free(b);
-		goto fail;
+		return NULL;
 	}
-	dev->fd = fd;
+	dev->fd = ao->fd;
 	dev->buffered_fd = -1;
-	dev->is_blk = is_blk;
-	atomic_init(&dev->rwf_dsync_ok, o.rwf_dsync);
-	atomic_init(&dev->aio_fsync_ok, o.aio_fsync);
+	dev->is_blk = ao->is_blk;
+	atomic_init(&dev->rwf_dsync_ok, o->rwf_dsync);
+	atomic_init(&dev->aio_fsync_ok, o->aio_fsync);
 	aio_worker_init(dev);
 	b->priv = dev;
-	b->direct = direct;
-	b->thin = !is_blk;
+	b->direct = ao->direct;
+	b->thin = !ao->is_blk;
 	return b;
+}
+
+struct bdev *bdev_aio_open(const char *opts, const struct bdev_params *p,
+			   char *err, size_t errlen)
+{
+	struct aio_opts o = aio_defaults;
+	struct aio_opening ao = { .fd = -1 };
+	uint32_t bs = p->block_size ? p->block_size : 512;
+	struct stat st;
+	struct bdev *b;
+	int rc;
+
+	if (bdev_opts_parse(&bdev_aio_opts, opts, &o, NULL, err, errlen) < 0)
+		return NULL;
+	ao.path = o.path[0] ? o.path : p->path;
+	ao.direct = o.direct;
+	if (aio_check_params(ao.path, p, bs, err, errlen) < 0 ||
+	    aio_open_path(&ao, p, err, errlen) < 0)
+		return NULL;
+	if (fstat(ao.fd, &st) < 0) {
+		snprintf(err, errlen, "aio: %s: %s", ao.path, strerror(errno));
+		goto fail;
+	}
+	ao.is_blk = S_ISBLK(st.st_mode);
+	if (S_ISREG(st.st_mode)) {
+		rc = aio_size_file(&ao, &st, p, bs, err, errlen);
+	} else if (ao.is_blk) {
+		rc = aio_size_blk(&ao, p, bs, err, errlen);
+	} else {
+		snprintf(err, errlen, "aio: %s: not a regular file or block "
+			 "device", ao.path);
+		rc = -1;
+	}
+	if (rc < 0)
+		goto fail;
+	b = aio_new_bdev(&o, p, &ao, err, errlen);
+	if (b)
+		return b;
 fail:
-	close(fd);
-	if (created)
-		unlink(path);
+	close(ao.fd);
+	if (ao.created)
+		unlink(ao.path);
 	return NULL;
 }

@@ -137,7 +137,7 @@ bool login_key_result_bool(enum login_key_rule rule, bool a, bool b)
 	return rule == LOGIN_RULE_OR ? (a || b) : (a && b);
 }
 
-bool login_params_store(struct iscsi_params *p, enum login_key_id id,
+bool login_params_store(struct login_params *p, enum login_key_id id,
 			uint32_t v)
 {
 	switch (id) {
@@ -163,7 +163,7 @@ bool login_params_store(struct iscsi_params *p, enum login_key_id id,
 	return true;
 }
 
-void param_defaults(struct iscsi_params *p)
+void login_params_defaults(struct login_params *p)
 {
 	/* Both digests default to None: false. */
 	memset(p, 0, sizeof(*p));

@@ -1,7 +1,7 @@
 /*
  * tcq-bench: shared types of the sweep driver (bench_main.c), the point
- * runner (bench_run.c), verification stamps (bench_verify.c) and output
- * (bench_output.c).
+ * runner (bench_point.c, its workers in bench_run.c), verification stamps
+ * (bench_verify.c) and output (bench_output.c).
  */
 #ifndef TCQ_BENCH_H
 #define TCQ_BENCH_H
@@ -129,7 +129,7 @@ void bench_mean_sd(const double *x, unsigned n, double *mean, double *sd);
 void bench_point_fold(struct bench_point *p, const struct bench_sample *s,
 		      unsigned nrep);
 
-/* ---- bench_run.c: one measurement point */
+/* ---- bench_point.c, bench_run.c: one measurement point */
 /* Which point of the sweep this is, for the live progress line. */
 struct bench_progress {
 	unsigned point, npoints;

@@ -268,9 +268,9 @@ static int bad(const char *opt, const char *val)
 	return -1;
 }
 
-static int parse_args(int argc, char **argv, struct bench_opts *o)
+/* What no option sets. */
+static void set_defaults(struct bench_opts *o)
 {
-	uint64_t v;
 	long ncpu;
 	int c;
 
@@ -293,143 +293,127 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	o->repeat = 1;
 	o->metric = METRIC_MBPS;
 	o->eo.direct = true;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		const char *name = c >= OPT_ENGINE && c <= OPT_URL ?
-				   long_opts[c - OPT_ENGINE].name : "?";
+}
 
-		switch (c) {
-		case OPT_ENGINE:
-			o->engine = engine_find(optarg);
-			if (!o->engine)
-				return bad(name, optarg);
-			break;
-		case OPT_RW: {
-			char buf[256], *tok, *save;
-			int rw;
+/* --rw: a comma-separated list of workloads. */
+static int parse_rw(const char *arg, struct bench_opts *o)
+{
+	char buf[256], *tok, *save;
+	int rw;
 
-			snprintf(buf, sizeof(buf), "%s", optarg);
-			o->nrw = 0;
-			for (tok = strtok_r(buf, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save)) {
-				rw = bench_rw_parse(tok);
-				if (rw < 0 || o->nrw >= BENCH_NRW)
-					return bad(name, optarg);
-				o->rw[o->nrw++] = rw;
-			}
-			if (!o->nrw)
-				return bad(name, optarg);
-			break;
-		}
-		case OPT_MIX:
-			if (parse_pct(optarg, &o->mix))
-				return bad(name, optarg);
-			break;
-		case OPT_BS:
-			if (parse_list(optarg, o->bs, &o->nbs, true))
-				return bad(name, optarg);
-			break;
-		case OPT_DEPTH:
-			if (parse_list(optarg, o->depth, &o->ndepth, false))
-				return bad(name, optarg);
-			break;
-		case OPT_SESSIONS:
-			if (parse_list(optarg, o->sessions, &o->nsessions, false))
-				return bad(name, optarg);
-			break;
-		case OPT_THREADS:
-			if (parse_u64(optarg, &v, false) || !v || v > 1024)
-				return bad(name, optarg);
-			o->threads = (unsigned)v;
-			break;
-		case OPT_RUNTIME:
-			if (parse_secs(optarg, &o->runtime) || o->runtime <= 0)
-				return bad(name, optarg);
-			break;
-		case OPT_RAMP:
-			if (parse_secs(optarg, &o->ramp))
-				return bad(name, optarg);
-			break;
-		case OPT_IOS:
-			if (parse_u64(optarg, &o->ios, false) || !o->ios ||
-			    o->ios > INT64_MAX)
-				return bad(name, optarg);
-			break;
-		case OPT_OFFSET:
-			if (parse_u64(optarg, &o->offset, true))
-				return bad(name, optarg);
-			break;
-		case OPT_SPAN:
-			if (parse_u64(optarg, &o->span, true) || !o->span)
-				return bad(name, optarg);
-			break;
-		case OPT_SEED:
-			if (parse_u64(optarg, &o->seed, false))
-				return bad(name, optarg);
-			break;
-		case OPT_ORDERED:
-			if (parse_pct(optarg, &o->ordered_pct))
-				return bad(name, optarg);
-			break;
-		case OPT_HOQ:
-			if (parse_pct(optarg, &o->hoq_pct))
-				return bad(name, optarg);
-			break;
-		case OPT_VERIFY:
-			o->verify = true;
-			break;
-		case OPT_VERIFY_JOURNAL:
-			o->verify = true;
-			o->verify_journal = optarg;
-			break;
-		case OPT_RECONNECT:
-			if (parse_secs(optarg, &o->eo.reconnect))
-				return bad(name, optarg);
-			break;
-		case OPT_REPEAT:
-			if (parse_u64(optarg, &v, false) || !v || v > 64)
-				return bad(name, optarg);
-			o->repeat = (unsigned)v;
-			break;
-		case OPT_METRIC:
-			c = bench_metric_parse(optarg);
-			if (c < 0)
-				return bad(name, optarg);
-			o->metric = (enum bench_metric)c;
-			break;
-		case OPT_DETAIL: o->detail = true; break;
-		case OPT_COMPARE: o->compare = optarg; break;
-		case OPT_JSON: o->json = optarg; break;
-		case OPT_CTL: o->ctl = optarg; break;
-		case OPT_CSV: o->csv = optarg; break;
-		case OPT_PLOT: o->plot = optarg; break;
-		case OPT_QUIET: o->quiet = true; break;
-		case OPT_INAME: o->eo.initiator_name = optarg; break;
-		case OPT_CHAP_USER: o->eo.chap_user = optarg; break;
-		case OPT_CHAP_SECRET: o->eo.chap_secret = optarg; break;
-		case OPT_MUTUAL_USER: o->eo.mutual_user = optarg; break;
-		case OPT_MUTUAL_SECRET: o->eo.mutual_secret = optarg; break;
-		case OPT_CHAP_ALGS: o->eo.chap_algs = optarg; break;
-		case OPT_HDIGEST: o->eo.header_digest = true; break;
-		case OPT_DDIGEST: o->eo.data_digest = true; break;
-		case OPT_BUFFERED: o->eo.direct = false; break;
-		case OPT_URL:
-			if (o->ntargets >= BENCH_MAXLIST)
-				return bad(name, optarg);
-			o->targets[o->ntargets++] = optarg;
-			break;
-		case 'h':
-		case OPT_HELP:
-			usage(stdout);
-			exit(0);
-		case OPT_VERSION:
-			printf("tcq-bench %s\n", PACKAGE_VERSION);
-			exit(0);
-		default:
-			usage(stderr);
+	snprintf(buf, sizeof(buf), "%s", arg);
+	o->nrw = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		rw = bench_rw_parse(tok);
+		if (rw < 0 || o->nrw >= BENCH_NRW)
 			return -1;
-		}
+		o->rw[o->nrw++] = rw;
 	}
+	return o->nrw ? 0 : -1;
+}
+
+/* An option of the workload and the sweep (what is sent, how much, for
+ * how long): 0 once taken, -1 for a bad value, 1 if c is none of them. */
+static int workload_opt(struct bench_opts *o, int c, const char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case OPT_RW:
+		return parse_rw(arg, o);
+	case OPT_MIX:
+		return parse_pct(arg, &o->mix);
+	case OPT_BS:
+		return parse_list(arg, o->bs, &o->nbs, true);
+	case OPT_DEPTH:
+		return parse_list(arg, o->depth, &o->ndepth, false);
+	case OPT_SESSIONS:
+		return parse_list(arg, o->sessions, &o->nsessions, false);
+	case OPT_THREADS:
+		if (parse_u64(arg, &v, false) || !v || v > 1024)
+			return -1;
+		o->threads = (unsigned)v;
+		return 0;
+	case OPT_RUNTIME:
+		return parse_secs(arg, &o->runtime) || o->runtime <= 0 ? -1 : 0;
+	case OPT_RAMP:
+		return parse_secs(arg, &o->ramp);
+	case OPT_IOS:
+		return parse_u64(arg, &o->ios, false) || !o->ios ||
+		       o->ios > INT64_MAX ? -1 : 0;
+	case OPT_OFFSET:
+		return parse_u64(arg, &o->offset, true);
+	case OPT_SPAN:
+		return parse_u64(arg, &o->span, true) || !o->span ? -1 : 0;
+	case OPT_SEED:
+		return parse_u64(arg, &o->seed, false);
+	case OPT_ORDERED:
+		return parse_pct(arg, &o->ordered_pct);
+	case OPT_HOQ:
+		return parse_pct(arg, &o->hoq_pct);
+	case OPT_VERIFY:
+		o->verify = true;
+		return 0;
+	case OPT_VERIFY_JOURNAL:
+		o->verify = true;
+		o->verify_journal = arg;
+		return 0;
+	case OPT_REPEAT:
+		if (parse_u64(arg, &v, false) || !v || v > 64)
+			return -1;
+		o->repeat = (unsigned)v;
+		return 0;
+	}
+	return 1;
+}
+
+/* An option of the engine and its sessions (the targets, login, digests,
+ * --reconnect), or of the output: as workload_opt. */
+static int session_output_opt(struct bench_opts *o, int c, const char *arg)
+{
+	int m;
+
+	switch (c) {
+	case OPT_ENGINE:
+		o->engine = engine_find(arg);
+		return o->engine ? 0 : -1;
+	case OPT_RECONNECT:
+		return parse_secs(arg, &o->eo.reconnect);
+	case OPT_URL:
+		if (o->ntargets >= BENCH_MAXLIST)
+			return -1;
+		o->targets[o->ntargets++] = arg;
+		return 0;
+	case OPT_METRIC:
+		m = bench_metric_parse(arg);
+		if (m < 0)
+			return -1;
+		o->metric = (enum bench_metric)m;
+		return 0;
+	case OPT_DETAIL: o->detail = true; return 0;
+	case OPT_COMPARE: o->compare = arg; return 0;
+	case OPT_JSON: o->json = arg; return 0;
+	case OPT_CTL: o->ctl = arg; return 0;
+	case OPT_CSV: o->csv = arg; return 0;
+	case OPT_PLOT: o->plot = arg; return 0;
+	case OPT_QUIET: o->quiet = true; return 0;
+	case OPT_INAME: o->eo.initiator_name = arg; return 0;
+	case OPT_CHAP_USER: o->eo.chap_user = arg; return 0;
+	case OPT_CHAP_SECRET: o->eo.chap_secret = arg; return 0;
+	case OPT_MUTUAL_USER: o->eo.mutual_user = arg; return 0;
+	case OPT_MUTUAL_SECRET: o->eo.mutual_secret = arg; return 0;
+	case OPT_CHAP_ALGS: o->eo.chap_algs = arg; return 0;
+	case OPT_HDIGEST: o->eo.header_digest = true; return 0;
+	case OPT_DDIGEST: o->eo.data_digest = true; return 0;
+	case OPT_BUFFERED: o->eo.direct = false; return 0;
+	}
+	return 1;
+}
+
+/* After the options: the URLs, and what options ask of each other. */
+static int parse_finish(int argc, char **argv, struct bench_opts *o)
+{
 	for (; optind < argc; optind++) {
 		if (o->ntargets >= BENCH_MAXLIST) {
 			fprintf(stderr, "tcq-bench: at most %u URLs\n",
@@ -452,6 +436,38 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		return -1;
 	}
 	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct bench_opts *o)
+{
+	int c, rc;
+
+	set_defaults(o);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		const char *name = c >= OPT_ENGINE && c <= OPT_URL ?
+				   long_opts[c - OPT_ENGINE].name : "?";
+
+		switch (c) {
+		case 'h':
+		case OPT_HELP:
+			usage(stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("tcq-bench %s\n", PACKAGE_VERSION);
+			exit(0);
+		}
+		rc = workload_opt(o, c, optarg);
+		if (rc > 0)
+			rc = session_output_opt(o, c, optarg);
+		if (rc < 0)
+			return bad(name, optarg);
+		if (rc > 0) {
+			usage(stderr);
+			return -1;
+		}
+	}
+	return parse_finish(argc, argv, o);
 }
 
 /* With --verify, writes run before reads so the reads check them. */

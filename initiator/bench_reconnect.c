@@ -1,5 +1,5 @@
 /*
- * tcq-bench --reconnect SECS (bench_run.c runs the point): a session whose
+ * tcq-bench --reconnect SECS (bench_run.c's workers call it): a session whose
  * connection is lost is not ended. Its I/Os without a status keep their
  * slots, verify locks and stamps in a retry list; the worker tries a new
  * login (the engine's reconnect(): same ISID, so the target reinstates

@@ -1,7 +1,8 @@
 /*
- * What bench_run.c (one measurement point) and bench_reconnect.c
- * (--reconnect: a lost session logs in again) share: the point, its
- * workers, sessions and I/O slots, and the helpers both call.
+ * What bench_point.c (one measurement point), bench_run.c (its workers)
+ * and bench_reconnect.c (--reconnect: a lost session logs in again)
+ * share: the point, its workers, sessions and I/O slots, and the helpers
+ * they call.
  */
 #ifndef TCQ_INITIATOR_BENCH_RUN_PRIV_H
 #define TCQ_INITIATOR_BENCH_RUN_PRIV_H
@@ -67,6 +68,13 @@ extern bool run_tty;		/* a progress line may be on stderr */
 uint64_t run_now_ns(void);	/* CLOCK_MONOTONIC */
 /* The engine's completion callback: r back on its session's ready list. */
 void run_io_done(struct bench_io *io);
+/* A worker thread (arg: its struct run_worker) until its sessions end. */
+void *run_worker_main(void *arg);
+/* --verify's stamps over the region of first, count blocks: made at the
+ * first point, kept over the sweep (a later point must not move it). */
+int run_verify_open(const struct bench_opts *o, uint64_t first,
+		    uint64_t count, uint32_t block_size, char *err,
+		    size_t errlen);
 
 /* ---- bench_reconnect.c ---- */
 /* --reconnect applies: the option is on and the engine can log in again. */

@@ -80,7 +80,7 @@ int native_offer_add(const struct native_offer *o, struct kvbuf *b);
 /* Negotiation state while answers arrive. */
 struct native_neg {
 	struct native_offer offer;
-	struct iscsi_params p;	/* results (starts at RFC defaults) */
+	struct login_params p;	/* results (starts at RFC defaults) */
 	/* keys the target proposed that we must answer (NotUnderstood or a
 	 * value), sent in the next login request */
 	struct kvbuf reply;
@@ -116,7 +116,7 @@ struct native_login_cfg {
 };
 
 struct native_login_result {
-	struct iscsi_params p;
+	struct login_params p;
 	uint8_t isid[6];
 	uint16_t tsih;
 	uint32_t cmdsn, exp_statsn, exp_cmdsn, max_cmdsn;

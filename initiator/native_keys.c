@@ -80,7 +80,7 @@ void native_neg_init(struct native_neg *n, const struct native_offer *o)
 {
 	memset(n, 0, sizeof(*n));
 	n->offer = *o;
-	param_defaults(&n->p);
+	login_params_defaults(&n->p);
 	n->p.max_recv_dsl = o->max_recv_dsl;	/* our declaration holds */
 	kvbuf_init(&n->reply);
 }
@@ -179,7 +179,7 @@ int native_neg_answer(struct native_neg *n, const char *key,
 		return 0;
 	}
 	if (kv_is_refusal(value)) {
-		/* The RFC default stays in force (param_defaults). */
+		/* The RFC default stays in force (login_params_defaults). */
 		log_info("native: target answered %s=%s, using the default",
 			 key, value);
 		return 0;
@@ -196,7 +196,7 @@ int native_neg_answer(struct native_neg *n, const char *key,
 
 void native_neg_finish(struct native_neg *n)
 {
-	struct iscsi_params *p = &n->p;
+	struct login_params *p = &n->p;
 
 	if (p->first_burst > p->max_burst)
 		p->first_burst = p->max_burst;

@@ -63,7 +63,7 @@ struct engine {
 	bool in_service;
 	bool logged_out;
 	struct native_url url;
-	struct iscsi_params p;
+	struct login_params p;
 	uint64_t lun_raw;
 	uint32_t block_size;
 	uint64_t nblocks;

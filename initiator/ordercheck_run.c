@@ -29,9 +29,18 @@ struct oc_run {
 	const struct engine_ops *ops;
 	struct engine *e;
 	uint32_t bsz;
+	uint64_t base;			/* the first block used */
+	struct oc_slot *slots;		/* depth of them */
 	struct oc_cmd *trace;
 	unsigned inflight, printed;
 	bool lost;
+};
+
+/* The command line. */
+struct oc_args {
+	struct engine_opts eo;
+	uint64_t nblk, depth, count, ordered, hoq, writes, offset, seed;
+	const char *url;
 };
 
 static void oc_usage(FILE *f)
@@ -144,7 +153,10 @@ static int oc_num(const char *s, uint64_t *v, uint64_t max)
 	return errno || end == s || *end || *v > max ? -1 : 0;
 }
 
-int ordercheck_main(int argc, char **argv)
+/* Reads the command line into a and *ops; returns -1 to go on, else the
+ * exit status (0 after --help). */
+static int oc_parse(int argc, char **argv, struct oc_args *a,
+		    const struct engine_ops **ops)
 {
 	static const struct option lo[] = {
 		{ "engine", required_argument, NULL, 'e' },
@@ -166,15 +178,8 @@ int ordercheck_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct engine_opts eo = { .direct = true };
-	struct oc_run run = { .ops = engine_find(NULL) };
-	struct oc_slot *slots = NULL;
-	struct oc_stats st;
-	uint64_t nblk = 8, depth = 32, count = 4000, ordered = 25, hoq = 15;
-	uint64_t writes = 50, offset = 0, seed = 1, *vp, max, base, x;
-	char err[256];
-	unsigned i, k;
-	int c, rc = 2;
+	uint64_t *vp, max;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -182,33 +187,33 @@ int ordercheck_main(int argc, char **argv)
 		max = 100;
 		switch (c) {
 		case 'e':
-			run.ops = engine_find(optarg);
-			if (!run.ops) {
+			*ops = engine_find(optarg);
+			if (!*ops) {
 				fprintf(stderr, "order-check: unknown engine %s\n", optarg);
 				return 2;
 			}
 			continue;
-		case 'b': vp = &nblk; max = 1024; break;
-		case 'd': vp = &depth; max = 1024; break;
-		case 'n': vp = &count; max = 10000000; break;
-		case 'O': vp = &ordered; break;
-		case 'H': vp = &hoq; break;
-		case 'w': vp = &writes; break;
-		case 'o': vp = &offset; max = UINT64_MAX; break;
-		case 's': vp = &seed; max = UINT64_MAX; break;
-		case 'I': eo.initiator_name = optarg; continue;
-		case 'u': eo.chap_user = optarg; continue;
-		case 'p': eo.chap_secret = optarg; continue;
-		case 'U': eo.mutual_user = optarg; continue;
-		case 'P': eo.mutual_secret = optarg; continue;
-		case 'D': eo.header_digest = true; continue;
-		case 'E': eo.data_digest = true; continue;
+		case 'b': vp = &a->nblk; max = 1024; break;
+		case 'd': vp = &a->depth; max = 1024; break;
+		case 'n': vp = &a->count; max = 10000000; break;
+		case 'O': vp = &a->ordered; break;
+		case 'H': vp = &a->hoq; break;
+		case 'w': vp = &a->writes; break;
+		case 'o': vp = &a->offset; max = UINT64_MAX; break;
+		case 's': vp = &a->seed; max = UINT64_MAX; break;
+		case 'I': a->eo.initiator_name = optarg; continue;
+		case 'u': a->eo.chap_user = optarg; continue;
+		case 'p': a->eo.chap_secret = optarg; continue;
+		case 'U': a->eo.mutual_user = optarg; continue;
+		case 'P': a->eo.mutual_secret = optarg; continue;
+		case 'D': a->eo.header_digest = true; continue;
+		case 'E': a->eo.data_digest = true; continue;
 		case 'h': oc_usage(stdout); return 0;
 		default: oc_usage(stderr); return 2;
 		}
-		if (oc_num(optarg, vp, max) || (vp != &offset && vp != &seed &&
-						vp != &ordered && vp != &hoq &&
-						vp != &writes && !*vp)) {
+		if (oc_num(optarg, vp, max) ||
+		    (vp != &a->offset && vp != &a->seed && vp != &a->ordered &&
+		     vp != &a->hoq && vp != &a->writes && !*vp)) {
 			fprintf(stderr, "order-check: bad value '%s'\n", optarg);
 			return 2;
 		}
@@ -217,80 +222,108 @@ int ordercheck_main(int argc, char **argv)
 		oc_usage(stderr);
 		return 2;
 	}
-	if (ordered + hoq > 100) {
+	if (a->ordered + a->hoq > 100) {
 		fprintf(stderr, "order-check: --ordered + --hoq exceed 100%%\n");
 		return 2;
 	}
-	eo.queue_depth = (uint32_t)depth;
-	run.e = run.ops->open(argv[optind], &eo, err, sizeof(err));
-	if (!run.e) {
-		fprintf(stderr, "order-check: %s\n", err);
-		return 2;
-	}
-	if (!run.ops->supports_attr(run.e)) {
+	a->url = argv[optind];
+	return -1;
+}
+
+/* The session can run the check: its engine sends task attributes, and
+ * the blocks are inside the device. */
+static int oc_check_device(struct oc_run *run, struct oc_args *a)
+{
+	if (!run->ops->supports_attr(run->e)) {
 		fprintf(stderr, "order-check: the %s engine cannot send task attributes; use --engine native\n",
-			run.ops->name);
-		goto out;
+			run->ops->name);
+		return -1;
 	}
-	run.bsz = run.ops->block_size(run.e);
-	eo.max_io_bytes = run.bsz;
-	if (offset % run.bsz ||
-	    offset / run.bsz + nblk > run.ops->nblocks(run.e)) {
+	run->bsz = run->ops->block_size(run->e);
+	a->eo.max_io_bytes = run->bsz;
+	if (a->offset % run->bsz ||
+	    a->offset / run->bsz + a->nblk > run->ops->nblocks(run->e)) {
 		fprintf(stderr, "order-check: --offset/--blocks outside the device\n");
-		goto out;
+		return -1;
 	}
-	base = offset / run.bsz;
-	run.trace = calloc(count, sizeof(*run.trace));
-	slots = calloc(depth, sizeof(*slots));
-	if (!run.trace || !slots)
-		goto out;
+	run->base = a->offset / run->bsz;
+	return 0;
+}
+
+/* The trace and the depth of command slots, each with a block's buffer. */
+static int oc_alloc(struct oc_run *run, uint64_t depth, uint64_t count)
+{
+	unsigned k;
+
+	run->trace = calloc(count, sizeof(*run->trace));
+	run->slots = calloc(depth, sizeof(*run->slots));
+	if (!run->trace || !run->slots)
+		return -1;
 	for (k = 0; k < depth; k++) {
-		slots[k].io.buf = bufpool_alloc(run.bsz);
-		if (!slots[k].io.buf)
-			goto out;
-		slots[k].io.ctx = &run;
-		slots[k].io.done = oc_done;
+		run->slots[k].io.buf = bufpool_alloc(run->bsz);
+		if (!run->slots[k].io.buf)
+			return -1;
+		run->slots[k].io.ctx = run;
+		run->slots[k].io.done = oc_done;
 	}
-	/* Known start: every block carries the initial stamp. */
+	return 0;
+}
+
+/* Known start: every block carries the initial stamp. */
+static int oc_init_blocks(struct oc_run *run, uint64_t nblk)
+{
+	unsigned i;
+
 	for (i = 0; i < nblk; i++) {
-		struct oc_slot *s = &slots[0];
+		struct oc_slot *s = &run->slots[0];
 		uint64_t hdr[2] = { OC_MAGIC, OC_STAMP_INITIAL };
 
-		memset(s->io.buf, 0, run.bsz);
+		memset(s->io.buf, 0, run->bsz);
 		memcpy(s->io.buf, hdr, sizeof(hdr));
-		s->io.lba = base + i;
+		s->io.lba = run->base + i;
 		s->io.blocks = 1;
 		s->io.write = true;
 		s->io.attr = BENCH_ATTR_SIMPLE;
 		s->cmd = UINT32_MAX;
 		s->busy = true;
-		if (run.ops->submit(run.e, &s->io)) {
+		if (run->ops->submit(run->e, &s->io)) {
 			fprintf(stderr, "order-check: submit failed\n");
-			goto out;
+			return -1;
 		}
-		run.inflight++;
-		if (oc_wait(&run, 1) || s->io.status) {
+		run->inflight++;
+		if (oc_wait(run, 1) || s->io.status) {
 			fprintf(stderr, "order-check: initial write failed\n");
-			goto out;
+			return -1;
 		}
 	}
-	for (i = 0; i < count; i++) {
-		struct oc_cmd *cmd = &run.trace[i];
+	return 0;
+}
+
+/* Sends the count commands of the mix, depth in flight, each recorded in
+ * the trace; stops early when the session fails. */
+static void oc_send(struct oc_run *run, struct oc_args *a)
+{
+	uint64_t x;
+	unsigned i, k;
+
+	for (i = 0; i < a->count; i++) {
+		struct oc_cmd *cmd = &run->trace[i];
 		struct oc_slot *s = NULL;
 
-		if (oc_wait(&run, (unsigned)depth))
+		if (oc_wait(run, (unsigned)a->depth))
 			break;
-		for (k = 0; k < depth && slots[k].busy; k++)
+		for (k = 0; k < a->depth && run->slots[k].busy; k++)
 			;
-		s = &slots[k];
-		x = oc_rng(&seed);
+		s = &run->slots[k];
+		x = oc_rng(&a->seed);
 		cmd->idx = i;
-		cmd->lba = base + (x >> 8) % nblk;
+		cmd->lba = run->base + (x >> 8) % a->nblk;
 		cmd->blocks = 1;
-		cmd->write = x % 100 < writes;
-		x = oc_rng(&seed) % 100;
-		cmd->attr = x < ordered ? BENCH_ATTR_ORDERED :
-			    x < ordered + hoq ? BENCH_ATTR_HOQ : BENCH_ATTR_SIMPLE;
+		cmd->write = x % 100 < a->writes;
+		x = oc_rng(&a->seed) % 100;
+		cmd->attr = x < a->ordered ? BENCH_ATTR_ORDERED :
+			    x < a->ordered + a->hoq ? BENCH_ATTR_HOQ :
+			    BENCH_ATTR_SIMPLE;
 		if (cmd->write) {
 			uint64_t hdr[2] = { OC_MAGIC, (uint64_t)i + 1 };
 
@@ -304,36 +337,71 @@ int ordercheck_main(int argc, char **argv)
 		s->io.t_done_ns = 0;
 		s->cmd = i;
 		s->busy = true;
-		if (run.ops->submit(run.e, &s->io)) {
+		if (run->ops->submit(run->e, &s->io)) {
 			s->busy = false;
 			fprintf(stderr, "order-check: submit failed\n");
-			run.lost = true;
+			run->lost = true;
 			break;
 		}
-		run.inflight++;
+		run->inflight++;
 	}
-	if (!run.lost && oc_wait(&run, 1) == 0 && !run.lost) {
-		ordercheck_verify(run.trace, count, &st, oc_print, &run);
-		printf("order-check: %" PRIu64 " commands (%" PRIu64 " reads, %" PRIu64 " writes; %" PRIu64 " SIMPLE, %" PRIu64 " ORDERED, %" PRIu64 " HEAD OF QUEUE), %" PRIu64 " failed\n",
-		       st.cmds, st.reads, st.writes, st.simple, st.ordered,
-		       st.hoq, st.failed);
-		printf("order-check: %" PRIu64 " HEAD OF QUEUE tasks sent while an ORDERED task was outstanding, %" PRIu64 " overtook it\n",
-		       st.hoq_while_ordered, st.hoq_overtook);
-		printf("order-check: %" PRIu64 " violations%s\n", st.violations,
-		       st.violations > OC_PRINT_MAX ? " (first 50 printed)" : "");
-		rc = st.violations || st.failed ? 1 : 0;
-		if (st.failed)
-			printf("order-check: commands failed, see above\n");
-	} else {
+}
+
+/* Waits for the last completions, verifies the trace and prints the
+ * verdict; returns the exit status. */
+static int oc_report(struct oc_run *run, uint64_t count)
+{
+	struct oc_stats st;
+
+	if (run->lost || oc_wait(run, 1) || run->lost) {
 		fprintf(stderr, "order-check: connection lost\n");
+		return 2;
 	}
-out:
+	ordercheck_verify(run->trace, count, &st, oc_print, run);
+	printf("order-check: %" PRIu64 " commands (%" PRIu64 " reads, %" PRIu64 " writes; %" PRIu64 " SIMPLE, %" PRIu64 " ORDERED, %" PRIu64 " HEAD OF QUEUE), %" PRIu64 " failed\n",
+	       st.cmds, st.reads, st.writes, st.simple, st.ordered, st.hoq,
+	       st.failed);
+	printf("order-check: %" PRIu64 " HEAD OF QUEUE tasks sent while an ORDERED task was outstanding, %" PRIu64 " overtook it\n",
+	       st.hoq_while_ordered, st.hoq_overtook);
+	printf("order-check: %" PRIu64 " violations%s\n", st.violations,
+	       st.violations > OC_PRINT_MAX ? " (first 50 printed)" : "");
+	if (st.failed)
+		printf("order-check: commands failed, see above\n");
+	return st.violations || st.failed ? 1 : 0;
+}
+
+int ordercheck_main(int argc, char **argv)
+{
+	struct oc_args a = {
+		.eo = { .direct = true }, .nblk = 8, .depth = 32,
+		.count = 4000, .ordered = 25, .hoq = 15, .writes = 50,
+		.seed = 1,
+	};
+	struct oc_run run = { .ops = engine_find(NULL) };
+	char err[256];
+	unsigned k;
+	int rc = oc_parse(argc, argv, &a, &run.ops);
+
+	if (rc >= 0)
+		return rc;
+	rc = 2;
+	a.eo.queue_depth = (uint32_t)a.depth;
+	run.e = run.ops->open(a.url, &a.eo, err, sizeof(err));
+	if (!run.e) {
+		fprintf(stderr, "order-check: %s\n", err);
+		return 2;
+	}
+	if (!oc_check_device(&run, &a) && !oc_alloc(&run, a.depth, a.count) &&
+	    !oc_init_blocks(&run, a.nblk)) {
+		oc_send(&run, &a);
+		rc = oc_report(&run, a.count);
+	}
 	run.ops->close(run.e);
-	if (slots)
-		for (k = 0; k < depth; k++)
-			if (slots[k].io.buf)
-				bufpool_free(slots[k].io.buf, run.bsz);
-	free(slots);
+	if (run.slots)
+		for (k = 0; k < a.depth; k++)
+			if (run.slots[k].io.buf)
+				bufpool_free(run.slots[k].io.buf, run.bsz);
+	free(run.slots);
 	free(run.trace);
 	return rc;
 }

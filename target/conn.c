@@ -82,7 +82,7 @@ int conn_accept(struct reactor *r, int fd, struct portal *p,
 	c->peer_len = peer_len;
 	format_peer(c);
 	c->state = CONN_LOGIN;
-	param_defaults(&c->params);
+	login_params_defaults(&c->params);
 	c->params.max_recv_dsl = LOGIN_MAX_DSL;
 	c->ping.ttt = ISCSI_RSVD_TAG;
 	c->ping.next_ttt = 1;

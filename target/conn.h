@@ -92,7 +92,7 @@ struct conn {
 	enum conn_state state;
 	uint16_t cid;
 	struct session *sess;		/* once logged in */
-	struct iscsi_params params;	/* in effect on this connection */
+	struct login_params params;	/* in effect on this connection */
 	/* the login phase (login.c) */
 	struct login_state *login;
 	struct reactor_timer login_timer;

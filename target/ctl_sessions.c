@@ -10,7 +10,7 @@
 
 #define CTL_MAX_SESSIONS 4096	/* listed per request */
 
-static json_object *params_json(const struct iscsi_params *p)
+static json_object *params_json(const struct login_params *p)
 {
 	json_object *o = json_object_new_object();
 

@@ -1,9 +1,10 @@
 /*
  * The login phase (RFC 7143 section 6): security stage (AuthMethod, CHAP in
- * auth.c), operational stage (param.c), text continuation both ways, TSIH
- * assignment and session reinstatement through session.c, and the login
- * status classes. Also the Text Request handling of the full feature phase
- * (SendTargets and renegotiation), which shares the key machinery.
+ * auth.c), operational stage (negotiate.c), text continuation both ways,
+ * TSIH assignment and session reinstatement through session.c, and the
+ * login status classes. Also the entry of the full feature phase's Text
+ * Requests (discovery.c: SendTargets and renegotiation), which share the
+ * key machinery and the connection's login state (login_priv.h).
  */
 #ifndef TCQ_LOGIN_H
 #define TCQ_LOGIN_H

@@ -80,9 +80,6 @@ struct login_state {
 	uint64_t start_ns;
 };
 
-/* A session with this TSIH exists (session.c may provide it; a weak
- * default in login.c answers false). */
-
 /* The connection's login state, created on demand for FFP text. */
 struct login_state *login_state_get(struct conn *c);
 #endif

@@ -194,105 +194,122 @@ static int resolve_threads(int configured)
 	return (int)n;
 }
 
-int main(int argc, char **argv)
+/* The configuration: the file, or one LUN from the command line, with
+ * the command line's overrides on it. Its messages go to stderr. */
+static int load_config(const struct cmdline *o, struct cfg *c,
+		       const char **cfgname)
 {
-	struct cmdline o = { 0 };
-	struct cfg c;
-	char err[512];
-	const char *cfgname;
-	pthread_t *threads;
-	sigset_t sigs;
-	int rc, started = 1;
+	int rc;
 
-	log_set_level(LOG_INFO);
-	prom_set_start_time();
-	reactor_timer_init(&grace_timer, grace_expired, NULL);
-	cmdline_parse(argc, argv, &o);
-	cfg_init(&c);
-	if (o.export_path) {
-		cmdline_export_cfg(&c, &o);
-		cfgname = "command line";
-		rc = cfg_finish(&c, cfgname);
+	cfg_init(c);
+	if (o->export_path) {
+		cmdline_export_cfg(c, o);
+		*cfgname = "command line";
+		rc = cfg_finish(c, *cfgname);
 	} else {
-		cfgname = o.config ? o.config : CMDLINE_DEFAULT_CONFIG;
-		rc = cfg_load_file(&c, cfgname);
+		*cfgname = o->config ? o->config : CMDLINE_DEFAULT_CONFIG;
+		rc = cfg_load_file(c, *cfgname);
 	}
-	for (int i = 0; i < c.nmsgs; i++)
-		fprintf(stderr, "%s\n", c.msgs[i]);
+	for (int i = 0; i < c->nmsgs; i++)
+		fprintf(stderr, "%s\n", c->msgs[i]);
 	if (rc < 0) {
-		fprintf(stderr, "tcqd: %s: %d error%s, not starting\n", cfgname,
-			c.nerrors, c.nerrors == 1 ? "" : "s");
-		cfg_free(&c);
-		return 1;
+		fprintf(stderr, "tcqd: %s: %d error%s, not starting\n", *cfgname,
+			c->nerrors, c->nerrors == 1 ? "" : "s");
+		cfg_free(c);
+		return -1;
 	}
-	cmdline_override(&c, &o);
-	if (c.log_level >= 0)
-		log_set_level((enum log_level)c.log_level);
+	cmdline_override(c, o);
+	if (c->log_level >= 0)
+		log_set_level((enum log_level)c->log_level);
+	return 0;
+}
 
-	tcqd = cfg_build(&c, err, sizeof(err));
+/* tcqd from the configuration c, which it keeps as the running one. */
+static int build_daemon(struct cfg *c, const struct cmdline *o,
+			const char *cfgname)
+{
+	char err[512];
+
+	tcqd = cfg_build(c, err, sizeof(err));
 	if (!tcqd) {
-		cfg_free(&c);
+		cfg_free(c);
 		log_err("%s", err);
-		return 1;
+		return -1;
 	}
 	/* The running configuration, which live changes follow and tcqctl
 	 * save writes. */
 	if (!(tcqd->cfg = malloc(sizeof(*tcqd->cfg)))) {
 		log_err("out of memory");
-		return 1;
+		return -1;
 	}
-	*tcqd->cfg = c;
-	if (!o.export_path)
+	*tcqd->cfg = *c;
+	if (!o->export_path)
 		snprintf(tcqd->cfg_path, sizeof(tcqd->cfg_path), "%s", cfgname);
-	live_set_overrides(reapply_overrides, &o);
+	live_set_overrides(reapply_overrides, o);
 	live_set_reload_notify(notify_reloading, notify_ready);
 	nreactors = resolve_threads(tcqd->set.threads);
 	tcqd->set.threads = nreactors;
+	return 0;
+}
 
-	/* Signals go to the signalfd on reactor 0: block them everywhere
-	 * before any thread exists, so each thread inherits the mask. */
+/* Signals go to the signalfd on reactor 0: block them everywhere before
+ * any thread exists, so each thread inherits the mask. */
+static void block_signals(sigset_t *sigs)
+{
 	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGHUP);	/* reload, not the default exit */
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	sigemptyset(sigs);
+	sigaddset(sigs, SIGTERM);
+	sigaddset(sigs, SIGINT);
+	sigaddset(sigs, SIGHUP);	/* reload, not the default exit */
+	pthread_sigmask(SIG_BLOCK, sigs, NULL);
+}
 
+/* The reactors, and room for the threads of all but reactor 0. */
+static int create_reactors(pthread_t **threads)
+{
 	reactors = calloc((size_t)nreactors, sizeof(*reactors));
-	threads = calloc((size_t)nreactors, sizeof(*threads));
-	if (!reactors || !threads) {
+	*threads = calloc((size_t)nreactors, sizeof(**threads));
+	if (!reactors || !*threads) {
 		log_err("out of memory");
-		return 1;
+		return -1;
 	}
 	for (int i = 0; i < nreactors; i++) {
 		reactors[i] = calloc(1, sizeof(**reactors));
 		if (!reactors[i] || reactor_init(reactors[i], i) < 0) {
 			log_err("cannot create reactor %d", i);
-			return 1;
+			return -1;
 		}
 	}
 	live_init(reactors, nreactors);
 	tcqd->reactors = reactors;
 	tcqd->nreactors = nreactors;
+	return 0;
+}
+
+/* The portals' sockets, the signalfd, the control socket and /metrics. */
+static int open_services(const sigset_t *sigs)
+{
+	char err[512];
+
 	for (int i = 0; i < tcqd->nportals; i++) {
 		if (portal_listen(tcqd->portals[i], err, sizeof(err)) < 0) {
 			log_err("%s", err);
-			return 1;
+			return -1;
 		}
 		log_info("listening on %s", tcqd->portals[i]->addr_text);
 	}
-	sig_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	sig_fd = signalfd(-1, sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (sig_fd < 0 ||
 	    reactor_add_fd(reactors[0], &sig_rfd, sig_fd, EPOLLIN, on_signal,
 			   NULL) < 0) {
 		log_err("signalfd: %s", strerror(errno));
-		return 1;
+		return -1;
 	}
 	if (tcqd->set.ctl_path[0]) {
 		if (ctl_start(tcqd->set.ctl_path, reactors, nreactors, err,
 			      sizeof(err)) < 0) {
 			log_err("%s", err);
-			return 1;
+			return -1;
 		}
 		log_info("control socket %s", tcqd->set.ctl_path);
 	}
@@ -300,20 +317,16 @@ int main(int argc, char **argv)
 	if (tcqd->set.metrics[0]) {
 		if (metrics_http_start(tcqd->set.metrics, err, sizeof(err)) < 0) {
 			log_err("%s", err);
-			return 1;
+			return -1;
 		}
 		log_info("metrics on http://%s/metrics", metrics_http_addr());
 	}
-	if (portal_start(tcqd, reactors, nreactors) < 0)
-		return 1;
-	for (; started < nreactors; started++) {
-		rc = pthread_create(&threads[started], NULL, reactor_thread,
-				    reactors[started]);
-		if (rc) {
-			log_err("pthread_create: %s", strerror(rc));
-			return 1;
-		}
-	}
+	return 0;
+}
+
+/* Running: the URLs on stdout, the log, systemd told; the trim timer. */
+static void announce_ready(void)
+{
 	print_urls(tcqd);
 	log_info("tcqd ready: %d target%s, %d reactor%s", tcqd->ntargets,
 		 tcqd->ntargets == 1 ? "" : "s", nreactors,
@@ -324,9 +337,12 @@ int main(int argc, char **argv)
 	notify_ready();
 	reactor_timer_init(&trim_timer, trim_fire, NULL);
 	reactor_timer_arm(reactors[0], &trim_timer, MALLOC_TRIM_MS);
+}
 
-	reactor_run(reactors[0]);
-
+/* After reactor 0 returned: the other reactors' threads joined, then
+ * everything taken down in the order it depends on. */
+static void stop_daemon(pthread_t *threads, int started)
+{
 	for (int i = 1; i < started; i++)
 		pthread_join(threads[i], NULL);
 	if (reactor_timer_armed(&grace_timer))
@@ -347,7 +363,41 @@ int main(int argc, char **argv)
 	}
 	free(reactors);
 	free(threads);
+}
+
+int main(int argc, char **argv)
+{
+	struct cmdline o = { 0 };
+	struct cfg c;
+	const char *cfgname;
+	pthread_t *threads = NULL;
+	sigset_t sigs;
+	int rc, started = 1;
+
+	log_set_level(LOG_INFO);
+	prom_set_start_time();
+	reactor_timer_init(&grace_timer, grace_expired, NULL);
+	cmdline_parse(argc, argv, &o);
+	if (load_config(&o, &c, &cfgname) < 0 ||
+	    build_daemon(&c, &o, cfgname) < 0)
+		return 1;
+	block_signals(&sigs);
+	if (create_reactors(&threads) < 0 || open_services(&sigs) < 0 ||
+	    portal_start(tcqd, reactors, nreactors) < 0)
+		return 1;
+	for (; started < nreactors; started++) {
+		rc = pthread_create(&threads[started], NULL, reactor_thread,
+				    reactors[started]);
+		if (rc) {
+			log_err("pthread_create: %s", strerror(rc));
+			return 1;
+		}
+	}
+	announce_ready();
+
+	reactor_run(reactors[0]);
+
+	stop_daemon(threads, started);
 	log_info("tcqd stopped");
 	return 0;
 }
-

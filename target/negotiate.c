@@ -18,7 +18,7 @@ _Static_assert(LOGIN_KEY_COUNT <= 64, "struct neg keeps key ids in 64 bits");
 #define BIT(k) (1ULL << (k))
 
 void neg_init(struct neg *n, const struct tcq_settings *set,
-	      const struct iscsi_params *start, bool leading)
+	      const struct login_params *start, bool leading)
 {
 	memset(n, 0, sizeof(*n));
 	n->set = set;
@@ -26,7 +26,7 @@ void neg_init(struct neg *n, const struct tcq_settings *set,
 	if (start)
 		n->p = *start;
 	else
-		param_defaults(&n->p);
+		login_params_defaults(&n->p);
 	n->p.max_recv_dsl = set->max_recv_dsl;
 	n->auth_accept = "None";
 }
@@ -423,7 +423,7 @@ bool neg_pending(const struct neg *n)
 	return (n->offered & ~n->answered) != 0;
 }
 
-void neg_result(const struct neg *n, struct iscsi_params *out)
+void neg_result(const struct neg *n, struct login_params *out)
 {
 	*out = n->p;
 	if (out->first_burst > out->max_burst)

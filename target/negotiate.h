@@ -2,7 +2,7 @@
  * The target's key negotiation (RFC 7143 sections 6 and 13): from the
  * key table (tcq/login_keys.h) it answers the initiator's offers into a
  * kvbuf, adds the target's own offers and declarations, and accumulates
- * the outcome in a struct iscsi_params. It does no I/O, so tests drive it
+ * the outcome in a struct login_params. It does no I/O, so tests drive it
  * with plain strings.
  */
 #ifndef TCQ_NEGOTIATE_H
@@ -32,7 +32,7 @@ enum neg_session { NEG_SESS_UNSET, NEG_SESS_NORMAL, NEG_SESS_DISCOVERY };
 
 struct neg {
 	const struct tcq_settings *set;
-	struct iscsi_params p;		/* the outcome so far */
+	struct login_params p;		/* the outcome so far */
 	bool leading;			/* leading connection of its session */
 	enum neg_session session_type;
 	uint64_t seen;			/* keys the initiator sent (by id) */
@@ -62,12 +62,12 @@ struct neg {
 };
 
 /*
- * Starts a negotiation: p is the starting point (param_defaults for a
- * login, the connection's current values for FFP); our MaxRecvDataSegment-
- * Length comes from set.
+ * Starts a negotiation from start: the connection's current values for
+ * FFP, NULL for a login (the RFC defaults, login_params_defaults); our
+ * MaxRecvDataSegmentLength comes from set.
  */
 void neg_init(struct neg *n, const struct tcq_settings *set,
-	      const struct iscsi_params *start, bool leading);
+	      const struct login_params *start, bool leading);
 
 /*
  * Processes one complete text (all PDUs of a C-bit sequence joined) in
@@ -90,5 +90,5 @@ int neg_add_offers(struct neg *n, enum neg_stage st, struct kvbuf *rsp);
 bool neg_pending(const struct neg *n);
 
 /* Final consistency (FirstBurst <= MaxBurst) and the result. */
-void neg_result(const struct neg *n, struct iscsi_params *out);
+void neg_result(const struct neg *n, struct login_params *out);
 #endif

@@ -289,7 +289,7 @@ uint16_t sess_tsih(const void *nexus)
 	return ((const struct session *)nexus)->tsih;
 }
 
-const struct iscsi_params *sess_params(const struct session *s)
+const struct login_params *sess_params(const struct session *s)
 {
 	return &s->params;
 }

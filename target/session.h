@@ -25,7 +25,7 @@ struct sess_login {
 	char initiator_alias[TCQ_NAME_MAX];
 	uint8_t isid[6];
 	uint32_t cmdsn;			/* CmdSN of the login request */
-	struct iscsi_params params;
+	struct login_params params;
 };
 
 /*
@@ -51,7 +51,7 @@ int sess_settle(struct conn *c, void (*done)(struct conn *c));
 
 /* The parameters the session negotiated (conn_enter_ffp applies them). */
 struct session;
-const struct iscsi_params *sess_params(const struct session *s);
+const struct login_params *sess_params(const struct session *s);
 
 /* ExpCmdSN and MaxCmdSN as the next PDU to c should carry them. */
 uint32_t sess_exp_cmdsn(const struct conn *c);
@@ -118,7 +118,7 @@ struct sess_info {
 	uint16_t tsih;
 	bool discovery;
 	int reactor;			/* reactor index serving it */
-	struct iscsi_params params;	/* as negotiated */
+	struct login_params params;	/* as negotiated */
 };
 /* Fills out[0..max-1] with live sessions (registry order); returns how
  * many there are, which may exceed max. */

@@ -119,7 +119,7 @@ struct session {
 	char iname[TCQ_NAME_MAX];
 	char iport[TCQ_NAME_MAX + 24];	/* "iname,i,0xISID" */
 	uint8_t isid[6];
-	struct iscsi_params params;	/* as negotiated */
+	struct login_params params;	/* as negotiated */
 	struct taskset *ts[TCQ_MAX_LUNS];	/* per LUN, made on first use */
 	struct sess_window win;
 	struct sess_cmds cmds;

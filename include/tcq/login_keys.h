@@ -3,7 +3,7 @@
  * iSCSIProtocolLevel of RFC 7144): one table of what each key is, who may
  * send it, where, how it is negotiated and its default. The target
  * (target/negotiate.c) and the initiator (initiator/native_keys.c) both
- * answer from it, and struct iscsi_params holds what they agree on.
+ * answer from it, and struct login_params holds what they agree on.
  */
 #ifndef TCQ_LOGIN_KEYS_H
 #define TCQ_LOGIN_KEYS_H
@@ -120,7 +120,7 @@ bool login_key_result_bool(enum login_key_rule rule, bool a, bool b);
  * The values a login settles: per session, and per connection for the
  * connection that carried the login.
  */
-struct iscsi_params {
+struct login_params {
 	/* per connection */
 	bool header_digest, data_digest;	/* CRC32C when true */
 	uint32_t max_recv_dsl;	/* what we accept (our declaration) */
@@ -136,13 +136,13 @@ struct iscsi_params {
 };
 
 /* The RFC defaults (what applies when a key is never negotiated). */
-void param_defaults(struct iscsi_params *p);
+void login_params_defaults(struct login_params *p);
 /*
  * Stores the outcome v of key id in its field of p (booleans as 0/1,
  * digests as 1 for CRC32C; MaxRecvDataSegmentLength is the peer's
  * declaration, so it goes to max_send_dsl). Keys without a field are
  * ignored; returns whether there was one.
  */
-bool login_params_store(struct iscsi_params *p, enum login_key_id id,
+bool login_params_store(struct login_params *p, enum login_key_id id,
 			uint32_t v);
 #endif

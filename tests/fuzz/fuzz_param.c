@@ -45,7 +45,7 @@ static void check_rsp(const struct kvbuf *rsp)
 		abort();	/* we produced text we would refuse */
 }
 
-static void check_params(const struct iscsi_params *p)
+static void check_params(const struct login_params *p)
 {
 	if (p->first_burst > p->max_burst)
 		abort();
@@ -64,7 +64,7 @@ int FUZZ_ENTRY(param)(const uint8_t *data, size_t size)
 	static const enum neg_stage stages[] = { NEG_SECURITY,
 		NEG_OPERATIONAL, NEG_FFP, NEG_OPERATIONAL };
 	struct tcq_settings set;
-	struct iscsi_params start, out;
+	struct login_params start, out;
 	struct kvbuf rsp;
 	struct neg n;
 	uint8_t ctl;
@@ -84,7 +84,7 @@ int FUZZ_ENTRY(param)(const uint8_t *data, size_t size)
 		set.immediate_data = false;
 		set.max_outstanding_r2t = 4;
 	}
-	param_defaults(&start);
+	login_params_defaults(&start);
 	neg_init(&n, &set, (ctl & 0x20) ? &start : NULL, !(ctl & 0x40));
 	if (ctl & 0x80) {
 		n.auth_accept = "CHAP,None";

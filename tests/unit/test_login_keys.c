@@ -161,14 +161,14 @@ END_TEST
 
 START_TEST(defaults)
 {
-	struct iscsi_params p;
+	struct login_params p;
 
 	ck_assert_uint_eq(login_key_default(LOGIN_KEY_MAX_BURST), 262144);
 	ck_assert_uint_eq(login_key_default(LOGIN_KEY_TIME2RETAIN), 20);
 	ck_assert_uint_eq(login_key_default(LOGIN_KEY_IMMEDIATE_DATA), 1);
 	ck_assert_uint_eq(login_key_default(LOGIN_KEY_TARGET_PORTAL_GROUP_TAG),
 			  0);
-	param_defaults(&p);
+	login_params_defaults(&p);
 	ck_assert_uint_eq(p.max_recv_dsl, 8192);
 	ck_assert_uint_eq(p.max_send_dsl, 8192);
 	ck_assert_uint_eq(p.max_connections, 1);
@@ -203,7 +203,7 @@ END_TEST
 
 START_TEST(params_store)
 {
-	struct iscsi_params p;
+	struct login_params p;
 
 	memset(&p, 0, sizeof(p));
 	/* The peer's MaxRecvDataSegmentLength limits what we send. */

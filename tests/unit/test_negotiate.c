@@ -338,7 +338,7 @@ END_TEST
 
 START_TEST(first_burst_clamp)
 {
-	struct iscsi_params out;
+	struct login_params out;
 
 	ck_assert_int_eq(run(NEG_OPERATIONAL,
 			     "MaxBurstLength=4096|FirstBurstLength=65536"),
@@ -349,9 +349,9 @@ START_TEST(first_burst_clamp)
 }
 END_TEST
 
-static Suite *param_suite(void)
+static Suite *negotiate_suite(void)
 {
-	Suite *s = suite_create("param");
+	Suite *s = suite_create("negotiate");
 	TCase *tc = tcase_create("negotiation");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -373,5 +373,5 @@ static Suite *param_suite(void)
 
 int main(int argc, char **argv)
 {
-	return harness_main(argc, argv, param_suite);
+	return harness_main(argc, argv, negotiate_suite);
 }

@@ -662,7 +662,7 @@ END_TEST
 
 static Suite *suite(void)
 {
-	Suite *s = suite_create("backends2");
+	Suite *s = suite_create("wrap");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
