@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "scsi/cdb.h"
+#include "scsi/exec.h"
 #include "scsi/sense.h"
 
 struct opc_entry;
@@ -80,9 +81,10 @@ struct opc_entry {
 	int (*decode)(const struct opc_entry *e, const uint8_t *cdb,
 		      uint32_t bs, struct cdb_req *req,
 		      struct sense_info *err);
-	/* Runs an enabled task whose data is in; completes it (now or
-	 * later) with taskset_complete. */
-	void (*exec)(struct tcq_task *t);
+	/* Runs an enabled task whose data is in (scsi/exec.h): EXEC_OK
+	 * when it completes the task itself, now or later; a failure is
+	 * what lun_execute completes the task with. */
+	struct exec_rc (*exec)(struct tcq_task *t);
 	uint32_t nominal_to;	/* seconds; nominal processing time */
 	uint32_t recommended_to; /* seconds; what an initiator should allow */
 	/* CDB USAGE DATA: byte 0 the opcode, the service action in its own

@@ -7,12 +7,14 @@
 #include "tcq/byteorder.h"
 #include "tcq/scsi_proto.h"
 #include "scsi/cdb.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
 #include "scsi/opcodes.h"
 #include "scsi/rsoc.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
 #include "tests/unit/harness.h"
+#include "tests/unit/opc_util.h"
 
 static uint8_t buf[OPC_REPORT_MAX + 64];
 static struct sense_info err;
@@ -360,7 +362,11 @@ static struct tcq_task *run_rsoc(uint8_t byte2, uint8_t op, uint16_t sa,
 		sense_set_si(&t, &si);
 		return &t;
 	}
-	rsoc_report_supported_opcodes(&t);
+	/* As lun_execute does: a failure the executor returns completes
+	 * the task (scsi/exec.h). */
+	struct exec_rc rc = rsoc_report_supported_opcodes(&t);
+	if (exec_failed(rc))
+		exec_fail(&t, rc);
 	ck_assert_int_eq(done_calls, 1);
 	return &t;
 }
@@ -416,29 +422,6 @@ START_TEST(rsoc_executor_answers_and_cuts_to_allocation_length)
 	ck_assert_uint_eq(t->sense[12], 0x24);
 }
 END_TEST
-
-/* One CDB for row e: opcode, service action, the low byte of each field
- * of several bytes (a length, an LBA) set to 8; with flags also every
- * other usage bit, a one-byte field (page code, count) set to 1. */
-static void row_cdb(const struct opc_entry *e, bool flags, uint8_t *cdb)
-{
-	memset(cdb, 0, OPC_CDB_MAX);
-	for (unsigned b = 1; b + 1 < e->cdb_len; b++) {
-		bool ff = e->usage[b] == 0xff;
-		bool run = ff && (e->usage[b - 1] == 0xff ||
-				  e->usage[b + 1] == 0xff);
-
-		if (run && e->usage[b + 1] != 0xff)
-			cdb[b] = 8;	/* the field's least significant byte */
-		else if (flags && ff && !run)
-			cdb[b] = 1;
-		else if (flags && !ff)
-			cdb[b] = e->usage[b];
-	}
-	cdb[0] = e->op;
-	if (e->flags & OPC_F_SA)
-		cdb[1] = (uint8_t)((cdb[1] & 0xe0) | e->sa);
-}
 
 /* Every row decodes to itself (so dispatch runs its executor), and moves
  * data only in its direction: some CDB of an IN or OUT row moves data
