@@ -57,6 +57,10 @@ enum opc_resv {
 #define OPC_F_RANGE_IN_DATA 0x0800 /* the medium ranges it writes are in
 				 * its parameter data (UNMAP): it
 				 * overlaps everything */
+#define OPC_F_UA_OK 0x1000	/* runs while a unit attention is pending
+				 * instead of reporting it (SAM-5 5.14:
+				 * INQUIRY, REPORT LUNS, REQUEST SENSE,
+				 * which returns it as its data) */
 
 /* Features of a LUN that make conditional entries exist. */
 #define OPC_FEAT_THIN 0x01

@@ -2,7 +2,8 @@
  * Every row of the command table run through the device server on the
  * harness's LUN: what the table decides for all of them at once. Each
  * command, whatever its answer, completes once (the executors' contract,
- * scsi/exec.h).
+ * scsi/exec.h); a pending unit attention is reported by every row but
+ * those with OPC_F_UA_OK (SAM-5 5.14).
  */
 #include <check.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include "scsi/cdb.h"
 #include "scsi/opcodes.h"
 #include "scsi/sense.h"
+#include "scsi/ua.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/opc_util.h"
 
@@ -90,6 +92,56 @@ START_TEST(every_row_completes_once)
 }
 END_TEST
 
+/* SAM-5 5.14 with a unit attention pending: a row without OPC_F_UA_OK
+ * ends in CHECK CONDITION, UNIT ATTENTION with it, whatever its CDB holds,
+ * and clears it; INQUIRY and REPORT LUNS run and leave it; REQUEST SENSE
+ * takes it as its data. */
+START_TEST(every_row_reports_a_pending_ua_unless_flagged)
+{
+	static const uint8_t tur[6] = { SOP_TEST_UNIT_READY };
+	unsigned n;
+	const struct opc_entry *tab = opc_table(&n);
+	char why[256];
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct opc_entry *e = &tab[i];
+
+		for (int v = 0; v < 2; v++) {
+			/* 2Ah/01h MODE PARAMETERS CHANGED */
+			ua_establish(H.ts[0], ASC_MODE_PARAMETERS_CHANGED);
+			struct cmd *c = run_row(e, v, 0);
+			bool reported = harness_sense_is(c, SK_UNIT_ATTENTION,
+							 0x2a, 0x01, why,
+							 sizeof(why));
+
+			if (!(e->flags & OPC_F_UA_OK)) {
+				ck_assert_msg(reported, "%02x/%02x: %s", e->op,
+					      e->sa, why);
+				ck_assert(!ua_pending(H.ts[0]));
+				continue;
+			}
+			struct harness_sense hs;
+			ck_assert_msg(c->t.status != SAM_STAT_CHECK_CONDITION ||
+				      !harness_sense_parse(c->t.sense,
+							   c->t.sense_len,
+							   &hs) ||
+				      hs.key != SK_UNIT_ATTENTION,
+				      "%02x/%02x reported the unit attention",
+				      e->op, e->sa);
+			if (e->op == SOP_REQUEST_SENSE) {
+				EXPECT_GOOD(c);
+				ck_assert(!ua_pending(H.ts[0]));
+				continue;
+			}
+			ck_assert_msg(ua_pending(H.ts[0]), "%02x/%02x cleared "
+				      "the unit attention", e->op, e->sa);
+			EXPECT_SENSE(run_cdb(&H, 0, tur, sizeof(tur), NULL, 0,
+					     0), SK_UNIT_ATTENTION, 0x2a, 0x01);
+		}
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("opc_rows");
@@ -97,6 +149,7 @@ static Suite *suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	harness_add(tc, every_row_completes_once);
+	harness_add(tc, every_row_reports_a_pending_ua_unless_flagged);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -469,49 +469,54 @@ END_TEST
 /* Permission classes, written from the standards rather than from the
  * table: SPC-4 5.13.1 table 66 and SBC-3 table 13 (reservations), SPC-4
  * 5.15.2.4.4 and 5.15.2.4.5 (ALUA standby, unavailable), SBC-3 4.11
- * (commands allowed during a sanitize). */
+ * (commands allowed during a sanitize), SAM-5 5.14 (commands that run
+ * while a unit attention is pending). */
 struct spec_row {
 	uint8_t op, sa, resv;
-	bool standby, unavailable, sanitizing;
+	bool standby, unavailable, sanitizing, ua;
 };
 
 static const struct spec_row spec_rows[] = {
-	{ SOP_INQUIRY, 0, OPC_RESV_ALLOWED, true, true, true },
-	{ SOP_REPORT_LUNS, 0, OPC_RESV_ALLOWED, true, true, true },
-	{ SOP_REQUEST_SENSE, 0, OPC_RESV_ALLOWED, true, true, true },
+	{ SOP_INQUIRY, 0, OPC_RESV_ALLOWED, true, true, true, true },
+	{ SOP_REPORT_LUNS, 0, OPC_RESV_ALLOWED, true, true, true, true },
+	{ SOP_REQUEST_SENSE, 0, OPC_RESV_ALLOWED, true, true, true, true },
 	{ SOP_MAINTENANCE_IN, MI_REPORT_TARGET_PORT_GROUPS,
-	  OPC_RESV_ALLOWED, true, true, true },
+	  OPC_RESV_ALLOWED, true, true, true, false },
 	{ SOP_MAINTENANCE_IN, MI_REPORT_SUPPORTED_OPCODES,
-	  OPC_RESV_ALLOWED, true, true, true },
-	{ SOP_TEST_UNIT_READY, 0, OPC_RESV_ALLOWED, false, false, false },
-	{ SOP_READ_CAPACITY_10, 0, OPC_RESV_ALLOWED, false, false, false },
+	  OPC_RESV_ALLOWED, true, true, true, false },
+	{ SOP_TEST_UNIT_READY, 0, OPC_RESV_ALLOWED,
+	  false, false, false, false },
+	{ SOP_READ_CAPACITY_10, 0, OPC_RESV_ALLOWED,
+	  false, false, false, false },
 	{ SOP_SERVICE_ACTION_IN_16, SAI_READ_CAPACITY_16, OPC_RESV_ALLOWED,
-	  false, false, false },
-	{ SOP_PERSISTENT_RESERVE_IN, 0, OPC_RESV_ALLOWED, true, false, false },
+	  false, false, false, false },
+	{ SOP_PERSISTENT_RESERVE_IN, 0, OPC_RESV_ALLOWED,
+	  true, false, false, false },
 	{ SOP_PERSISTENT_RESERVE_OUT, 1, OPC_RESV_ALLOWED, true, false,
-	  false },
+	  false, false },
 	/* SPC-4 table 66: LOG SENSE is allowed under every reservation;
 	 * 5.15.2.4.4: it runs in the standby state. */
-	{ SOP_LOG_SENSE, 0, OPC_RESV_ALLOWED, true, false, false },
-	{ SOP_MODE_SENSE_6, 0, OPC_RESV_READ, true, false, false },
-	{ SOP_MODE_SENSE_10, 0, OPC_RESV_READ, true, false, false },
-	{ SOP_MODE_SELECT_10, 0, OPC_RESV_CONFLICT, true, false, false },
-	{ SOP_READ_10, 0, OPC_RESV_READ, false, false, false },
-	{ SOP_READ_16, 0, OPC_RESV_READ, false, false, false },
-	{ SOP_VERIFY_16, 0, OPC_RESV_READ, false, false, false },
-	{ SOP_PRE_FETCH_10, 0, OPC_RESV_READ, false, false, false },
+	{ SOP_LOG_SENSE, 0, OPC_RESV_ALLOWED, true, false, false, false },
+	{ SOP_MODE_SENSE_6, 0, OPC_RESV_READ, true, false, false, false },
+	{ SOP_MODE_SENSE_10, 0, OPC_RESV_READ, true, false, false, false },
+	{ SOP_MODE_SELECT_10, 0, OPC_RESV_CONFLICT, true, false, false, false },
+	{ SOP_READ_10, 0, OPC_RESV_READ, false, false, false, false },
+	{ SOP_READ_16, 0, OPC_RESV_READ, false, false, false, false },
+	{ SOP_VERIFY_16, 0, OPC_RESV_READ, false, false, false, false },
+	{ SOP_PRE_FETCH_10, 0, OPC_RESV_READ, false, false, false, false },
 	{ SOP_SERVICE_ACTION_IN_16, SAI_GET_LBA_STATUS, OPC_RESV_READ, false,
-	  false, false },
+	  false, false, false },
 	{ SOP_RECEIVE_COPY_RESULTS, RCR_COPY_STATUS, OPC_RESV_READ, false,
-	  false, false },
-	{ SOP_WRITE_10, 0, OPC_RESV_CONFLICT, false, false, false },
-	{ SOP_WRITE_16, 0, OPC_RESV_CONFLICT, false, false, false },
-	{ SOP_SYNC_CACHE_10, 0, OPC_RESV_CONFLICT, false, false, false },
-	{ SOP_WRITE_SAME_16, 0, OPC_RESV_CONFLICT, false, false, false },
-	{ SOP_UNMAP, 0, OPC_RESV_CONFLICT, false, false, false },
-	{ SOP_COMPARE_AND_WRITE, 0, OPC_RESV_CONFLICT, false, false, false },
+	  false, false, false },
+	{ SOP_WRITE_10, 0, OPC_RESV_CONFLICT, false, false, false, false },
+	{ SOP_WRITE_16, 0, OPC_RESV_CONFLICT, false, false, false, false },
+	{ SOP_SYNC_CACHE_10, 0, OPC_RESV_CONFLICT, false, false, false, false },
+	{ SOP_WRITE_SAME_16, 0, OPC_RESV_CONFLICT, false, false, false, false },
+	{ SOP_UNMAP, 0, OPC_RESV_CONFLICT, false, false, false, false },
+	{ SOP_COMPARE_AND_WRITE, 0, OPC_RESV_CONFLICT,
+	  false, false, false, false },
 	{ SOP_EXTENDED_COPY, XCOPY_LID1, OPC_RESV_CONFLICT, false, false,
-	  false },
+	  false, false },
 };
 
 START_TEST(rows_follow_the_standards_permissions)
@@ -531,6 +536,28 @@ START_TEST(rows_follow_the_standards_permissions)
 			      "%02x/%02x when unavailable", w->op, w->sa);
 		ck_assert_msg(!!(e->flags & OPC_F_SANITIZING) == w->sanitizing,
 			      "%02x/%02x during a sanitize", w->op, w->sa);
+		ck_assert_msg(!!(e->flags & OPC_F_UA_OK) == w->ua,
+			      "%02x/%02x with a unit attention pending",
+			      w->op, w->sa);
+	}
+}
+END_TEST
+
+/* SAM-5 5.14: INQUIRY, REPORT LUNS and REQUEST SENSE run while a unit
+ * attention is pending; every other command reports it. */
+START_TEST(only_three_commands_run_with_a_unit_attention)
+{
+	unsigned n;
+	const struct opc_entry *tab = opc_table(&n);
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct opc_entry *e = &tab[i];
+		bool three = e->op == SOP_INQUIRY || e->op == SOP_REPORT_LUNS ||
+			     e->op == SOP_REQUEST_SENSE;
+
+		ck_assert_msg(!!(e->flags & OPC_F_UA_OK) == three,
+			      "%02x/%02x: OPC_F_UA_OK %d", e->op, e->sa,
+			      !!(e->flags & OPC_F_UA_OK));
 	}
 }
 END_TEST
@@ -652,6 +679,7 @@ static Suite *suite(void)
 	harness_add(tc, rsoc_executor_answers_and_cuts_to_allocation_length);
 	harness_add(tc, rows_decode_to_themselves_in_their_direction);
 	harness_add(tc, rows_follow_the_standards_permissions);
+	harness_add(tc, only_three_commands_run_with_a_unit_attention);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(absent_lun, absent_setup, absent_teardown);
 	harness_add(absent_lun,
