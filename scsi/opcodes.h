@@ -80,6 +80,10 @@ struct opc_entry {
 	uint8_t access;		/* enum cdb_access: medium read or write
 				 * (ordering, write protection) */
 	uint8_t resv;		/* enum opc_resv */
+	/* First byte of the field that counts its blocks (TRANSFER LENGTH,
+	 * NUMBER OF LOGICAL BLOCKS, VERIFICATION or PREFETCH LENGTH): where
+	 * the decoder reads it and field pointers point; 0: none. */
+	uint8_t len_byte;
 	/* Checks the CDB's fields into req (scsi/cdb_priv.h); for an
 	 * opcode with service actions every row shares one decoder. */
 	int (*decode)(const struct opc_entry *e, const uint8_t *cdb,

@@ -11,6 +11,7 @@
 #include "scsi/cdb.h"
 #include "scsi/exec.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/sense.h"
@@ -66,9 +67,8 @@ struct exec_rc sbc_check_access(const struct tcq_task *t, bool write)
 
 	if (write && (l->read_only || l->swp))
 		return exec_sense(SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
-	if (max && t->req.blocks > max)
-		return exec_cdb_field(cdb_len_field(cdb_group_len(
-					      t->req.opcode)), -1);
+	if (max && t->req.blocks > max)	/* its row knows the field */
+		return exec_cdb_field(t->req.cmd->len_byte, -1);
 	if (cdb_check_range(&t->req, l->nblocks, &si))
 		return exec_si(&si);
 	return EXEC_OK;

@@ -14,6 +14,7 @@
 #include "scsi/cdb.h"
 #include "scsi/exec.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/sense.h"
@@ -198,7 +199,7 @@ struct exec_rc sbc_compare_and_write(struct tcq_task *t)
 	 * field: 256 blocks wrap to 0 and must not pass as "nothing"). */
 	if (t->req.blocks > sbc_caw_max_blocks(t->lun) ||
 	    t->exp_len != t->req.data_out_len)
-		return exec_cdb_field(13, -1);
+		return exec_cdb_field(t->req.cmd->len_byte, -1);
 	rc = sbc_check_access(t, true);
 	if (exec_failed(rc))
 		return rc;
@@ -235,12 +236,14 @@ struct exec_rc sbc_write_atomic(struct tcq_task *t)
 {
 	uint32_t maxx = spc_max_xfer_blocks(t->lun);
 
+	uint16_t len_byte = t->req.cmd->len_byte;
+
 	if (t->req.blocks > SBC_MAX_ATOMIC_BLOCKS ||
 	    (maxx && t->req.blocks > maxx))
-		return exec_cdb_field(12, -1);
+		return exec_cdb_field(len_byte, -1);
 	if (t->req.lba % SBC_ATOMIC_ALIGN)
-		return exec_cdb_field(2, -1);
+		return exec_cdb_field(2, -1);	/* LOGICAL BLOCK ADDRESS */
 	if (t->req.blocks % SBC_ATOMIC_GRAN)
-		return exec_cdb_field(12, -1);
+		return exec_cdb_field(len_byte, -1);
 	return sbc_write_run(t, true, atomic_locked);
 }

@@ -14,15 +14,11 @@
 #include "scsi/cdb.h"
 #include "scsi/exec.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
-
-static uint16_t ws_len_byte(const struct tcq_task *t)
-{
-	return t->req.opcode == SOP_WRITE_SAME_10 ? 7 : 10;
-}
 
 static struct exec_rc ws_next(struct tcq_task *t);
 
@@ -104,7 +100,7 @@ struct exec_rc sbc_write_same(struct tcq_task *t)
 		t->req.blocks = (uint32_t)MIN(l->nblocks - t->req.lba,
 					      (uint64_t)UINT32_MAX);
 	if (t->req.blocks > SBC_MAX_WS_BLOCKS)
-		return exec_cdb_field(ws_len_byte(t), -1);
+		return exec_cdb_field(t->req.cmd->len_byte, -1);
 	if (!ndob) {
 		if (t->exp_len != l->block_size)
 			return exec_sense(SK_ILLEGAL_REQUEST,

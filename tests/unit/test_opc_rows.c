@@ -3,11 +3,13 @@
  * harness's LUN: what the table decides for all of them at once. Each
  * command, whatever its answer, completes once (the executors' contract,
  * scsi/exec.h); a pending unit attention is reported by every row but
- * those with OPC_F_UA_OK (SAM-5 5.14).
+ * those with OPC_F_UA_OK (SAM-5 5.14); the MAXIMUM TRANSFER LENGTH is
+ * reported at each block command's own length field.
  */
 #include <check.h>
 #include <stdint.h>
 #include <string.h>
+#include "tcq/byteorder.h"
 #include "tcq/scsi_proto.h"
 #include "scsi/cdb.h"
 #include "scsi/opcodes.h"
@@ -32,23 +34,31 @@ static void teardown(void)
 	harness_lun_teardown(&H);
 }
 
-/* Runs variant v of row e's CDB at LUN lun_nr with the Data-Out (zeros)
- * or Data-In length its decoded CDB asks for. */
-static struct cmd *run_row(const struct opc_entry *e, int v, uint64_t lun_nr)
+/* Runs cdb of row e at LUN lun_nr with the Data-Out (zeros) or Data-In
+ * length it asks for. */
+static struct cmd *run_row_cdb(const struct opc_entry *e, const uint8_t *cdb,
+			       uint64_t lun_nr)
 {
-	uint8_t cdb[OPC_CDB_MAX];
 	struct cdb_req req;
 	struct sense_info si;
 	uint32_t out = 0, in = 0;
 
-	row_cdb(e, v == 1, cdb);
-	if (!cdb_decode(cdb, sizeof(cdb), BS, &req, &si)) {
+	if (!cdb_decode(cdb, OPC_CDB_MAX, BS, &req, &si)) {
 		out = req.data_out_len;
 		in = req.data_in_len;
 	}
 	ck_assert_uint_le(out, sizeof(zeros));
 	return run_cdb_at(&H, 0, lun_nr, cdb, e->cdb_len, out ? zeros : NULL,
 			  out, in);
+}
+
+/* Variant v of row e's CDB (row_cdb), run as run_row_cdb does. */
+static struct cmd *run_row(const struct opc_entry *e, int v, uint64_t lun_nr)
+{
+	uint8_t cdb[OPC_CDB_MAX];
+
+	row_cdb(e, v == 1, cdb);
+	return run_row_cdb(e, cdb, lun_nr);
 }
 
 /* A failure, of a check or of the executor, is completed by lun_execute
@@ -142,6 +152,54 @@ START_TEST(every_row_reports_a_pending_ua_unless_flagged)
 }
 END_TEST
 
+/* Row e's CDB (row_cdb) asking for n blocks in the field w names. */
+static void len_cdb(const struct opc_entry *e, const struct opc_len_spec *w,
+		    uint32_t n, uint8_t *cdb)
+{
+	row_cdb(e, false, cdb);
+	if (w->width == 1)
+		cdb[w->byte] = (uint8_t)n;
+	else if (w->width == 2)
+		put_be16(cdb + w->byte, (uint16_t)n);
+	else
+		put_be32(cdb + w->byte, n);
+}
+
+/* SBC-4 6.6.4: a command above the MAXIMUM TRANSFER LENGTH (the device's
+ * max_xfer_len) ends with INVALID FIELD IN CDB pointing at its length
+ * field, where SBC puts it; one block less runs. */
+START_TEST(transfer_length_limit_points_at_the_length_field)
+{
+	unsigned n, checked = 0;
+	const struct opc_len_spec *w = opc_len_specs(&n);
+	uint8_t cdb[OPC_CDB_MAX];
+	char why[256];
+
+	H.dev.max_xfer_len = 8 * BS;
+	for (unsigned i = 0; i < n; i++, w++) {
+		const struct opc_entry *e = opc_find(w->op, 0, OPC_FEAT_ALL);
+
+		if (!w->max_xfer)
+			continue;
+		ck_assert_ptr_nonnull(e);
+		len_cdb(e, w, 9, cdb);
+		struct cmd *c = run_row_cdb(e, cdb, 0);
+		ck_assert_msg(harness_sense_is(c, SK_ILLEGAL_REQUEST, 0x24, 0,
+					       why, sizeof(why)) &&
+			      harness_field_is(c, true, w->byte, -1, why,
+					       sizeof(why)),
+			      "%02x, 9 blocks: %s", e->op, why);
+		len_cdb(e, w, 8, cdb);
+		c = run_row_cdb(e, cdb, 0);
+		ck_assert_msg(!harness_sense_is(c, SK_ILLEGAL_REQUEST, 0x24, 0,
+						why, sizeof(why)),
+			      "%02x, 8 blocks: INVALID FIELD IN CDB", e->op);
+		checked++;
+	}
+	ck_assert_uint_ge(checked, 17);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("opc_rows");
@@ -150,6 +208,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	harness_add(tc, every_row_completes_once);
 	harness_add(tc, every_row_reports_a_pending_ua_unless_flagged);
+	harness_add(tc, transfer_length_limit_points_at_the_length_field);
 	suite_add_tcase(s, tc);
 	return s;
 }

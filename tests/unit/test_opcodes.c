@@ -543,6 +543,29 @@ START_TEST(rows_follow_the_standards_permissions)
 }
 END_TEST
 
+/* The row of a block command knows where its block count is, as SBC-3
+ * lays it out (the usage data marks the whole field); no other row has
+ * one. */
+START_TEST(length_fields_follow_sbc)
+{
+	unsigned n;
+	const struct opc_entry *tab = opc_table(&n);
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct opc_entry *e = &tab[i];
+		const struct opc_len_spec *w = opc_len_spec(e->op);
+
+		ck_assert_msg(e->len_byte == (w ? w->byte : 0),
+			      "%02x/%02x: length field at %u, SBC says %u",
+			      e->op, e->sa, e->len_byte, w ? w->byte : 0);
+		for (unsigned b = 0; w && b < w->width; b++)
+			ck_assert_msg(e->usage[w->byte + b] == 0xff,
+				      "%02x: usage of byte %u", e->op,
+				      w->byte + b);
+	}
+}
+END_TEST
+
 /* SAM-5 5.14: INQUIRY, REPORT LUNS and REQUEST SENSE run while a unit
  * attention is pending; every other command reports it. */
 START_TEST(only_three_commands_run_with_a_unit_attention)
@@ -680,6 +703,7 @@ static Suite *suite(void)
 	harness_add(tc, rows_decode_to_themselves_in_their_direction);
 	harness_add(tc, rows_follow_the_standards_permissions);
 	harness_add(tc, only_three_commands_run_with_a_unit_attention);
+	harness_add(tc, length_fields_follow_sbc);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(absent_lun, absent_setup, absent_teardown);
 	harness_add(absent_lun,
