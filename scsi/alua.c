@@ -255,7 +255,7 @@ void alua_lun_apply(struct lun *l, const struct alua_cfg *a)
 	l->alua_state = g ? g->state : ALUA_ACTIVE_OPTIMIZED;
 }
 
-void alua_report_tpg(struct tcq_task *t)
+struct exec_rc alua_report_tpg(struct tcq_task *t)
 {
 	const struct lun *l = t->lun;
 	struct alua_cfg one;
@@ -274,7 +274,5 @@ void alua_report_tpg(struct tcq_task *t)
 		a = &one;
 	}
 	uint32_t n = alua_encode_rtpg(a, t->req.flags, buf, sizeof(buf));
-	if (spc_data_in(t, buf, n) == 0)
-		t->status = SAM_STAT_GOOD;
-	taskset_complete(t);
+	return spc_reply(t, buf, n);
 }

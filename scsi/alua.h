@@ -96,6 +96,7 @@ uint16_t alua_check(uint8_t state, const struct opc_entry *e);
 /* Applies a target's configuration to one of its LUNs (ids, state). */
 void alua_lun_apply(struct lun *l, const struct alua_cfg *a);
 
-/* MAINTENANCE IN / REPORT TARGET PORT GROUPS. */
-void alua_report_tpg(struct tcq_task *t);
+/* MAINTENANCE IN / REPORT TARGET PORT GROUPS (scsi/exec.h). */
+struct exec_rc;
+struct exec_rc alua_report_tpg(struct tcq_task *t);
 #endif

@@ -22,16 +22,6 @@ uint16_t cdb_group_len(uint8_t opcode)
 	}
 }
 
-uint16_t cdb_len_field(uint16_t cdb_len)
-{
-	switch (cdb_len) {
-	case 6: return 4;
-	case 10: return 7;
-	case 12: return 6;
-	default: return 10;
-	}
-}
-
 int cdb_bad_field(struct sense_info *err, uint16_t byte, int bit)
 {
 	sense_field_info(err, ASC_INVALID_FIELD_IN_CDB, true, byte, bit);
@@ -60,36 +50,39 @@ int cdb_rsvd_bytes(const uint8_t *cdb, uint16_t from, uint16_t to,
 	return 0;
 }
 
-int cdb_set_xfer(struct cdb_req *req, uint32_t bs, bool out,
-		 uint16_t len_byte, struct sense_info *err)
+int cdb_set_xfer(const struct opc_entry *e, struct cdb_req *req, uint32_t bs,
+		 struct sense_info *err)
 {
 	uint64_t bytes = (uint64_t)req->blocks * bs;
 
 	if (bytes > UINT32_MAX)
-		return cdb_bad_field(err, len_byte, -1);
-	if (out)
+		return cdb_bad_field(err, e->len_byte, -1);
+	if (e->dir == OPC_DIR_OUT)
 		req->data_out_len = (uint32_t)bytes;
 	else
 		req->data_in_len = (uint32_t)bytes;
 	return 0;
 }
 
-void cdb_lba_len(const uint8_t *cdb, uint16_t cdb_len, struct cdb_req *req)
+void cdb_lba_len(const uint8_t *cdb, const struct opc_entry *e,
+		 struct cdb_req *req)
 {
-	switch (cdb_len) {
+	const uint8_t *n = cdb + e->len_byte;
+
+	switch (e->cdb_len) {
 	case 10:
 		req->lba = get_be32(cdb + 2);
 		req->group = cdb[6] & 0x1f;
-		req->blocks = get_be16(cdb + 7);
+		req->blocks = get_be16(n);
 		break;
 	case 12:
 		req->lba = get_be32(cdb + 2);
-		req->blocks = get_be32(cdb + 6);
+		req->blocks = get_be32(n);
 		req->group = cdb[10] & 0x1f;
 		break;
 	default:
 		req->lba = get_be64(cdb + 2);
-		req->blocks = get_be32(cdb + 10);
+		req->blocks = get_be32(n);
 		req->group = cdb[14] & 0x1f;
 		break;
 	}

@@ -41,9 +41,6 @@ int cdb_decode(const uint8_t *cdb, uint16_t len, uint32_t block_size,
 
 /* CDB length implied by an opcode's group code; 0 when not supported. */
 uint16_t cdb_group_len(uint8_t opcode);
-/* The byte of the TRANSFER LENGTH field in the 6, 10, 12 and 16-byte
- * block command layouts (for field pointers). */
-uint16_t cdb_len_field(uint16_t cdb_len);
 
 /* LBA range check (SBC-3 4.5): lba + blocks must fit nblocks. A zero
  * length checks the LBA only. Returns 0, or -1 with LBA OUT OF RANGE. */

@@ -212,14 +212,13 @@ CDB_DECODER(cdb_dec_read_write)
 	if (e->cdb_len == 6) {
 		req->lba = get_be24(cdb + 1) & 0x1fffff;
 		/* SBC-3 5.x: a transfer length of 0 means 256 blocks here. */
-		req->blocks = cdb[4] ? cdb[4] : 256;
+		req->blocks = cdb[e->len_byte] ? cdb[e->len_byte] : 256;
 	} else {
 		if (rw_byte1(cdb, req, err))
 			return -1;
-		cdb_lba_len(cdb, e->cdb_len, req);
+		cdb_lba_len(cdb, e, req);
 	}
-	return cdb_set_xfer(req, bs, e->dir == OPC_DIR_OUT,
-			    cdb_len_field(e->cdb_len), err);
+	return cdb_set_xfer(e, req, bs, err);
 }
 
 CDB_DECODER(cdb_dec_verify)
@@ -231,21 +230,21 @@ CDB_DECODER(cdb_dec_verify)
 	if (bytchk == 2)	/* reserved (SBC-3 5.25) */
 		return cdb_bad_field(err, 1, 2);
 	req->flags = bytchk;
-	cdb_lba_len(cdb, e->cdb_len, req);
+	cdb_lba_len(cdb, e, req);
 	if (bytchk == 0)
 		return 0;
 	if (bytchk == 3) {	/* one block, compared with every block */
 		req->data_out_len = req->blocks ? bs : 0;
 		return 0;
 	}
-	return cdb_set_xfer(req, bs, true, cdb_len_field(e->cdb_len), err);
+	return cdb_set_xfer(e, req, bs, err);
 }
 
 /* SYNCHRONIZE CACHE and PRE-FETCH share a layout (IMMED in byte 1). */
 CDB_DECODER(cdb_dec_sync)
 {
 	req->immed = cdb[1] & 0x02;
-	cdb_lba_len(cdb, e->cdb_len, req);
+	cdb_lba_len(cdb, e, req);
 	return 0;
 }
 
@@ -307,8 +306,8 @@ CDB_DECODER(cdb_dec_write_verify)
 		return cdb_bad_field(err, 1, 2);
 	req->dpo = cdb[1] & 0x10;
 	req->flags = bytchk;
-	cdb_lba_len(cdb, e->cdb_len, req);
-	return cdb_set_xfer(req, bs, true, cdb_len_field(e->cdb_len), err);
+	cdb_lba_len(cdb, e, req);
+	return cdb_set_xfer(e, req, bs, err);
 }
 
 /* WRITE SAME (10/16): ANCHOR needs an anchored state we do not have
@@ -324,7 +323,7 @@ CDB_DECODER(cdb_dec_write_same)
 	if (e->cdb_len == 10 && (cdb[1] & 0x01))
 		return cdb_bad_field(err, 1, 0);
 	req->flags = cdb[1] & (CDBF_WS_UNMAP | CDBF_WS_NDOB);
-	cdb_lba_len(cdb, e->cdb_len, req);
+	cdb_lba_len(cdb, e, req);
 	req->data_out_len = (req->flags & CDBF_WS_NDOB) ? 0 : bs;
 	return 0;
 }
@@ -345,15 +344,15 @@ CDB_DECODER(cdb_dec_orwrite)
 {
 	if (rmw_common(cdb, req, err))
 		return -1;
-	req->blocks = get_be32(cdb + 10);
-	return cdb_set_xfer(req, bs, true, 10, err);
+	req->blocks = get_be32(cdb + e->len_byte);
+	return cdb_set_xfer(e, req, bs, err);
 }
 
 CDB_DECODER(cdb_dec_compare_and_write)
 {
 	if (rmw_common(cdb, req, err) || cdb_rsvd_bytes(cdb, 10, 12, err))
 		return -1;
-	req->blocks = cdb[13];
+	req->blocks = cdb[e->len_byte];
 	/* verify data then write data: twice the blocks */
 	req->data_out_len = 2 * req->blocks * bs;
 	return 0;
@@ -363,8 +362,8 @@ CDB_DECODER(cdb_dec_write_atomic)
 {
 	if (rmw_common(cdb, req, err) || cdb_rsvd_bytes(cdb, 10, 11, err))
 		return -1;
-	req->blocks = get_be16(cdb + 12);
-	return cdb_set_xfer(req, bs, true, 12, err);
+	req->blocks = get_be16(cdb + e->len_byte);
+	return cdb_set_xfer(e, req, bs, err);
 }
 
 CDB_DECODER(cdb_dec_read_defect_10)

@@ -24,13 +24,15 @@ int cdb_rsvd(const uint8_t *cdb, uint16_t byte, uint8_t mask,
 	     struct sense_info *err);
 int cdb_rsvd_bytes(const uint8_t *cdb, uint16_t from, uint16_t to,
 		   struct sense_info *err);
-/* req->blocks * bs into data_out_len (out) or data_in_len; a transfer
- * that does not fit 32 bits points at len_byte (TRANSFER LENGTH). */
-int cdb_set_xfer(struct cdb_req *req, uint32_t bs, bool out,
-		 uint16_t len_byte, struct sense_info *err);
-/* LOGICAL BLOCK ADDRESS, TRANSFER LENGTH and GROUP NUMBER of the 10, 12
- * and 16-byte layouts the block commands share (SBC-3 5). */
-void cdb_lba_len(const uint8_t *cdb, uint16_t cdb_len, struct cdb_req *req);
+/* req->blocks * bs into data_out_len (an OUT row) or data_in_len; a
+ * transfer that does not fit 32 bits points at the row's length field. */
+int cdb_set_xfer(const struct opc_entry *e, struct cdb_req *req, uint32_t bs,
+		 struct sense_info *err);
+/* LOGICAL BLOCK ADDRESS and GROUP NUMBER of the 10, 12 and 16-byte
+ * layouts the block commands share (SBC-3 5), and the block count at the
+ * row's len_byte (two bytes in a 10-byte CDB, else four). */
+void cdb_lba_len(const uint8_t *cdb, const struct opc_entry *e,
+		 struct cdb_req *req);
 
 #define CDB_DECODER(name)                                                  \
 	int name(const struct opc_entry *e, const uint8_t *cdb, uint32_t bs, \

@@ -12,6 +12,7 @@
 #include "scsi/alua.h"
 #include "scsi/cdb.h"
 #include "scsi/durability.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
 #include "scsi/opcodes.h"
 #include "backend/lun_store.h"
@@ -238,39 +239,43 @@ void lun_destroy(struct lun *l)
 }
 
 /*
- * Runs an enabled task whose data is in (the task set's executor): the
- * checks every command passes, in SPC-4's order, then its row's executor.
- * Each check reads the states the row allows.
+ * The checks every command passes, in SPC-4's order, each reading the
+ * states its row allows; then the row's executor. EXEC_OK when the
+ * executor has the task, else the failure to complete it with.
  */
-static void lun_execute(struct tcq_task *t)
+static struct exec_rc lun_dispatch(struct tcq_task *t)
 {
 	const struct opc_entry *e = t->req.cmd;
+	struct exec_rc rc;
 
+	if (!t->lun)	/* an OPC_F_ANY_LUN row: no LUN state to check */
+		return e->exec(t);
 	/* A port in a standby or unavailable group (SPC-4 5.15.2.4):
 	 * before reservations, which the active ports enforce. */
 	if (t->lun->alua_state) {
 		uint16_t asc = alua_check(t->lun->alua_state, e);
-		if (asc) {
-			sense_set(t, SK_NOT_READY, asc);
-			taskset_complete(t);
-			return;
-		}
+		if (asc)
+			return exec_sense(SK_NOT_READY, asc);
 	}
 	/* Checked when the task runs, so that a reservation made by an
 	 * older task of the same nexus already counts. */
-	if (pr_active(t->lun) && pr_conflict(t)) {
-		t->status = SAM_STAT_RESERVATION_CONFLICT;
-		t->sense_len = 0;
-		taskset_complete(t);
-		return;
-	}
-	uint16_t nr = sbc_not_ready(t);	/* ejected, sanitizing */
-	if (nr) {
-		sbc_set_not_ready(t, nr);
-		taskset_complete(t);
-		return;
-	}
-	e->exec(t);
+	if (pr_active(t->lun) && pr_conflict(t))
+		return exec_conflict();
+	rc = sbc_ready(t);	/* ejected, sanitizing */
+	if (exec_failed(rc))
+		return rc;
+	return e->exec(t);
+}
+
+/* Runs an enabled task whose data is in (the task set's executor; also a
+ * task to no LUN that its row lets run); a failure, of a check or of the
+ * executor, completes it here, once (scsi/exec.h). */
+static void lun_execute(struct tcq_task *t)
+{
+	struct exec_rc rc = lun_dispatch(t);
+
+	if (exec_failed(rc))
+		exec_fail(t, rc);
 }
 
 /* A task of one of l's sets has its final status. */
@@ -413,7 +418,7 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 		t->order.set = NULL;
 		t->state = TASK_RUNNING;
 		if (!bad && (e->flags & OPC_F_ANY_LUN)) {
-			e->exec(t);
+			lun_execute(t);
 			return false;
 		}
 		if (bad && e && (e->flags & OPC_F_ANY_LUN))

@@ -62,23 +62,30 @@
 /* The GROUP NUMBER field is decoded but not acted on (no grouping
  * function), so it shows as ignored (0) everywhere. */
 
+/* The block count of the 6, 10, 12 and 16-byte layouts the block
+ * commands share (SBC-3 5): TRANSFER LENGTH at byte 4, 7, 6 or 10. */
+#define BLK_LEN(len) .len_byte = ((len) == 6 ? 4 : (len) == 10 ? 7 : \
+				   (len) == 12 ? 6 : 10)
+
 /* READ, WRITE, VERIFY, WRITE AND VERIFY in their 10, 12, 16-byte forms. */
 #define READ_ROW(o, len, ...) \
 	{ .op = o, .cdb_len = len, .decode = cdb_dec_read_write, \
-	  .exec = sbc_read, DATA_IN, READS, RESV_READ, TO_IO, \
+	  .exec = sbc_read, DATA_IN, READS, RESV_READ, TO_IO, BLK_LEN(len), \
 	  .usage = { o, __VA_ARGS__ } }
 #define WRITE_ROW(o, len, ...) \
 	{ .op = o, .cdb_len = len, .decode = cdb_dec_read_write, \
 	  .exec = sbc_write, DATA_OUT, WRITES, RESV_CONFLICT, TO_IO, \
-	  .flags = OPC_F_TRIM_OVERFLOW, .usage = { o, __VA_ARGS__ } }
+	  BLK_LEN(len), .flags = OPC_F_TRIM_OVERFLOW, \
+	  .usage = { o, __VA_ARGS__ } }
 #define VERIFY_ROW(o, len, ...) \
 	{ .op = o, .cdb_len = len, .decode = cdb_dec_verify, \
 	  .exec = sbc_verify, DATA_OUT, READS, RESV_READ, TO_IO, \
-	  .usage = { o, __VA_ARGS__ } }
+	  BLK_LEN(len), .usage = { o, __VA_ARGS__ } }
 #define WRITE_VERIFY_ROW(o, len, ...) \
 	{ .op = o, .cdb_len = len, .decode = cdb_dec_write_verify, \
 	  .exec = sbc_write_verify, DATA_OUT, WRITES, RESV_CONFLICT, TO_IO, \
-	  .flags = OPC_F_TRIM_OVERFLOW, .usage = { o, __VA_ARGS__ } }
+	  BLK_LEN(len), .flags = OPC_F_TRIM_OVERFLOW, \
+	  .usage = { o, __VA_ARGS__ } }
 /* PERSISTENT RESERVE IN / OUT, one row per service action. PR OUT byte 2
  * is SCOPE and TYPE where the service action reads them. */
 #define PR_IN_ROW(s) \
@@ -106,16 +113,17 @@ static const struct opc_entry opc_tab[] = {
 	  NO_DATA, RESV_ALLOWED, TO_EMUL,
 	  .usage = { SOP_TEST_UNIT_READY, 0, 0, 0, 0, CTL } },
 	{ .op = SOP_REQUEST_SENSE, .cdb_len = 6,
-	  .flags = F_REPORTS | OPC_F_ANY_LUN,
+	  .flags = F_REPORTS | OPC_F_ANY_LUN | OPC_F_UA_OK,
 	  .decode = cdb_dec_request_sense, .exec = spc_request_sense,
 	  DATA_IN, RESV_ALLOWED, TO_EMUL,
 	  .usage = { SOP_REQUEST_SENSE, 0x01 /* DESC */, 0, 0, 0xff, CTL } },
-	{ .op = SOP_INQUIRY, .cdb_len = 6, .flags = F_REPORTS | OPC_F_ANY_LUN,
+	{ .op = SOP_INQUIRY, .cdb_len = 6,
+	  .flags = F_REPORTS | OPC_F_ANY_LUN | OPC_F_UA_OK,
 	  .decode = cdb_dec_inquiry, .exec = spc_inquiry,
 	  DATA_IN, RESV_ALLOWED, TO_EMUL,
 	  .usage = { SOP_INQUIRY, 0x01 /* EVPD */, 0xff, LEN2, CTL } },
 	{ .op = SOP_REPORT_LUNS, .cdb_len = 12,
-	  .flags = F_REPORTS | OPC_F_ANY_LUN,
+	  .flags = F_REPORTS | OPC_F_ANY_LUN | OPC_F_UA_OK,
 	  .decode = cdb_dec_report_luns, .exec = spc_report_luns,
 	  DATA_IN, RESV_ALLOWED, TO_EMUL,
 	  .usage = { SOP_REPORT_LUNS, 0, 0xff /* SELECT REPORT */, 0, 0, 0,
@@ -204,17 +212,19 @@ static const struct opc_entry opc_tab[] = {
 	WRITE_VERIFY_ROW(SOP_WRITE_VERIFY_12, 12, 0x12, LBA4, LEN4, 0, CTL),
 	WRITE_VERIFY_ROW(SOP_WRITE_VERIFY_16, 16, 0x12, LBA8, LEN4, 0, CTL),
 	{ .op = SOP_PRE_FETCH_10, .cdb_len = 10, .decode = cdb_dec_sync,
-	  .exec = sbc_prefetch, NO_DATA, RESV_READ, TO_EMUL,
+	  .exec = sbc_prefetch, NO_DATA, RESV_READ, TO_EMUL, BLK_LEN(10),
 	  .usage = { SOP_PRE_FETCH_10, 0, LBA4, 0, LEN2, CTL } },
 	{ .op = SOP_PRE_FETCH_16, .cdb_len = 16, .decode = cdb_dec_sync,
-	  .exec = sbc_prefetch, NO_DATA, RESV_READ, TO_EMUL,
+	  .exec = sbc_prefetch, NO_DATA, RESV_READ, TO_EMUL, BLK_LEN(16),
 	  .usage = { SOP_PRE_FETCH_16, 0, LBA8, LEN4, 0, CTL } },
 	{ .op = SOP_SYNC_CACHE_10, .cdb_len = 10, .decode = cdb_dec_sync,
 	  .exec = sbc_sync_cache, NO_DATA, RESV_CONFLICT, TO_FLUSH,
+	  BLK_LEN(10),
 	  .usage = { SOP_SYNC_CACHE_10, 0x02 /* IMMED */, LBA4, 0, LEN2,
 		     CTL } },
 	{ .op = SOP_SYNC_CACHE_16, .cdb_len = 16, .decode = cdb_dec_sync,
 	  .exec = sbc_sync_cache, NO_DATA, RESV_CONFLICT, TO_FLUSH,
+	  BLK_LEN(16),
 	  .usage = { SOP_SYNC_CACHE_16, 0x02 /* IMMED */, LBA8, LEN4, 0,
 		     CTL } },
 	{ .op = SOP_READ_CAPACITY_10, .cdb_len = 10,
@@ -257,22 +267,27 @@ static const struct opc_entry opc_tab[] = {
 	/* ---- SBC-3/4 writes in several steps (scsi/sbc_rmw.c, sbc_ws.c) */
 	{ .op = SOP_ORWRITE_16, .cdb_len = 16, .decode = cdb_dec_orwrite,
 	  .exec = sbc_orwrite, DATA_OUT, WRITES, RESV_CONFLICT, TO_IO,
+	  BLK_LEN(16),
 	  .usage = { SOP_ORWRITE_16, RW1, LBA8, LEN4, 0, CTL } },
 	{ .op = SOP_COMPARE_AND_WRITE, .cdb_len = 16,
 	  .decode = cdb_dec_compare_and_write, .exec = sbc_compare_and_write,
 	  DATA_OUT, WRITES, RESV_CONFLICT, TO_IO,
+	  .len_byte = 13,	/* NUMBER OF LOGICAL BLOCKS, one byte */
 	  .usage = { SOP_COMPARE_AND_WRITE, RW1, LBA8, 0, 0, 0, 0xff, 0,
 		     CTL } },
 	{ .op = SOP_WRITE_ATOMIC_16, .cdb_len = 16,
 	  .decode = cdb_dec_write_atomic, .exec = sbc_write_atomic,
 	  DATA_OUT, WRITES, RESV_CONFLICT, TO_IO,
+	  .len_byte = 12,	/* TRANSFER LENGTH, two bytes */
 	  .usage = { SOP_WRITE_ATOMIC_16, RW1, LBA8, 0, 0, LEN2, 0, CTL } },
 	/* WRITE SAME byte 1: UNMAP (and NDOB in the 16-byte CDB). */
 	{ .op = SOP_WRITE_SAME_10, .cdb_len = 10, .decode = cdb_dec_write_same,
 	  .exec = sbc_write_same, DATA_OUT, WRITES, RESV_CONFLICT, TO_FLUSH,
+	  BLK_LEN(10),
 	  .usage = { SOP_WRITE_SAME_10, 0x08, LBA4, 0, LEN2, CTL } },
 	{ .op = SOP_WRITE_SAME_16, .cdb_len = 16, .decode = cdb_dec_write_same,
 	  .exec = sbc_write_same, DATA_OUT, WRITES, RESV_CONFLICT, TO_FLUSH,
+	  BLK_LEN(16),
 	  .usage = { SOP_WRITE_SAME_16, 0x09, LBA8, LEN4, 0, CTL } },
 	{ .op = SOP_UNMAP, .cdb_len = 10,
 	  .flags = OPC_F_THIN | OPC_F_RANGE_IN_DATA,

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "scsi/cdb.h"
+#include "scsi/exec.h"
 #include "scsi/sense.h"
 
 struct opc_entry;
@@ -56,6 +57,10 @@ enum opc_resv {
 #define OPC_F_RANGE_IN_DATA 0x0800 /* the medium ranges it writes are in
 				 * its parameter data (UNMAP): it
 				 * overlaps everything */
+#define OPC_F_UA_OK 0x1000	/* runs while a unit attention is pending
+				 * instead of reporting it (SAM-5 5.14:
+				 * INQUIRY, REPORT LUNS, REQUEST SENSE,
+				 * which returns it as its data) */
 
 /* Features of a LUN that make conditional entries exist. */
 #define OPC_FEAT_THIN 0x01
@@ -75,14 +80,19 @@ struct opc_entry {
 	uint8_t access;		/* enum cdb_access: medium read or write
 				 * (ordering, write protection) */
 	uint8_t resv;		/* enum opc_resv */
+	/* First byte of the field that counts its blocks (TRANSFER LENGTH,
+	 * NUMBER OF LOGICAL BLOCKS, VERIFICATION or PREFETCH LENGTH): where
+	 * the decoder reads it and field pointers point; 0: none. */
+	uint8_t len_byte;
 	/* Checks the CDB's fields into req (scsi/cdb_priv.h); for an
 	 * opcode with service actions every row shares one decoder. */
 	int (*decode)(const struct opc_entry *e, const uint8_t *cdb,
 		      uint32_t bs, struct cdb_req *req,
 		      struct sense_info *err);
-	/* Runs an enabled task whose data is in; completes it (now or
-	 * later) with taskset_complete. */
-	void (*exec)(struct tcq_task *t);
+	/* Runs an enabled task whose data is in (scsi/exec.h): EXEC_OK
+	 * when it completes the task itself, now or later; a failure is
+	 * what lun_execute completes the task with. */
+	struct exec_rc (*exec)(struct tcq_task *t);
 	uint32_t nominal_to;	/* seconds; nominal processing time */
 	uint32_t recommended_to; /* seconds; what an initiator should allow */
 	/* CDB USAGE DATA: byte 0 the opcode, the service action in its own

@@ -45,12 +45,6 @@ void pr_update_flag(struct lun *l)
 			 __ATOMIC_RELEASE);
 }
 
-void pr_set_conflict(struct tcq_task *t)
-{
-	t->status = SAM_STAT_RESERVATION_CONFLICT;
-	t->sense_len = 0;
-}
-
 /* ---- types ------------------------------------------------------------ */
 
 bool pr_type_valid(uint8_t type)

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "scsi/exec.h"
 #include "scsi/lun.h"
 #include "scsi/task.h"
 
@@ -38,11 +39,12 @@ enum {
 int pr_lun_init(struct lun *l);
 void pr_lun_free(struct lun *l);
 
-/* Executors (lun_execute): they complete t. */
-void pr_in(struct tcq_task *t);
-void pr_out(struct tcq_task *t);
-void pr_reserve(struct tcq_task *t);	/* RESERVE(6/10) */
-void pr_release(struct tcq_task *t);	/* RELEASE(6/10) */
+/* Executors (scsi/exec.h); with a store, the task completes once the
+ * store's worker has run it. */
+struct exec_rc pr_in(struct tcq_task *t);
+struct exec_rc pr_out(struct tcq_task *t);
+struct exec_rc pr_reserve(struct tcq_task *t);	/* RESERVE(6/10) */
+struct exec_rc pr_release(struct tcq_task *t);	/* RELEASE(6/10) */
 
 static inline bool pr_active(const struct lun *l)
 {

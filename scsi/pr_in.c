@@ -7,12 +7,12 @@
 #include <string.h>
 #include "tcq/byteorder.h"
 #include "tcq/scsi_proto.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
 #include "scsi/pr.h"
 #include "scsi/pr_priv.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
-#include "scsi/taskset.h"
 
 /* 6.15.2: PRGENERATION, ADDITIONAL LENGTH, the keys. */
 static uint32_t read_keys(const struct pr_state *ps, uint8_t *buf)
@@ -98,30 +98,26 @@ uint32_t pr_in_data(const struct pr_state *ps, uint8_t sa, uint16_t rtpi,
 	return 0;
 }
 
-void pr_in(struct tcq_task *t)
+struct exec_rc pr_in(struct tcq_task *t)
 {
 	if (t->lun->store)	/* refreshed from the store first */
-		pr_store_submit(t);
-	else
-		pr_in_local(t);
+		return pr_store_submit(t);
+	return pr_in_local(t);
 }
 
-void pr_in_local(struct tcq_task *t)
+struct exec_rc pr_in_local(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
 	uint8_t *buf = malloc(PR_IN_DATA_MAX);
+	struct exec_rc rc;
 	uint32_t n;
 
-	if (!buf) {
-		sense_set(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		taskset_complete(t);
-		return;
-	}
+	if (!buf)
+		return exec_target_failure();
 	pthread_mutex_lock(&l->lock);
 	n = pr_in_data(l->pr, t->req.sa, l->rel_port_id, buf);
 	pthread_mutex_unlock(&l->lock);
-	if (spc_data_in(t, buf, n) == 0)
-		t->status = SAM_STAT_GOOD;
+	rc = spc_data_in(t, buf, n);
 	free(buf);
-	taskset_complete(t);
+	return exec_failed(rc) ? rc : exec_good(t);
 }

@@ -10,12 +10,12 @@
 #include "tcq/byteorder.h"
 #include "tcq/compiler.h"
 #include "tcq/scsi_proto.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
 #include "scsi/pr.h"
 #include "scsi/pr_priv.h"
 #include "scsi/sdev.h"
 #include "scsi/sense.h"
-#include "scsi/taskset.h"
 
 /* PROUT basic parameter list (SPC-4 6.16.3). */
 #define PROUT_LEN 24
@@ -26,69 +26,59 @@
 #define PROUT_MOVE_UNREG 0x02
 #define PROUT_MOVE_APTPL 0x01
 
-static void bad_param(struct tcq_task *t, uint16_t byte, int bit)
+static struct exec_rc list_len_error(void)
 {
-	sense_set_field(t, ASC_INVALID_FIELD_IN_PARAMETER_LIST, false, byte,
-			bit);
+	return exec_sense(SK_ILLEGAL_REQUEST, ASC_PARAMETER_LIST_LENGTH_ERROR);
+}
+
+static struct exec_rc no_resources(void)
+{
+	return exec_sense(SK_ILLEGAL_REQUEST,
+			  ASC_INSUFFICIENT_REGISTRATION_RESOURCES);
 }
 
 /* SPEC_I_PT: the TransportIDs after the basic list, all checked before
- * any is registered. Returns 0, or -1 with t's status set. */
-static int register_spec(struct tcq_task *t, struct pr_state *ps,
-			 const struct prout *po, const char *self)
+ * any is registered. */
+static struct exec_rc register_spec(struct pr_state *ps,
+				    const struct prout *po, const char *self)
 {
 	char ports[16][PR_PORT_MAX];
 	unsigned np = 0;
 	uint32_t off = PROUT_LEN + 4, dlen;
 
-	if (po->len < PROUT_LEN + 4) {
-		sense_set(t, SK_ILLEGAL_REQUEST,
-			  ASC_PARAMETER_LIST_LENGTH_ERROR);
-		return -1;
-	}
+	if (po->len < PROUT_LEN + 4)
+		return list_len_error();
 	dlen = get_be32(po->p + PROUT_LEN);
-	if (dlen > po->len - off) {
-		sense_set(t, SK_ILLEGAL_REQUEST,
-			  ASC_PARAMETER_LIST_LENGTH_ERROR);
-		return -1;
-	}
+	if (dlen > po->len - off)
+		return list_len_error();
 	while (off < PROUT_LEN + 4 + dlen) {
 		uint32_t n;
 
-		if (np == ARRAY_SIZE(ports)) {
-			sense_set(t, SK_ILLEGAL_REQUEST,
-				  ASC_INSUFFICIENT_REGISTRATION_RESOURCES);
-			return -1;
-		}
+		if (np == ARRAY_SIZE(ports))
+			return no_resources();
 		n = pr_transport_id_parse(po->p + off,
 					  PROUT_LEN + 4 + dlen - off, ports[np]);
-		if (!n) {
-			bad_param(t, (uint16_t)MIN(off, 0xffffu), -1);
-			return -1;
-		}
+		if (!n)
+			return exec_param_field((uint16_t)MIN(off, 0xffffu),
+						-1);
 		/* An I_T nexus that is already registered conflicts. */
-		if (pr_find_reg(ps, ports[np])) {
-			pr_set_conflict(t);
-			return -1;
-		}
+		if (pr_find_reg(ps, ports[np]))
+			return exec_conflict();
 		np++;
 		off += n;
 	}
-	if (ps->nregs + np + 1 > PR_REGS_MAX) {
-		sense_set(t, SK_ILLEGAL_REQUEST,
-			  ASC_INSUFFICIENT_REGISTRATION_RESOURCES);
-		return -1;
-	}
+	if (ps->nregs + np + 1 > PR_REGS_MAX)
+		return no_resources();
 	for (unsigned i = 0; i < np; i++)
 		if (strcasecmp(ports[i], self))
 			pr_add_reg(ps, ports[i], po->sark,
 				   po->flags & PROUT_ALL_TG_PT);
-	return 0;
+	return EXEC_OK;
 }
 
 /* REGISTER and REGISTER AND IGNORE EXISTING KEY (SPC-4 5.13.7). Returns
- * true when the state changed. */
-static bool do_register(struct tcq_task *t, struct pr_fxlist *fx,
+ * true when the state changed; a failure goes to *rc. */
+static bool do_register(struct exec_rc *rc, struct pr_fxlist *fx,
 			struct pr_state *ps, const struct prout *po,
 			const char *self)
 {
@@ -97,31 +87,32 @@ static bool do_register(struct tcq_task *t, struct pr_fxlist *fx,
 
 	if (!r) {
 		if (!ignore && po->rk) {
-			pr_set_conflict(t);
+			*rc = exec_conflict();
 			return false;
 		}
 		if (!po->sark) {
 			if (po->flags & PROUT_SPEC_I_PT)
-				bad_param(t, 20, 3);
+				*rc = exec_param_field(20, 3);
 			return false;	/* nothing to do: GOOD */
 		}
-		if ((po->flags & PROUT_SPEC_I_PT) &&
-		    register_spec(t, ps, po, self) < 0)
-			return false;
+		if (po->flags & PROUT_SPEC_I_PT) {
+			*rc = register_spec(ps, po, self);
+			if (exec_failed(*rc))
+				return false;
+		}
 		if (!pr_add_reg(ps, self, po->sark,
 				po->flags & PROUT_ALL_TG_PT)) {
-			sense_set(t, SK_ILLEGAL_REQUEST,
-				  ASC_INSUFFICIENT_REGISTRATION_RESOURCES);
+			*rc = no_resources();
 			return false;
 		}
 		return true;
 	}
 	if (!ignore && po->rk != r->key) {
-		pr_set_conflict(t);
+		*rc = exec_conflict();
 		return false;
 	}
 	if (po->flags & PROUT_SPEC_I_PT) {
-		bad_param(t, 20, 3);
+		*rc = exec_param_field(20, 3);
 		return false;
 	}
 	if (po->sark) {
@@ -144,12 +135,12 @@ static bool do_register(struct tcq_task *t, struct pr_fxlist *fx,
 	return true;
 }
 
-static bool do_reserve(struct tcq_task *t, struct pr_state *ps,
+static bool do_reserve(struct exec_rc *rc, struct pr_state *ps,
 		       const struct prout *po, struct pr_reg *r)
 {
 	if (ps->resv) {
 		if (!pr_is_holder(ps, r) || ps->type != po->type)
-			pr_set_conflict(t);
+			*rc = exec_conflict();
 		return false;
 	}
 	ps->resv = true;
@@ -158,7 +149,7 @@ static bool do_reserve(struct tcq_task *t, struct pr_state *ps,
 	return false;	/* RESERVE leaves the generation alone */
 }
 
-static bool do_release(struct tcq_task *t, struct pr_fxlist *fx,
+static bool do_release(struct exec_rc *rc, struct pr_fxlist *fx,
 		       struct pr_state *ps, const struct prout *po,
 		       struct pr_reg *r)
 {
@@ -167,7 +158,7 @@ static bool do_release(struct tcq_task *t, struct pr_fxlist *fx,
 	if (!ps->resv || !pr_is_holder(ps, r))
 		return false;	/* GOOD, nothing released */
 	if (po->type != ps->type) {
-		sense_set(t, SK_ILLEGAL_REQUEST, ASC_INVALID_RELEASE_OF_PR);
+		*rc = exec_sense(SK_ILLEGAL_REQUEST, ASC_INVALID_RELEASE_OF_PR);
 		return false;
 	}
 	pr_drop_reservation(ps);
@@ -212,17 +203,17 @@ static unsigned preempt_key(struct pr_fxlist *fx, struct pr_state *ps,
 
 /* Preempting registrations only (no reservation moves): SERVICE ACTION
  * RESERVATION KEY 0 is invalid, a key nobody has a conflict. */
-static bool preempt_registrations(struct tcq_task *t, struct pr_fxlist *fx,
+static bool preempt_registrations(struct exec_rc *rc, struct pr_fxlist *fx,
 				  struct pr_state *ps, const struct prout *po,
 				  struct pr_reg *self)
 {
 	if (po->sark == 0) {
-		bad_param(t, 8, -1);
+		*rc = exec_param_field(8, -1);
 		return false;
 	}
 	if (!preempt_key(fx, ps, po->sark, false, &self,
 			 po->sa == PRO_PREEMPT_ABORT)) {
-		pr_set_conflict(t);
+		*rc = exec_conflict();
 		return false;
 	}
 	return true;
@@ -241,7 +232,7 @@ static void take_reservation(struct pr_state *ps, const struct prout *po,
 /* PREEMPT and PREEMPT AND ABORT (SPC-4 5.13.11.4). With ABORT, the
  * preempted nexuses' tasks on this LUN are aborted too (each on its own
  * reactor, through the session layer). */
-static bool do_preempt(struct tcq_task *t, struct pr_fxlist *fx,
+static bool do_preempt(struct exec_rc *rc, struct pr_fxlist *fx,
 		       struct pr_state *ps, const struct prout *po,
 		       struct pr_reg *self)
 {
@@ -257,13 +248,13 @@ static bool do_preempt(struct tcq_task *t, struct pr_fxlist *fx,
 			take_reservation(ps, po, self);
 			return true;
 		}
-		return preempt_registrations(t, fx, ps, po, self);
+		return preempt_registrations(rc, fx, ps, po, self);
 	}
 	for (unsigned i = 0; i < ps->nregs; i++)
 		if (ps->regs[i].holder)
 			hkey = ps->regs[i].key;
 	if (po->sark != hkey)
-		return preempt_registrations(t, fx, ps, po, self);
+		return preempt_registrations(rc, fx, ps, po, self);
 	/* The holder's key: its registrations go, the reservation moves to
 	 * the preemptor with the type of this CDB. */
 	old = ps->type;
@@ -275,7 +266,7 @@ static bool do_preempt(struct tcq_task *t, struct pr_fxlist *fx,
 }
 
 /* REGISTER AND MOVE (SPC-4 5.13.8). */
-static bool do_move(struct tcq_task *t, struct pr_state *ps,
+static bool do_move(struct exec_rc *rc, struct pr_state *ps,
 		    const struct prout *po, struct pr_reg *self,
 		    uint16_t rtpi)
 {
@@ -284,33 +275,31 @@ static bool do_move(struct tcq_task *t, struct pr_state *ps,
 	uint32_t tlen;
 
 	if (!ps->resv || pr_type_all_reg(ps->type) || !self->holder) {
-		pr_set_conflict(t);
+		*rc = exec_conflict();
 		return false;
 	}
 	if (!po->sark) {
-		bad_param(t, 8, -1);
+		*rc = exec_param_field(8, -1);
 		return false;
 	}
 	if (get_be16(po->p + 18) != rtpi) {
-		bad_param(t, 18, -1);
+		*rc = exec_param_field(18, -1);
 		return false;
 	}
 	tlen = get_be32(po->p + 20);
 	if (tlen > po->len - PROUT_LEN) {
-		sense_set(t, SK_ILLEGAL_REQUEST,
-			  ASC_PARAMETER_LIST_LENGTH_ERROR);
+		*rc = list_len_error();
 		return false;
 	}
 	if (!pr_transport_id_parse(po->p + PROUT_LEN, tlen, dest) ||
 	    pr_port_match(self->port, dest) || pr_port_match(dest, self->port)) {
-		bad_param(t, PROUT_LEN, -1);
+		*rc = exec_param_field(PROUT_LEN, -1);
 		return false;
 	}
 	pr_copy_port(me, self->port);
 	d = pr_find_reg(ps, dest);
 	if (!d && !(d = pr_add_reg(ps, dest, po->sark, false))) {
-		sense_set(t, SK_ILLEGAL_REQUEST,
-			  ASC_INSUFFICIENT_REGISTRATION_RESOURCES);
+		*rc = no_resources();
 		return false;
 	}
 	d->key = po->sark;
@@ -322,7 +311,7 @@ static bool do_move(struct tcq_task *t, struct pr_state *ps,
 	return true;
 }
 
-bool pr_out_parse(struct tcq_task *t, struct prout *po)
+struct exec_rc pr_out_parse(const struct tcq_task *t, struct prout *po)
 {
 	memset(po, 0, sizeof(*po));
 	po->sa = t->req.sa;
@@ -330,44 +319,32 @@ bool pr_out_parse(struct tcq_task *t, struct prout *po)
 	po->type = t->cdb[2] & 0x0f;
 	po->p = t->buf;
 	po->len = t->req.data_out_len;
-	if (po->len < PROUT_LEN || !t->buf || t->buf_len < po->len) {
-		sense_set(t, SK_ILLEGAL_REQUEST,
-			  ASC_PARAMETER_LIST_LENGTH_ERROR);
-		return false;
-	}
+	if (po->len < PROUT_LEN || !t->buf || t->buf_len < po->len)
+		return list_len_error();
 	po->rk = get_be64(po->p);
 	po->sark = get_be64(po->p + 8);
 	po->flags = po->p[20];
 	/* Only REGISTER with SPEC_I_PT and REGISTER AND MOVE carry more
 	 * than the basic 24 bytes (SPC-4 6.16.3). */
 	if (po->len != PROUT_LEN && po->sa != PRO_REGISTER_MOVE &&
-	    !(po->sa == PRO_REGISTER && (po->flags & PROUT_SPEC_I_PT))) {
-		sense_set(t, SK_ILLEGAL_REQUEST,
-			  ASC_PARAMETER_LIST_LENGTH_ERROR);
-		return false;
-	}
+	    !(po->sa == PRO_REGISTER && (po->flags & PROUT_SPEC_I_PT)))
+		return list_len_error();
 	if (po->sa == PRO_RESERVE || po->sa == PRO_RELEASE ||
 	    po->sa == PRO_PREEMPT || po->sa == PRO_PREEMPT_ABORT ||
 	    po->sa == PRO_REGISTER_MOVE) {
-		if (po->scope != 0) {
-			sense_invalid_cdb(t, 2, 7);
-			return false;
-		}
-		if (!pr_type_valid(po->type)) {
-			sense_invalid_cdb(t, 2, 3);
-			return false;
-		}
+		if (po->scope != 0)
+			return exec_cdb_field(2, 7);
+		if (!pr_type_valid(po->type))
+			return exec_cdb_field(2, 3);
 	}
 	if (po->sa != PRO_REGISTER_MOVE && (po->flags & PROUT_ALL_TG_PT) &&
-	    po->sa != PRO_REGISTER && po->sa != PRO_REGISTER_IGNORE) {
-		bad_param(t, 20, 2);
-		return false;
-	}
-	return true;
+	    po->sa != PRO_REGISTER && po->sa != PRO_REGISTER_IGNORE)
+		return exec_param_field(20, 2);
+	return EXEC_OK;
 }
 
 /* The service actions a registered nexus with the right key may run. */
-static bool apply_registered(struct tcq_task *t, struct lun *l,
+static bool apply_registered(struct exec_rc *rc, struct lun *l,
 			     struct pr_state *ps, const struct prout *po,
 			     struct pr_fxlist *fx, struct pr_reg *r)
 {
@@ -375,15 +352,15 @@ static bool apply_registered(struct tcq_task *t, struct lun *l,
 
 	switch (po->sa) {
 	case PRO_RESERVE:
-		return do_reserve(t, ps, po, r);
+		return do_reserve(rc, ps, po, r);
 	case PRO_RELEASE:
-		return do_release(t, fx, ps, po, r);
+		return do_release(rc, fx, ps, po, r);
 	case PRO_CLEAR:
 		return do_clear(fx, ps);
 	case PRO_PREEMPT: case PRO_PREEMPT_ABORT:
-		return do_preempt(t, fx, ps, po, r);
+		return do_preempt(rc, fx, ps, po, r);
 	case PRO_REGISTER_MOVE:
-		changed = do_move(t, ps, po, r, l->rel_port_id);
+		changed = do_move(rc, ps, po, r, l->rel_port_id);
 		if (changed)
 			ps->aptpl = po->p[17] & PROUT_MOVE_APTPL;
 		return changed;
@@ -391,64 +368,60 @@ static bool apply_registered(struct tcq_task *t, struct lun *l,
 	return false;
 }
 
-bool pr_out_apply(struct tcq_task *t, struct lun *l, struct pr_state *ps,
-		  const struct prout *po, struct pr_fxlist *fx)
+struct exec_rc pr_out_apply(const struct tcq_task *t, struct lun *l,
+			    struct pr_state *ps, const struct prout *po,
+			    struct pr_fxlist *fx)
 {
 	const char *self = sdev_initiator_port(t->lun, t->nexus);
+	struct exec_rc rc = EXEC_OK;
 	bool changed = false;
 	struct pr_reg *r;
 
 	if (po->sa == PRO_REGISTER || po->sa == PRO_REGISTER_IGNORE) {
-		changed = do_register(t, fx, ps, po, self);
+		changed = do_register(&rc, fx, ps, po, self);
 		if (changed)
 			ps->aptpl = po->flags & PROUT_APTPL;
 	} else {
 		r = pr_find_reg(ps, self);
 		if (!r || r->key != po->rk)
-			pr_set_conflict(t);
+			rc = exec_conflict();
 		else
-			changed = apply_registered(t, l, ps, po, fx, r);
+			changed = apply_registered(&rc, l, ps, po, fx, r);
 	}
 	if (changed)
 		ps->generation++;
-	return changed;
+	return rc;
 }
 
-void pr_out(struct tcq_task *t)
+struct exec_rc pr_out(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
 	struct pr_state *ps = l->pr;
 	struct pr_fxlist *fx;
 	struct prout po;
+	struct exec_rc rc = pr_out_parse(t, &po);
 	bool aptpl;
 
-	if (!pr_out_parse(t, &po)) {
-		taskset_complete(t);
-		return;
-	}
-	if (l->store) {
-		pr_store_submit(t);
-		return;
-	}
+	if (exec_failed(rc))
+		return rc;
+	if (l->store)
+		return pr_store_submit(t);
 	fx = malloc(sizeof(*fx));
-	if (!fx) {
-		sense_set(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		taskset_complete(t);
-		return;
-	}
+	if (!fx)
+		return exec_target_failure();
 	fx->n = 0;
 	pthread_mutex_lock(&l->lock);
 	aptpl = ps->aptpl;
-	pr_out_apply(t, l, ps, &po, fx);
+	rc = pr_out_apply(t, l, ps, &po, fx);
 	pr_fx_apply_locked(l, fx, t->nexus);
 	pr_update_flag(l);
 	/* Persist every change of what APTPL covers; the reservation
 	 * itself changes without a generation bump, so save then too. */
-	if (t->status == SAM_STAT_GOOD && (ps->aptpl || aptpl) &&
+	if (!exec_failed(rc) && (ps->aptpl || aptpl) &&
 	    pr_aptpl_save(l, ps) < 0)
-		sense_set(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
+		rc = exec_target_failure();
 	pthread_mutex_unlock(&l->lock);
 	pr_fx_abort(l, fx, t->nexus);
 	free(fx);
-	taskset_complete(t);
+	return exec_failed(rc) ? rc : exec_good(t);
 }

@@ -106,14 +106,15 @@ void pr_fx_abort(struct lun *l, const struct pr_fxlist *fx,
 
 /* The data path's flag from the state; lun->lock held. */
 void pr_update_flag(struct lun *l);
-/* Answers t with RESERVATION CONFLICT. */
-void pr_set_conflict(struct tcq_task *t);
 
 /* ---- pr_spc2.c: RESERVE / RELEASE (6/10) ------------------------------ */
 
-/* RESERVE / RELEASE (6/10) on ps; true when ps changed. */
-bool pr_reserve_apply(struct tcq_task *t, struct lun *l, struct pr_state *ps);
-bool pr_release_apply(struct tcq_task *t, struct pr_state *ps);
+/* RESERVE (6/10) of t on ps: EXEC_OK (*changed: ps changed), or its
+ * failure (RESERVATION CONFLICT). RELEASE never fails: true when ps
+ * changed. */
+struct exec_rc pr_reserve_apply(const struct tcq_task *t, struct lun *l,
+				struct pr_state *ps, bool *changed);
+bool pr_release_apply(const struct tcq_task *t, struct pr_state *ps);
 
 /* ---- pr_in.c: PERSISTENT RESERVE IN ---------------------------------- */
 
@@ -126,18 +127,20 @@ bool pr_release_apply(struct tcq_task *t, struct pr_state *ps);
  * returns its length, 0 for an unknown service action. */
 uint32_t pr_in_data(const struct pr_state *ps, uint8_t sa, uint16_t rtpi,
 		    uint8_t *buf);
-/* PERSISTENT RESERVE IN from the local copy; completes t. */
-void pr_in_local(struct tcq_task *t);
+/* PERSISTENT RESERVE IN from the local copy: completes t GOOD, or
+ * returns the failure (scsi/exec.h). */
+struct exec_rc pr_in_local(struct tcq_task *t);
 
 /* ---- pr_out.c: PERSISTENT RESERVE OUT -------------------------------- */
 
-/* Checks the CDB and parameter list of a PR OUT into po; false when t is
- * answered (status set) already. */
-bool pr_out_parse(struct tcq_task *t, struct prout *po);
-/* Runs po's service action on ps for t (status and sense set in t on
- * failure); the owed effects go to fx. Returns true when ps changed. */
-bool pr_out_apply(struct tcq_task *t, struct lun *l, struct pr_state *ps,
-		  const struct prout *po, struct pr_fxlist *fx);
+/* Checks the CDB and parameter list of a PR OUT into po: EXEC_OK, or
+ * the failure. */
+struct exec_rc pr_out_parse(const struct tcq_task *t, struct prout *po);
+/* Runs po's service action on ps for t; the owed effects go to fx.
+ * EXEC_OK, or the failure (ps then unchanged). */
+struct exec_rc pr_out_apply(const struct tcq_task *t, struct lun *l,
+			    struct pr_state *ps, const struct prout *po,
+			    struct pr_fxlist *fx);
 
 /* ---- pr_transport_id.c: iSCSI TransportIDs (SPC-4 7.6.4.6) ------------ */
 
@@ -185,8 +188,9 @@ uint64_t pr_gateway_id(void);
 /* Installs ns as l's state (lun->lock held), keeping the local holder of
  * a RESERVE(6/10) reservation that still holds. */
 void pr_install_locked(struct lun *l, const struct pr_state *ns);
-/* The executors' path for a LUN with a store: t runs on its worker. */
-void pr_store_submit(struct tcq_task *t);
+/* The executors' path for a LUN with a store: t runs on its worker and
+ * completes on its reactor (EXEC_OK), or the failure to queue it. */
+struct exec_rc pr_store_submit(struct tcq_task *t);
 /* The holder of the RESERVE(6/10) reservation, port, left this gateway:
  * release it in the store. */
 void pr_store_nexus_lost(struct lun *l, const char *port);

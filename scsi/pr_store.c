@@ -30,6 +30,7 @@
 #include "tcq/log.h"
 #include "tcq/scsi_proto.h"
 #include "tcq/reactor.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
 #include "backend/lun_store.h"
 #include "scsi/pr.h"
@@ -200,14 +201,19 @@ struct pr_job {
 	char port[PR_PORT_MAX];
 };
 
+/* The worker's answer is in t already (exec_set). */
 static void complete_on_reactor(void *arg)
 {
-	taskset_complete(arg);
+	exec_finish(arg);
 }
 
 static void pr_in_on_reactor(void *arg)
 {
-	pr_in_local(arg);
+	struct tcq_task *t = arg;
+	struct exec_rc rc = pr_in_local(t);
+
+	if (exec_failed(rc))
+		exec_fail(t, rc);
 }
 
 static void back_to_reactor(struct pr_job *pj, void (*fn)(void *), void *arg)
@@ -216,11 +222,6 @@ static void back_to_reactor(struct pr_job *pj, void (*fn)(void *), void *arg)
 		fn(arg);
 	else if (reactor_post(pj->r, fn, arg) < 0)
 		log_err("reservations: cannot post a completion");
-}
-
-static void hw_error(struct tcq_task *t)
-{
-	sense_set(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
 }
 
 static void sleep_ms(unsigned ms)
@@ -236,46 +237,50 @@ static void run_task(struct pr_job *pj, struct scratch *sc)
 	struct lun *l = pj->l;
 	uint8_t op = t->req.opcode;
 	struct prout po;
+	struct exec_rc ans = EXEC_OK;
 	unsigned waited = 0;
+	bool changed;
 
 	if (op == SOP_PERSISTENT_RESERVE_IN) {
 		if (load(l, sc) < 0) {
-			hw_error(t);
+			exec_set(t, exec_target_failure());
 			back_to_reactor(pj, complete_on_reactor, t);
 		} else {
 			back_to_reactor(pj, pr_in_on_reactor, t);
 		}
 		return;
 	}
-	if (op == SOP_PERSISTENT_RESERVE_OUT && !pr_out_parse(t, &po))
-		goto out;	/* checked on the reactor already */
+	if (op == SOP_PERSISTENT_RESERVE_OUT) {
+		ans = pr_out_parse(t, &po);
+		if (exec_failed(ans))
+			goto out;	/* checked on the reactor already */
+	}
 	for (unsigned tries = 0;; tries++) {
 		int rc;
 
 		if (tries == PR_CAS_TRIES) {
 			log_err("%s: reservations: %u version conflicts in a "
 				"row", l->store->name, tries);
-			hw_error(t);
+			ans = exec_target_failure();
 			break;
 		}
 		if (load(l, sc) < 0) {
-			hw_error(t);
+			ans = exec_target_failure();
 			break;
 		}
 		sc->next = sc->cur;
 		sc->fx.n = 0;
-		t->status = SAM_STAT_GOOD;
-		t->sense_len = 0;
+		ans = EXEC_OK;
 		if (op == SOP_PERSISTENT_RESERVE_OUT)
-			pr_out_apply(t, l, &sc->next, &po, &sc->fx);
+			ans = pr_out_apply(t, l, &sc->next, &po, &sc->fx);
 		else if (op == SOP_RESERVE_6 || op == SOP_RESERVE_10)
-			pr_reserve_apply(t, l, &sc->next);
+			ans = pr_reserve_apply(t, l, &sc->next, &changed);
 		else
 			pr_release_apply(t, &sc->next);
-		if (t->status != SAM_STAT_GOOD) {
+		if (exec_failed(ans)) {
 			/* Another gateway's nexus held RESERVE(6/10) and may
 			 * just have gone: give its release a moment. */
-			if (t->status == SAM_STAT_RESERVATION_CONFLICT &&
+			if (ans.status == SAM_STAT_RESERVATION_CONFLICT &&
 			    !sc->cur.resv && sc->cur.r2 &&
 			    sc->cur.r2_gw != pr_gateway_id() &&
 			    waited < PR_R2_WAIT_MS) {
@@ -292,7 +297,7 @@ static void run_task(struct pr_job *pj, struct scratch *sc)
 		if (rc < 0) {
 			log_err("%s: reservations: store: %s", l->store->name,
 				strerror(-rc));
-			hw_error(t);
+			ans = exec_target_failure();
 			break;
 		}
 		if (rc == 0 && !sc->fx.n)
@@ -307,6 +312,8 @@ static void run_task(struct pr_job *pj, struct scratch *sc)
 		break;
 	}
 out:
+	if (exec_failed(ans))
+		exec_set(t, ans);	/* completed on the reactor */
 	back_to_reactor(pj, complete_on_reactor, t);
 }
 
@@ -364,7 +371,7 @@ static void job_run(struct lun_store_job *j)
 	if (!sc) {
 		log_err("reservations: out of memory");
 		if (pj->t) {
-			hw_error(pj->t);
+			exec_set(pj->t, exec_target_failure());
 			back_to_reactor(pj, complete_on_reactor, pj->t);
 		} else if (pj->done) {
 			back_to_reactor(pj, pj->done, pj->done_arg);
@@ -401,19 +408,17 @@ static struct pr_job *job_new(struct lun *l)
 	return pj;
 }
 
-void pr_store_submit(struct tcq_task *t)
+struct exec_rc pr_store_submit(struct tcq_task *t)
 {
 	struct pr_job *pj = job_new(t->lun);
 
-	if (!pj) {
-		hw_error(t);
-		taskset_complete(t);
-		return;
-	}
+	if (!pj)
+		return exec_target_failure();
 	pj->t = t;
 	if (t->order.set && t->order.set->r)
 		pj->r = t->order.set->r;
 	lun_store_queue(t->lun->store, &pj->j);
+	return EXEC_OK;
 }
 
 void pr_store_nexus_lost(struct lun *l, const char *port)

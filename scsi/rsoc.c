@@ -11,7 +11,6 @@
 #include "scsi/opcodes.h"
 #include "scsi/rsoc.h"
 #include "scsi/spc.h"
-#include "scsi/taskset.h"
 
 /* Appends n bytes at *off, keeping only what fits in cap. */
 static void put(uint8_t *buf, uint32_t cap, uint32_t *off, const void *p,
@@ -110,7 +109,7 @@ int opc_encode_one(uint8_t *buf, uint32_t cap, unsigned opt, uint8_t op,
 	return (int)off;
 }
 
-void rsoc_report_supported_opcodes(struct tcq_task *t)
+struct exec_rc rsoc_report_supported_opcodes(struct tcq_task *t)
 {
 	uint8_t buf[OPC_REPORT_MAX];
 	const struct lun *l = t->lun;
@@ -128,14 +127,9 @@ void rsoc_report_supported_opcodes(struct tcq_task *t)
 	else
 		n = opc_encode_one(buf, sizeof(buf), opt, t->req.page,
 				   (uint16_t)t->req.lba, rctd, feat, &si);
-	if (n < 0) {
-		sense_set_si(t, &si);
-		taskset_complete(t);
-		return;
-	}
-	/* Cut to the allocation length (spc_data_in); the length fields
+	if (n < 0)
+		return exec_si(&si);
+	/* Cut to the allocation length (spc_reply); the length fields
 	 * still give the full size. */
-	if (spc_data_in(t, buf, MIN((uint32_t)n, sizeof(buf))) == 0)
-		t->status = SAM_STAT_GOOD;
-	taskset_complete(t);
+	return spc_reply(t, buf, MIN((uint32_t)n, sizeof(buf)));
 }

@@ -46,5 +46,5 @@ int opc_encode_one(uint8_t *buf, uint32_t cap, unsigned opt, uint8_t op,
 		   uint16_t sa, bool rctd, unsigned feat,
 		   struct sense_info *err);
 /* The executor of MAINTENANCE IN / REPORT SUPPORTED OPERATION CODES. */
-void rsoc_report_supported_opcodes(struct tcq_task *t);
+struct exec_rc rsoc_report_supported_opcodes(struct tcq_task *t);
 #endif

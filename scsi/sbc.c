@@ -9,7 +9,9 @@
 #include "backend/bdev.h"
 #include "tcq/reactor.h"
 #include "scsi/cdb.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/sbc.h"
 #include "scsi/record.h"
 #include "scsi/sbc_priv.h"
@@ -20,55 +22,37 @@
 
 #define UNMAP_MAX_DESC 256	/* as the block limits VPD page says */
 
-static void good(struct tcq_task *t)
+static void sbc_continue(struct tcq_task *t)
 {
-	t->status = SAM_STAT_GOOD;
-	sbc_finish(t);
+	struct exec_rc rc = t->exec.next(t);
+
+	if (exec_failed(rc))
+		exec_fail(t, rc);
 }
 
-#define fail sbc_fail
-#define fail_lba sbc_fail_lba
-
-void sbc_finish(struct tcq_task *t)
+void sbc_io_done(struct bdev_io *io)
 {
-	sbc_unlock(t);
-	if (t->exec.buf) {
-		bufpool_free(t->exec.buf, t->exec.buf_len);
-		t->exec.buf = NULL;
-		t->exec.buf_len = 0;
-	}
-	taskset_complete(t);
+	sbc_continue(io->ctx);
 }
 
-void sbc_fail(struct tcq_task *t, uint8_t key, uint16_t asc)
+struct exec_rc sbc_lock_then(struct tcq_task *t, uint64_t lba,
+			     uint64_t blocks, bool excl, sbc_step *run)
 {
-	sense_set(t, key, asc);
-	sbc_finish(t);
+	t->exec.next = run;
+	if (sbc_lock(t, lba, blocks, excl, sbc_continue))
+		return EXEC_OK;	/* run(t) once granted */
+	return run(t);
 }
 
-void sbc_fail_lba(struct tcq_task *t, uint8_t key, uint16_t asc)
-{
-	sense_set_info(t, key, asc, t->req.lba);
-	sbc_finish(t);
-}
-
-void sbc_fail_cdb(struct tcq_task *t, uint16_t byte, int bit)
-{
-	sense_invalid_cdb(t, byte, bit);
-	sbc_finish(t);
-}
-
-int sbc_xbuf(struct tcq_task *t, uint64_t len)
+struct exec_rc sbc_xbuf(struct tcq_task *t, uint64_t len)
 {
 	void *p = len && len <= UINT32_MAX ? bufpool_alloc(len) : NULL;
 
-	if (!p) {
-		sbc_fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		return -1;
-	}
+	if (!p)
+		return exec_target_failure();
 	t->exec.buf = p;
 	t->exec.buf_len = (uint32_t)len;
-	return 0;
+	return EXEC_OK;
 }
 
 bool sbc_thin(const struct tcq_task *t)
@@ -76,61 +60,52 @@ bool sbc_thin(const struct tcq_task *t)
 	return t->lun->bdev && t->lun->bdev->thin;
 }
 
-/* Common checks of media access commands; completes t when they fail. */
-int sbc_check_access(struct tcq_task *t, bool write)
+struct exec_rc sbc_check_access(const struct tcq_task *t, bool write)
 {
-	struct lun *l = t->lun;
+	const struct lun *l = t->lun;
 	struct sense_info si;
 	uint32_t max = spc_max_xfer_blocks(l);
 
-	if (write && (l->read_only || l->swp)) {
-		fail(t, SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
-		return -1;
-	}
-	if (max && t->req.blocks > max) {
-		sense_invalid_cdb(t, cdb_len_field(cdb_group_len(t->req.opcode)), -1);
-		taskset_complete(t);
-		return -1;
-	}
-	if (cdb_check_range(&t->req, l->nblocks, &si)) {
-		sense_set_si(t, &si);
-		taskset_complete(t);
-		return -1;
-	}
-	return 0;
+	if (write && (l->read_only || l->swp))
+		return exec_sense(SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
+	if (max && t->req.blocks > max)	/* its row knows the field */
+		return exec_cdb_field(t->req.cmd->len_byte, -1);
+	if (cdb_check_range(&t->req, l->nblocks, &si))
+		return exec_si(&si);
+	return EXEC_OK;
 }
 
-void sbc_submit(struct tcq_task *t, enum bdev_op op, unsigned flags,
-		   uint64_t off, uint64_t len, void *buf,
-		   void (*done)(struct bdev_io *io))
+struct exec_rc sbc_submit(struct tcq_task *t, enum bdev_op op,
+			  unsigned flags, uint64_t off, uint64_t len,
+			  void *buf, sbc_step *done)
 {
 	struct bdev_io *io = &t->exec.io;
 	struct lun *l = t->lun;		/* t may be gone after bdev_submit */
 	struct bdev_queue *q = bdev_queue_get(l->bdev, reactor_self());
 
-	if (!q) {
-		fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		return;
-	}
+	if (!q)
+		return exec_target_failure();
 	io->op = op;
 	io->flags = flags;
 	io->offset = off;
 	io->len = len;
 	io->buf = buf;
 	io->result = 0;
-	io->done = done;
+	io->done = sbc_io_done;
 	io->ctx = t;
+	t->exec.next = done;
 	list_init(&io->node);
 	stats_io_submit(l, op, op == BDEV_FLUSH && t->order.barrier_flush);
 	stats_path_submit(t);
 	if (op != BDEV_READ && op != BDEV_FLUSH)
 		record_write(l, t, io);	/* the crash lab's, when recording */
 	bdev_submit(q, io);	/* may complete before returning */
+	return EXEC_OK;
 }
 
 /* ---- READ CAPACITY ---------------------------------------------------- */
 
-void sbc_read_capacity10(struct tcq_task *t)
+struct exec_rc sbc_read_capacity10(struct tcq_task *t)
 {
 	const struct lun *l = t->lun;
 	uint8_t buf[8];
@@ -138,12 +113,10 @@ void sbc_read_capacity10(struct tcq_task *t)
 
 	put_be32(buf, last > 0xfffffffeu ? 0xffffffffu : (uint32_t)last);
 	put_be32(buf + 4, l->block_size);
-	if (spc_data_in(t, buf, sizeof(buf)) == 0)
-		t->status = SAM_STAT_GOOD;
-	taskset_complete(t);
+	return spc_reply(t, buf, sizeof(buf));
 }
 
-void sbc_read_capacity16(struct tcq_task *t)
+struct exec_rc sbc_read_capacity16(struct tcq_task *t)
 {
 	const struct lun *l = t->lun;
 	uint8_t buf[32];
@@ -157,14 +130,12 @@ void sbc_read_capacity16(struct tcq_task *t)
 	buf[13] = l->lbppbe & 0x0f;
 	if (l->bdev && l->bdev->thin)
 		buf[14] = 0x80 | 0x40;	/* LBPME, LBPRZ */
-	if (spc_data_in(t, buf, sizeof(buf)) == 0)
-		t->status = SAM_STAT_GOOD;
-	taskset_complete(t);
+	return spc_reply(t, buf, sizeof(buf));
 }
 
 /* GET LBA STATUS (SBC-3 5.6): runs of mapped and deallocated blocks from
  * the backend, starting at the requested LBA. */
-void sbc_get_lba_status(struct tcq_task *t)
+struct exec_rc sbc_get_lba_status(struct tcq_task *t)
 {
 	const struct lun *l = t->lun;
 	uint32_t bs = l->block_size;
@@ -172,12 +143,11 @@ void sbc_get_lba_status(struct tcq_task *t)
 	uint32_t n = 0;
 	uint64_t lba = t->req.lba;
 
-	if (lba >= l->nblocks) {
-		fail_lba(t, SK_ILLEGAL_REQUEST, ASC_LBA_OUT_OF_RANGE);
-		return;
-	}
+	if (lba >= l->nblocks)
+		return exec_sense_info(SK_ILLEGAL_REQUEST, ASC_LBA_OUT_OF_RANGE,
+				       lba);
 	memset(buf, 0, sizeof(buf));
-	/* Descriptors beyond the allocation length are cut by spc_data_in. */
+	/* Descriptors beyond the allocation length are cut by spc_reply. */
 	while (lba < l->nblocks && n < 32) {
 		uint64_t len;
 		bool mapped;
@@ -199,40 +169,36 @@ void sbc_get_lba_status(struct tcq_task *t)
 		n++;
 	}
 	put_be32(buf, 4 + 16 * n);	/* PARAMETER DATA LENGTH */
-	if (spc_data_in(t, buf, 8 + 16 * n) == 0)
-		t->status = SAM_STAT_GOOD;
-	taskset_complete(t);
+	return spc_reply(t, buf, 8 + 16 * n);
 }
 
 /* ---- READ / WRITE ----------------------------------------------------- */
 
-static void read_done(struct bdev_io *io)
+static struct exec_rc read_done(struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
+	const struct bdev_io *io = &t->exec.io;
 
-	if (io->result) {
-		fail_lba(t, SK_MEDIUM_ERROR, ASC_UNRECOVERED_READ_ERROR);
-		return;
-	}
+	if (io->result)
+		return exec_sense_info(SK_MEDIUM_ERROR,
+				       ASC_UNRECOVERED_READ_ERROR, t->req.lba);
 	t->data_in_len = (uint32_t)MIN((uint64_t)MIN(t->req.data_in_len,
 						     t->exp_len), io->len);
-	good(t);
+	return exec_good(t);
 }
 
-void sbc_read(struct tcq_task *t)
+struct exec_rc sbc_read(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
 	uint32_t bs = l->block_size;
+	struct exec_rc rc = sbc_check_access(t, false);
 
-	if (sbc_check_access(t, false))
-		return;
+	if (exec_failed(rc))
+		return rc;
 	/* Read what the initiator will take: SAM-5 lets the transport
 	 * truncate at the expected length and report the overflow. */
 	uint32_t want = t->dir_in ? MIN(t->req.data_in_len, t->exp_len) : 0;
-	if (t->req.blocks == 0 || want == 0) {
-		good(t);
-		return;
-	}
+	if (t->req.blocks == 0 || want == 0)
+		return exec_good(t);
 	uint64_t n = ALIGN_UP((uint64_t)want, (uint64_t)bs);
 	if (!t->buf && l->bdev->zero_reads &&
 	    (t->buf = bdev_zero_region(n)) != NULL) {
@@ -242,35 +208,33 @@ void sbc_read(struct tcq_task *t)
 		t->buf_owned = false;
 	} else if (!t->buf) {
 		t->buf = bufpool_alloc(n);
-		if (!t->buf) {
-			fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-			return;
-		}
+		if (!t->buf)
+			return exec_target_failure();
 		t->buf_len = (uint32_t)n;
 		t->buf_owned = true;
 	} else if (t->buf_len < n) {
 		n = t->buf_len / bs * bs;
-		if (!n) {
-			fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-			return;
-		}
+		if (!n)
+			return exec_target_failure();
 	}
-	sbc_submit(t, BDEV_READ, 0, t->req.lba * bs, n, t->buf, read_done);
+	return sbc_submit(t, BDEV_READ, 0, t->req.lba * bs, n, t->buf,
+			  read_done);
 }
 
-static void write_done(struct bdev_io *io)
+static struct exec_rc write_done(struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
+	int result = t->exec.io.result;
 
-	if (io->result == -ENOSPC)
-		fail_lba(t, SK_DATA_PROTECT, ASC_SPACE_ALLOCATION_FAILED);
-	else if (io->result)
-		fail_lba(t, SK_MEDIUM_ERROR, ASC_WRITE_ERROR);
-	else
-		good(t);
+	if (result == -ENOSPC)
+		return exec_sense_info(SK_DATA_PROTECT,
+				       ASC_SPACE_ALLOCATION_FAILED, t->req.lba);
+	if (result)
+		return exec_sense_info(SK_MEDIUM_ERROR, ASC_WRITE_ERROR,
+				       t->req.lba);
+	return exec_good(t);
 }
 
-static void write_start(struct tcq_task *t)
+static struct exec_rc write_start(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
 	unsigned flags = 0;
@@ -278,118 +242,96 @@ static void write_start(struct tcq_task *t)
 	if (sbc_fua(t) || t->order.barrier_flush)
 		flags |= BDEV_FUA;
 	t->exec.step = 2;
-	sbc_submit(t, BDEV_WRITE, flags, t->req.lba * l->block_size,
-	       t->req.data_out_len, t->buf, write_done);
+	return sbc_submit(t, BDEV_WRITE, flags, t->req.lba * l->block_size,
+			  t->req.data_out_len, t->buf, write_done);
 }
 
 /* Barrier policy "flush": older writes are made durable first. */
-static void barrier_flush_done(struct bdev_io *io)
+static struct exec_rc barrier_flush_done(struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
-
-	if (io->result) {
-		fail_lba(t, SK_MEDIUM_ERROR, ASC_WRITE_ERROR);
-		return;
-	}
-	write_start(t);
+	if (t->exec.io.result)
+		return exec_sense_info(SK_MEDIUM_ERROR, ASC_WRITE_ERROR,
+				       t->req.lba);
+	return write_start(t);
 }
 
-static void write_locked(struct tcq_task *t)
+static struct exec_rc write_locked(struct tcq_task *t)
 {
 	if (t->order.barrier_flush) {
 		t->exec.step = 1;
-		sbc_submit(t, BDEV_FLUSH, 0, 0, 0, NULL, barrier_flush_done);
-		return;
+		return sbc_submit(t, BDEV_FLUSH, 0, 0, 0, NULL,
+				  barrier_flush_done);
 	}
-	write_start(t);
+	return write_start(t);
 }
 
-void sbc_write_run(struct tcq_task *t, bool excl,
-		   void (*run)(struct tcq_task *t))
+struct exec_rc sbc_write_run(struct tcq_task *t, bool excl, sbc_step *run)
 {
-	if (sbc_check_access(t, true))
-		return;
-	if (t->req.blocks == 0) {
-		good(t);
-		return;
-	}
-	if (!t->buf || t->buf_len < t->req.data_out_len) {
-		fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		return;
-	}
-	if (sbc_lock(t, t->req.lba, t->req.blocks, excl, run))
-		return;
-	run(t);
+	struct exec_rc rc = sbc_check_access(t, true);
+
+	if (exec_failed(rc))
+		return rc;
+	if (t->req.blocks == 0)
+		return exec_good(t);
+	if (!t->buf || t->buf_len < t->req.data_out_len)
+		return exec_target_failure();
+	return sbc_lock_then(t, t->req.lba, t->req.blocks, excl, run);
 }
 
-void sbc_write(struct tcq_task *t)
+struct exec_rc sbc_write(struct tcq_task *t)
 {
 	/* Waits only while COMPARE AND WRITE & co. hold these blocks. */
-	sbc_write_run(t, false, write_locked);
+	return sbc_write_run(t, false, write_locked);
 }
 
 /* ---- VERIFY ----------------------------------------------------------- */
 
-static void verify_done(struct bdev_io *io)
+/* The blocks read into exec.buf against the Data-Out (BYTCHK 01b: all of
+ * it; 11b: one block compared with each). */
+static struct exec_rc verify_done(struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
+	const struct bdev_io *io = &t->exec.io;
 	const uint8_t *got = io->buf, *want = t->buf;
 	uint32_t bs = t->lun->block_size;
 	bool one = (t->req.flags & CDBF_BYTCHK_MASK) == 3;
-	uint64_t bad = UINT64_MAX;
 
-	if (!io->result) {
-		for (uint64_t i = 0; i < io->len; i++)
-			if (got[i] != want[one ? i % bs : i]) {
-				bad = i;
-				break;
-			}
-	}
-	bufpool_free(io->buf, io->len);
-	io->buf = NULL;
 	if (io->result)
-		fail_lba(t, SK_MEDIUM_ERROR, ASC_UNRECOVERED_READ_ERROR);
-	else if (bad != UINT64_MAX) {
-		sense_set_info(t, SK_MISCOMPARE, ASC_MISCOMPARE_DURING_VERIFY,
-			       bad);
-		taskset_complete(t);
-	} else
-		good(t);
+		return exec_sense_info(SK_MEDIUM_ERROR,
+				       ASC_UNRECOVERED_READ_ERROR, t->req.lba);
+	for (uint64_t i = 0; i < io->len; i++)
+		if (got[i] != want[one ? i % bs : i])
+			return exec_sense_info(SK_MISCOMPARE,
+					       ASC_MISCOMPARE_DURING_VERIFY, i);
+	return exec_good(t);
 }
 
-void sbc_verify(struct tcq_task *t)
+struct exec_rc sbc_verify(struct tcq_task *t)
 {
 	uint32_t bs = t->lun->block_size;
+	struct exec_rc rc = sbc_check_access(t, false);
 
-	if (sbc_check_access(t, false))
-		return;
-	if ((t->req.flags & CDBF_BYTCHK_MASK) == 0 || t->req.blocks == 0) {
-		good(t);	/* medium check only: nothing to verify */
-		return;
-	}
-	if (!t->buf || t->buf_len < t->req.data_out_len) {
-		fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		return;
-	}
+	if (exec_failed(rc))
+		return rc;
+	if ((t->req.flags & CDBF_BYTCHK_MASK) == 0 || t->req.blocks == 0)
+		return exec_good(t);	/* medium check only: nothing to
+					 * verify */
+	if (!t->buf || t->buf_len < t->req.data_out_len)
+		return exec_target_failure();
 	uint64_t n = (uint64_t)t->req.blocks * bs;
-	void *rb = n <= UINT32_MAX ? bufpool_alloc(n) : NULL;
-	if (!rb) {
-		fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		return;
-	}
-	sbc_submit(t, BDEV_READ, 0, t->req.lba * bs, n, rb, verify_done);
+	rc = sbc_xbuf(t, n);
+	if (exec_failed(rc))
+		return rc;
+	return sbc_submit(t, BDEV_READ, 0, t->req.lba * bs, n, t->exec.buf,
+			  verify_done);
 }
 
 /* ---- SYNCHRONIZE CACHE / PRE-FETCH ------------------------------------ */
 
-static void sync_done(struct bdev_io *io)
+static struct exec_rc sync_done(struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
-
-	if (io->result)
-		fail(t, SK_MEDIUM_ERROR, ASC_WRITE_ERROR);
-	else
-		good(t);
+	if (t->exec.io.result)
+		return exec_sense(SK_MEDIUM_ERROR, ASC_WRITE_ERROR);
+	return exec_good(t);
 }
 
 static void immed_flush_done(struct bdev_io *io)
@@ -397,24 +339,17 @@ static void immed_flush_done(struct bdev_io *io)
 	free(io);
 }
 
-void sbc_sync_cache(struct tcq_task *t)
+struct exec_rc sbc_sync_cache(struct tcq_task *t)
 {
 	struct sense_info si;
 	struct lun *l = t->lun;
 
-	if (cdb_check_range(&t->req, l->nblocks, &si)) {
-		sense_set_si(t, &si);
-		taskset_complete(t);
-		return;
-	}
-	if (lun_get_flush_ignore(l)) {
-		good(t);	/* flush = ignore: a device that lies */
-		return;
-	}
-	if (!t->req.immed) {
-		sbc_submit(t, BDEV_FLUSH, 0, 0, 0, NULL, sync_done);
-		return;
-	}
+	if (cdb_check_range(&t->req, l->nblocks, &si))
+		return exec_si(&si);
+	if (lun_get_flush_ignore(l))
+		return exec_good(t);	/* flush = ignore: a device that lies */
+	if (!t->req.immed)
+		return sbc_submit(t, BDEV_FLUSH, 0, 0, 0, NULL, sync_done);
 	/* IMMED: status now, the flush runs on its own (rare: malloc). */
 	struct bdev_io *io = calloc(1, sizeof(*io));
 	struct bdev_queue *q = bdev_queue_get(l->bdev, reactor_self());
@@ -427,34 +362,28 @@ void sbc_sync_cache(struct tcq_task *t)
 	} else {
 		free(io);
 	}
-	good(t);
+	return exec_good(t);
 }
 
-void sbc_prefetch(struct tcq_task *t)
+struct exec_rc sbc_prefetch(struct tcq_task *t)
 {
 	struct sense_info si;
 
-	if (cdb_check_range(&t->req, t->lun->nblocks, &si)) {
-		sense_set_si(t, &si);
-		taskset_complete(t);
-		return;
-	}
-	good(t);	/* no cache to fill: GOOD rather than CONDITION MET */
+	if (cdb_check_range(&t->req, t->lun->nblocks, &si))
+		return exec_si(&si);
+	return exec_good(t);	/* no cache to fill: GOOD rather than
+				 * CONDITION MET */
 }
 
 /* ---- UNMAP ------------------------------------------------------------ */
 
-static void unmap_next(struct tcq_task *t);
+static struct exec_rc unmap_next(struct tcq_task *t);
 
-static void unmap_done(struct bdev_io *io)
+static struct exec_rc unmap_done(struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
-
-	if (io->result) {
-		fail(t, SK_MEDIUM_ERROR, ASC_WRITE_ERROR);
-		return;
-	}
-	unmap_next(t);
+	if (t->exec.io.result)
+		return exec_sense(SK_MEDIUM_ERROR, ASC_WRITE_ERROR);
+	return unmap_next(t);
 }
 
 /*
@@ -464,7 +393,7 @@ static void unmap_done(struct bdev_io *io)
  * one backend discard, not one each (a discard is a cluster round trip on
  * rbd).
  */
-static void unmap_next(struct tcq_task *t)
+static struct exec_rc unmap_next(struct tcq_task *t)
 {
 	const uint8_t *p = t->buf;
 	uint32_t bs = t->lun->block_size;
@@ -488,62 +417,45 @@ static void unmap_next(struct tcq_task *t)
 			end = MAX(end, nend);
 			t->exec.pending++;
 		}
-		if (end > lba) {
-			sbc_submit(t, BDEV_DISCARD, 0, lba * bs,
-				   (end - lba) * bs, NULL, unmap_done);
-			return;
-		}
+		if (end > lba)
+			return sbc_submit(t, BDEV_DISCARD, 0, lba * bs,
+					  (end - lba) * bs, NULL, unmap_done);
 	}
 	t->exec.pending = 0;
-	good(t);
+	return exec_good(t);
 }
 
-void sbc_unmap(struct tcq_task *t)
+struct exec_rc sbc_unmap(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
 	uint32_t len = t->req.data_out_len;
 	const uint8_t *p = t->buf;
 
-	if (!l->bdev || !l->bdev->thin) {
-		fail(t, SK_ILLEGAL_REQUEST, ASC_INVALID_COMMAND_OPERATION_CODE);
-		return;
-	}
-	if (l->read_only || l->swp) {
-		fail(t, SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
-		return;
-	}
-	if (len == 0) {
-		good(t);
-		return;
-	}
-	if (len < 8) {
-		fail(t, SK_ILLEGAL_REQUEST, ASC_PARAMETER_LIST_LENGTH_ERROR);
-		return;
-	}
-	if (!p || t->buf_len < len) {
-		fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		return;
-	}
+	if (!l->bdev || !l->bdev->thin)
+		return exec_sense(SK_ILLEGAL_REQUEST,
+				  ASC_INVALID_COMMAND_OPERATION_CODE);
+	if (l->read_only || l->swp)
+		return exec_sense(SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
+	if (len == 0)
+		return exec_good(t);
+	if (len < 8)
+		return exec_sense(SK_ILLEGAL_REQUEST,
+				  ASC_PARAMETER_LIST_LENGTH_ERROR);
+	if (!p || t->buf_len < len)
+		return exec_target_failure();
 	uint32_t bdl = MIN((uint32_t)get_be16(p + 2), len - 8);
 	uint32_t ndesc = bdl / 16;
-	if (ndesc > UNMAP_MAX_DESC) {
-		sense_set_field(t, ASC_INVALID_FIELD_IN_PARAMETER_LIST, false,
-				2, -1);
-		taskset_complete(t);
-		return;
-	}
+	if (ndesc > UNMAP_MAX_DESC)
+		return exec_param_field(2, -1);
 	for (uint32_t i = 0; i < ndesc; i++) {
 		const uint8_t *d = p + 8 + 16 * i;
 		uint64_t lba = get_be64(d);
 		uint32_t cnt = get_be32(d + 8);
-		if (lba > l->nblocks || cnt > l->nblocks - lba) {
-			sense_set_info(t, SK_ILLEGAL_REQUEST,
-				       ASC_LBA_OUT_OF_RANGE, lba);
-			taskset_complete(t);
-			return;
-		}
+		if (lba > l->nblocks || cnt > l->nblocks - lba)
+			return exec_sense_info(SK_ILLEGAL_REQUEST,
+					       ASC_LBA_OUT_OF_RANGE, lba);
 	}
 	t->req.lba = ndesc;	/* UNMAP has no LBA field: reuse it */
 	t->exec.pending = 0;
-	unmap_next(t);
+	return unmap_next(t);
 }

@@ -10,39 +10,41 @@
 #include "tcq/compiler.h"
 #include "tcq/scsi_proto.h"
 #include "scsi/cdb.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
 #include "scsi/opcodes.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
-#include "scsi/taskset.h"
 
-static void good(struct tcq_task *t)
-{
-	t->status = SAM_STAT_GOOD;
-	sbc_finish(t);
-}
-
-/* NOT READY while a SANITIZE runs (SBC-3 4.11): only commands that
- * report state get through. 0 or the ASC to report. */
-uint16_t sbc_not_ready(const struct tcq_task *t)
+/* NOT READY while a SANITIZE runs (SBC-3 4.11), with how far it is, or
+ * while the medium is out: only the rows that allow it get through. */
+struct exec_rc sbc_ready(const struct tcq_task *t)
 {
 	const struct sbc_lun *s = t->lun ? t->lun->sbc : NULL;
+	struct exec_rc rc;
 
 	if (!s)
-		return 0;
+		return EXEC_OK;
 	unsigned f = t->req.cmd ? t->req.cmd->flags : 0;
 
 	/* Only the commands that report state run during a SANITIZE; only
 	 * those that do not touch the medium run without one (the row's
 	 * OPC_F_SANITIZING, OPC_F_NO_MEDIUM). */
-	if (__atomic_load_n(&s->sanitizing, __ATOMIC_RELAXED))
-		return (f & OPC_F_SANITIZING) ? 0 : ASC_SANITIZE_IN_PROGRESS;
+	if (__atomic_load_n(&s->sanitizing, __ATOMIC_RELAXED)) {
+		if (f & OPC_F_SANITIZING)
+			return EXEC_OK;
+		rc = exec_sense(SK_NOT_READY, ASC_SANITIZE_IN_PROGRESS);
+		if (sbc_sanitize_progress(t->lun, &rc.si.progress))
+			rc.si.sksv = rc.si.progress_valid = true;
+		return rc;
+	}
 	if (__atomic_load_n(&s->ejected, __ATOMIC_RELAXED) &&
 	    !(f & OPC_F_NO_MEDIUM))
-		return ASC_MEDIUM_NOT_PRESENT_TRAY_OPEN;
-	return 0;
+		return exec_sense(SK_NOT_READY,
+				  ASC_MEDIUM_NOT_PRESENT_TRAY_OPEN);
+	return EXEC_OK;
 }
 
 /* ---- PREVENT ALLOW MEDIUM REMOVAL ------------------------------------- */
@@ -61,17 +63,15 @@ static void prevent_drop(struct sbc_lun *s, int i)
 	s->prevent[i] = s->prevent[--s->nprevent];
 }
 
-void sbc_prevent_allow(struct tcq_task *t)
+struct exec_rc sbc_prevent_allow(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
 	struct sbc_lun *s = l->sbc;
 	bool prevent = t->req.flags & 1;	/* 1xb are obsolete */
 	int rc = 0;
 
-	if (!s || !l->removable) {	/* nothing to hold in place */
-		good(t);
-		return;
-	}
+	if (!s || !l->removable)	/* nothing to hold in place */
+		return exec_good(t);
 	pthread_mutex_lock(&l->lock);
 	int i = prevent_find(s, t->nexus);
 	if (prevent && i < 0) {
@@ -92,9 +92,8 @@ void sbc_prevent_allow(struct tcq_task *t)
 	}
 	pthread_mutex_unlock(&l->lock);
 	if (rc)
-		sbc_fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-	else
-		good(t);
+		return exec_target_failure();
+	return exec_good(t);
 }
 
 void sbc_nexus_gone(struct lun *l, void *nexus)
@@ -129,7 +128,7 @@ void sbc_lun_reset(struct lun *l)
 #define SSU_START 0x01
 #define SSU_LOEJ 0x02
 
-void sbc_start_stop(struct tcq_task *t)
+struct exec_rc sbc_start_stop(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
 	struct sbc_lun *s = l->sbc;
@@ -138,10 +137,8 @@ void sbc_start_stop(struct tcq_task *t)
 
 	/* A POWER CONDITION other than START_VALID makes LOEJ and START
 	 * ignored; without LOEJ, START only spins a motor we do not have. */
-	if ((b4 >> 4) != 0 || !(b4 & SSU_LOEJ) || !l->removable || !s) {
-		good(t);
-		return;
-	}
+	if ((b4 >> 4) != 0 || !(b4 & SSU_LOEJ) || !l->removable || !s)
+		return exec_good(t);
 	pthread_mutex_lock(&l->lock);
 	prevented = s->nprevent > 0;
 	if (!prevented)
@@ -149,16 +146,16 @@ void sbc_start_stop(struct tcq_task *t)
 				 __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&l->lock);
 	if (prevented)
-		sbc_fail(t, SK_ILLEGAL_REQUEST, ASC_MEDIUM_REMOVAL_PREVENTED);
-	else
-		good(t);
+		return exec_sense(SK_ILLEGAL_REQUEST,
+				  ASC_MEDIUM_REMOVAL_PREVENTED);
+	return exec_good(t);
 }
 
 /* ---- READ DEFECT DATA (10/12) ----------------------------------------- */
 
 /* An empty list in the format asked for (SBC-3 5.17, 5.18): the header
  * echoes which lists were requested and the list format. */
-void sbc_read_defect_data(struct tcq_task *t)
+struct exec_rc sbc_read_defect_data(struct tcq_task *t)
 {
 	uint8_t buf[8];
 	bool twelve = t->req.opcode == SOP_READ_DEFECT_DATA_12;
@@ -166,7 +163,5 @@ void sbc_read_defect_data(struct tcq_task *t)
 
 	memset(buf, 0, sizeof(buf));
 	buf[1] = b;
-	if (spc_data_in(t, buf, twelve ? 8 : 4) == 0)
-		t->status = SAM_STAT_GOOD;
-	sbc_finish(t);
+	return spc_reply(t, buf, twelve ? 8 : 4);
 }

@@ -1,6 +1,6 @@
 /*
  * Shared between the SBC executors (scsi/sbc*.c, scsi/xcopy.c): LUN-wide
- * SBC state, the LBA range lock, and small completion helpers.
+ * SBC state, the LBA range lock, and the steps of multi-step commands.
  */
 #ifndef TCQ_SBC_PRIV_H
 #define TCQ_SBC_PRIV_H
@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include "tcq/list.h"
 #include "backend/bdev.h"
+#include "scsi/exec.h"
+#include "scsi/lun.h"
 #include "scsi/task.h"
 
 /* Limits reported in the Block Limits VPD page and enforced here. */
@@ -84,8 +86,6 @@ int sbc_lock(struct tcq_task *t, uint64_t lba, uint64_t blocks, bool excl,
 	     void (*resume)(struct tcq_task *t));
 void sbc_unlock(struct tcq_task *t);
 
-/* Ends t: releases its lock and scratch buffer, then completes it. */
-void sbc_finish(struct tcq_task *t);
 /* A write of t goes with FUA: the CDB asks for it (unless fua = ignore:
  * a device that lies), or the write cache is off. */
 static inline bool sbc_fua(const struct tcq_task *t)
@@ -93,25 +93,40 @@ static inline bool sbc_fua(const struct tcq_task *t)
 	return (t->req.fua && !lun_get_fua_ignore(t->lun)) ||
 	       !lun_get_write_cache(t->lun);
 }
-void sbc_fail(struct tcq_task *t, uint8_t key, uint16_t asc);
-void sbc_fail_lba(struct tcq_task *t, uint8_t key, uint16_t asc);
-void sbc_fail_cdb(struct tcq_task *t, uint16_t byte, int bit);
+/*
+ * The steps of a multi-step command (after a backend I/O, once a range
+ * is granted) run on t's reactor and keep the executors' contract
+ * (scsi/exec.h): EXEC_OK when they have t (completed, or handed to the
+ * next step), else the failure sbc_continue completes t with. They are
+ * called in place when nothing has to wait, so a step's answer may also
+ * be its executor's.
+ */
+typedef struct exec_rc sbc_step(struct tcq_task *t);
+
+/* Takes [lba, lba+blocks) (sbc_lock) and runs run(t): now, returning its
+ * answer, or once granted (EXEC_OK now). */
+struct exec_rc sbc_lock_then(struct tcq_task *t, uint64_t lba,
+			     uint64_t blocks, bool excl, sbc_step *run);
 
 /* The shared start of the writing commands: access checks, zero blocks
  * answered GOOD, the Data-Out buffer present, the range lock taken
  * (excl: COMPARE AND WRITE-like), then run(t), now or once granted. */
-void sbc_write_run(struct tcq_task *t, bool excl,
-		   void (*run)(struct tcq_task *t));
+struct exec_rc sbc_write_run(struct tcq_task *t, bool excl, sbc_step *run);
 
-/* Common checks of media access commands (write protect, transfer
- * length limit, LBA range); completes t and returns -1 when one fails. */
-int sbc_check_access(struct tcq_task *t, bool write);
-/* One backend I/O through t->exec.io. */
-void sbc_submit(struct tcq_task *t, enum bdev_op op, unsigned flags,
-		uint64_t off, uint64_t len, void *buf,
-		void (*done)(struct bdev_io *io));
-/* A scratch buffer of len bytes in t->exec.buf; -1 (t completed) if none. */
-int sbc_xbuf(struct tcq_task *t, uint64_t len);
+/* Common checks of media access commands: write protect, transfer
+ * length limit (pointing at the row's length field), LBA range. */
+struct exec_rc sbc_check_access(const struct tcq_task *t, bool write);
+/* One backend I/O through t->exec.io; done(t) runs once it completed
+ * (t->exec.io holds the result). A failure: nothing was submitted. */
+struct exec_rc sbc_submit(struct tcq_task *t, enum bdev_op op,
+			  unsigned flags, uint64_t off, uint64_t len,
+			  void *buf, sbc_step *done);
+/* The backend completion of t->exec.io (io->ctx: t): runs the step in
+ * t->exec.next (scsi/xcopy.c submits its I/O to other LUNs itself). */
+void sbc_io_done(struct bdev_io *io);
+/* A scratch buffer of len bytes in t->exec.buf; the failure if none
+ * (exec_finish frees it). */
+struct exec_rc sbc_xbuf(struct tcq_task *t, uint64_t len);
 /* Thin provisioned: UNMAP and WRITE SAME with UNMAP deallocate. */
 bool sbc_thin(const struct tcq_task *t);
 /* COMPARE AND WRITE: whether the backend runs it as one atomic operation

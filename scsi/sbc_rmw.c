@@ -12,143 +12,134 @@
 #include "tcq/byteorder.h"
 #include "tcq/scsi_proto.h"
 #include "scsi/cdb.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
-#include "scsi/taskset.h"
-
-static void good(struct tcq_task *t)
-{
-	t->status = SAM_STAT_GOOD;
-	sbc_finish(t);
-}
 
 static unsigned wflags(const struct tcq_task *t)
 {
 	return sbc_fua(t) ? BDEV_FUA : 0;
 }
 
-static void write_done(struct bdev_io *io)
+static struct exec_rc write_done(struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
+	int result = t->exec.io.result;
 
-	if (io->result == -ENOSPC)
-		sbc_fail_lba(t, SK_DATA_PROTECT, ASC_SPACE_ALLOCATION_FAILED);
-	else if (io->result)
-		sbc_fail_lba(t, SK_MEDIUM_ERROR, ASC_WRITE_ERROR);
-	else
-		good(t);
+	if (result == -ENOSPC)
+		return exec_sense_info(SK_DATA_PROTECT,
+				       ASC_SPACE_ALLOCATION_FAILED, t->req.lba);
+	if (result)
+		return exec_sense_info(SK_MEDIUM_ERROR, ASC_WRITE_ERROR,
+				       t->req.lba);
+	return exec_good(t);
 }
 
 /* Data-Out present and as long as the CDB says (too much is refused
  * too: these commands have no use for a partial transfer). */
-static int check_data(struct tcq_task *t)
+static struct exec_rc check_data(const struct tcq_task *t)
 {
-	if (t->exp_len != t->req.data_out_len) {
-		sbc_fail(t, SK_ILLEGAL_REQUEST,
-			 ASC_INVALID_FIELD_IN_INFORMATION_UNIT);
-		return -1;
-	}
-	if (!t->buf || t->buf_len < t->req.data_out_len) {
-		sbc_fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		return -1;
-	}
-	return 0;
+	if (t->exp_len != t->req.data_out_len)
+		return exec_sense(SK_ILLEGAL_REQUEST,
+				  ASC_INVALID_FIELD_IN_INFORMATION_UNIT);
+	if (!t->buf || t->buf_len < t->req.data_out_len)
+		return exec_target_failure();
+	return EXEC_OK;
 }
 
 /* ---- WRITE AND VERIFY ------------------------------------------------- */
 
 /*
  * The medium read back into exec.buf against the Data-Out at t->buf:
- * true when they match. Otherwise t is finished: a read error, or
+ * EXEC_OK when they match. Otherwise the failure: a read error, or
  * MISCOMPARE with INFORMATION the offset of the first byte that differs,
  * counted from the start of the compared data (SBC-3 5.2, SBC-4 5.49).
  */
-static bool read_back_matches(struct bdev_io *io)
+static struct exec_rc read_back_matches(const struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
+	const struct bdev_io *io = &t->exec.io;
 	const uint8_t *got = t->exec.buf, *want = t->buf;
 
-	if (io->result) {
-		sbc_fail_lba(t, SK_MEDIUM_ERROR, ASC_UNRECOVERED_READ_ERROR);
-		return false;
-	}
+	if (io->result)
+		return exec_sense_info(SK_MEDIUM_ERROR,
+				       ASC_UNRECOVERED_READ_ERROR, t->req.lba);
 	for (uint64_t i = 0; i < io->len; i++)
-		if (got[i] != want[i]) {
-			sense_set_info(t, SK_MISCOMPARE,
-				       ASC_MISCOMPARE_DURING_VERIFY, i);
-			sbc_finish(t);
-			return false;
-		}
-	return true;
+		if (got[i] != want[i])
+			return exec_sense_info(SK_MISCOMPARE,
+					       ASC_MISCOMPARE_DURING_VERIFY, i);
+	return EXEC_OK;
 }
 
-static void wv_read_done(struct bdev_io *io)
+static struct exec_rc wv_read_done(struct tcq_task *t)
 {
-	if (read_back_matches(io))
-		good(io->ctx);
+	struct exec_rc rc = read_back_matches(t);
+
+	return exec_failed(rc) ? rc : exec_good(t);
 }
 
-static void wv_write_done(struct bdev_io *io)
+static struct exec_rc wv_write_done(struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
+	const struct bdev_io *io = &t->exec.io;
+	uint64_t off = io->offset, len = io->len;
+	struct exec_rc rc;
 
-	if (io->result || (t->req.flags & CDBF_BYTCHK_MASK) == 0) {
-		write_done(io);
-		return;
-	}
+	if (io->result || (t->req.flags & CDBF_BYTCHK_MASK) == 0)
+		return write_done(t);
 	/* BYTCHK 1: read the blocks back and compare with what we wrote. */
-	if (sbc_xbuf(t, io->len))
-		return;
-	sbc_submit(t, BDEV_READ, 0, io->offset, io->len, t->exec.buf,
-		   wv_read_done);
+	rc = sbc_xbuf(t, len);
+	if (exec_failed(rc))
+		return rc;
+	return sbc_submit(t, BDEV_READ, 0, off, len, t->exec.buf,
+			  wv_read_done);
 }
 
-static void wv_locked(struct tcq_task *t)
+static struct exec_rc wv_locked(struct tcq_task *t)
 {
 	/* The verify reads the medium: the data must be there first. */
-	sbc_submit(t, BDEV_WRITE, BDEV_FUA, t->req.lba * t->lun->block_size,
-		   t->req.data_out_len, t->buf, wv_write_done);
+	return sbc_submit(t, BDEV_WRITE, BDEV_FUA,
+			  t->req.lba * t->lun->block_size,
+			  t->req.data_out_len, t->buf, wv_write_done);
 }
 
-void sbc_write_verify(struct tcq_task *t)
+struct exec_rc sbc_write_verify(struct tcq_task *t)
 {
-	sbc_write_run(t, false, wv_locked);
+	return sbc_write_run(t, false, wv_locked);
 }
 
 /* ---- ORWRITE ---------------------------------------------------------- */
 
-static void or_read_done(struct bdev_io *io)
+static struct exec_rc or_read_done(struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
+	const struct bdev_io *io = &t->exec.io;
 	uint8_t *p = t->exec.buf;
 	const uint8_t *d = t->buf;
 
-	if (io->result) {
-		sbc_fail_lba(t, SK_MEDIUM_ERROR, ASC_UNRECOVERED_READ_ERROR);
-		return;
-	}
+	if (io->result)
+		return exec_sense_info(SK_MEDIUM_ERROR,
+				       ASC_UNRECOVERED_READ_ERROR, t->req.lba);
 	for (uint64_t i = 0; i < io->len; i++)
 		p[i] |= d[i];
-	sbc_submit(t, BDEV_WRITE, wflags(t), io->offset, io->len, t->exec.buf,
-		   write_done);
+	return sbc_submit(t, BDEV_WRITE, wflags(t), io->offset, io->len,
+			  t->exec.buf, write_done);
 }
 
-static void or_locked(struct tcq_task *t)
+static struct exec_rc or_locked(struct tcq_task *t)
 {
 	uint64_t n = t->req.data_out_len;
+	struct exec_rc rc = sbc_xbuf(t, n);
 
-	if (sbc_xbuf(t, n))
-		return;
-	sbc_submit(t, BDEV_READ, 0, t->req.lba * t->lun->block_size, n,
-		   t->exec.buf, or_read_done);
+	if (exec_failed(rc))
+		return rc;
+	return sbc_submit(t, BDEV_READ, 0, t->req.lba * t->lun->block_size, n,
+			  t->exec.buf, or_read_done);
 }
 
-void sbc_orwrite(struct tcq_task *t)
+struct exec_rc sbc_orwrite(struct tcq_task *t)
 {
-	sbc_write_run(t, true, or_locked);
+	return sbc_write_run(t, true, or_locked);
 }
 
 /* ---- COMPARE AND WRITE ------------------------------------------------ */
@@ -169,98 +160,90 @@ uint32_t sbc_caw_max_blocks(const struct lun *l)
 }
 
 /* The backend compared and wrote in one step. */
-static void caw_native_done(struct bdev_io *io)
+static struct exec_rc caw_native_done(struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
-
-	if (io->result == -EILSEQ) {	/* SBC-3 5.2, as below */
-		sense_set_info(t, SK_MISCOMPARE, ASC_MISCOMPARE_DURING_VERIFY,
-			       io->miscompare);
-		sbc_finish(t);
-		return;
-	}
-	write_done(io);
+	if (t->exec.io.result == -EILSEQ)	/* SBC-3 5.2, as below */
+		return exec_sense_info(SK_MISCOMPARE,
+				       ASC_MISCOMPARE_DURING_VERIFY,
+				       t->exec.io.miscompare);
+	return write_done(t);
 }
 
-static void caw_read_done(struct bdev_io *io)
+static struct exec_rc caw_read_done(struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
+	const struct bdev_io *io = &t->exec.io;
+	struct exec_rc rc = read_back_matches(t);
 
-	if (!read_back_matches(io))
-		return;
-	sbc_submit(t, BDEV_WRITE, wflags(t), io->offset, io->len,
-		   (uint8_t *)t->buf + io->len, write_done);
+	if (exec_failed(rc))
+		return rc;
+	return sbc_submit(t, BDEV_WRITE, wflags(t), io->offset, io->len,
+			  (uint8_t *)t->buf + io->len, write_done);
 }
 
-static void caw_locked(struct tcq_task *t)
+static struct exec_rc caw_locked(struct tcq_task *t)
 {
 	uint64_t n = (uint64_t)t->req.blocks * t->lun->block_size;
+	struct exec_rc rc = sbc_xbuf(t, n);
 
-	if (sbc_xbuf(t, n))
-		return;
-	sbc_submit(t, BDEV_READ, 0, t->req.lba * t->lun->block_size, n,
-		   t->exec.buf, caw_read_done);
+	if (exec_failed(rc))
+		return rc;
+	return sbc_submit(t, BDEV_READ, 0, t->req.lba * t->lun->block_size, n,
+			  t->exec.buf, caw_read_done);
 }
 
-void sbc_compare_and_write(struct tcq_task *t)
+struct exec_rc sbc_compare_and_write(struct tcq_task *t)
 {
+	struct exec_rc rc;
+
 	/* NUMBER OF LOGICAL BLOCKS must match the data sent too (an 8-bit
 	 * field: 256 blocks wrap to 0 and must not pass as "nothing"). */
 	if (t->req.blocks > sbc_caw_max_blocks(t->lun) ||
-	    t->exp_len != t->req.data_out_len) {
-		sbc_fail_cdb(t, 13, -1);
-		return;
-	}
-	if (sbc_check_access(t, true))
-		return;
-	if (t->req.blocks == 0) {
-		good(t);
-		return;
-	}
-	if (check_data(t))
-		return;
+	    t->exp_len != t->req.data_out_len)
+		return exec_cdb_field(t->req.cmd->len_byte, -1);
+	rc = sbc_check_access(t, true);
+	if (exec_failed(rc))
+		return rc;
+	if (t->req.blocks == 0)
+		return exec_good(t);
+	rc = check_data(t);
+	if (exec_failed(rc))
+		return rc;
 	if (sbc_caw_native(t->lun)) {
 		/* No range lock: the backend serialises the compare and the
 		 * write against every other write it receives. */
 		uint64_t n = (uint64_t)t->req.blocks * t->lun->block_size;
 
 		t->exec.io.cmp_buf = t->buf;
-		sbc_submit(t, BDEV_COMPARE_AND_WRITE, wflags(t),
-			   t->req.lba * t->lun->block_size, n,
-			   (uint8_t *)t->buf + n, caw_native_done);
-		return;
+		return sbc_submit(t, BDEV_COMPARE_AND_WRITE, wflags(t),
+				  t->req.lba * t->lun->block_size, n,
+				  (uint8_t *)t->buf + n, caw_native_done);
 	}
-	if (sbc_lock(t, t->req.lba, t->req.blocks, true, caw_locked))
-		return;
-	caw_locked(t);
+	return sbc_lock_then(t, t->req.lba, t->req.blocks, true, caw_locked);
 }
 
 /* ---- WRITE ATOMIC (16) ------------------------------------------------ */
 
-static void atomic_locked(struct tcq_task *t)
+static struct exec_rc atomic_locked(struct tcq_task *t)
 {
-	sbc_submit(t, BDEV_WRITE, wflags(t), t->req.lba * t->lun->block_size,
-		   t->req.data_out_len, t->buf, write_done);
+	return sbc_submit(t, BDEV_WRITE, wflags(t),
+			  t->req.lba * t->lun->block_size,
+			  t->req.data_out_len, t->buf, write_done);
 }
 
 /* One backend write while the range is held exclusively: no other
  * write of this target can interleave with it (SBC-4 4.29). */
-void sbc_write_atomic(struct tcq_task *t)
+struct exec_rc sbc_write_atomic(struct tcq_task *t)
 {
 	uint32_t maxx = spc_max_xfer_blocks(t->lun);
 
+	uint16_t len_byte = t->req.cmd->len_byte;
+
 	if (t->req.blocks > SBC_MAX_ATOMIC_BLOCKS ||
-	    (maxx && t->req.blocks > maxx)) {
-		sbc_fail_cdb(t, 12, -1);
-		return;
-	}
-	if (t->req.lba % SBC_ATOMIC_ALIGN) {
-		sbc_fail_cdb(t, 2, -1);
-		return;
-	}
-	if (t->req.blocks % SBC_ATOMIC_GRAN) {
-		sbc_fail_cdb(t, 12, -1);
-		return;
-	}
-	sbc_write_run(t, true, atomic_locked);
+	    (maxx && t->req.blocks > maxx))
+		return exec_cdb_field(len_byte, -1);
+	if (t->req.lba % SBC_ATOMIC_ALIGN)
+		return exec_cdb_field(2, -1);	/* LOGICAL BLOCK ADDRESS */
+	if (t->req.blocks % SBC_ATOMIC_GRAN)
+		return exec_cdb_field(len_byte, -1);
+	return sbc_write_run(t, true, atomic_locked);
 }

@@ -22,6 +22,7 @@
 #include "tcq/compiler.h"
 #include "tcq/log.h"
 #include "tcq/scsi_proto.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
 #include "scsi/sbc.h"
 #include "scsi/record.h"
@@ -42,12 +43,12 @@ static void san_end_task(struct sbc_san *j, int error)
 	j->t = NULL;
 	if (!t)
 		return;
-	if (error) {
-		sbc_fail(t, SK_MEDIUM_ERROR, ASC_WRITE_ERROR);
-	} else {
-		t->status = SAM_STAT_GOOD;
-		sbc_finish(t);
-	}
+	/* The erase belongs to the LUN: its end is the task's completion,
+	 * found outside any executor. */
+	if (error)
+		exec_fail(t, exec_sense(SK_MEDIUM_ERROR, ASC_WRITE_ERROR));
+	else
+		exec_good(t);
 }
 
 static void san_stop(struct sbc_san *j, int error)
@@ -134,42 +135,29 @@ static void san_kick(struct sbc_san *j)
 }
 
 /* The OVERWRITE parameter list (SBC-3 5.19.3): checks it and fills a
- * chunk with the pattern. Returns 0, or -1 with t completed. */
-static int overwrite_setup(struct tcq_task *t, struct sbc_san *j)
+ * chunk with the pattern into j. */
+static struct exec_rc overwrite_setup(const struct tcq_task *t,
+				      struct sbc_san *j)
 {
 	struct lun *l = t->lun;
 	uint32_t bs = l->block_size, len = t->req.data_out_len;
 	const uint8_t *p = t->buf;
 
-	if (len < 5 || len > bs + 4) {
-		sbc_fail_cdb(t, 7, -1);
-		return -1;
-	}
-	if (!p || t->buf_len < len) {
-		sbc_fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		return -1;
-	}
+	if (len < 5 || len > bs + 4)
+		return exec_cdb_field(7, -1);
+	if (!p || t->buf_len < len)
+		return exec_target_failure();
 	uint8_t owcount = p[0] & 0x1f;
 	uint32_t ipl = get_be16(p + 2);
-	if (!owcount) {
-		sense_set_field(t, ASC_INVALID_FIELD_IN_PARAMETER_LIST, false,
-				0, 4);
-		sbc_finish(t);
-		return -1;
-	}
-	if (ipl == 0 || ipl > bs || ipl + 4 != len) {
-		sense_set_field(t, ASC_INVALID_FIELD_IN_PARAMETER_LIST, false,
-				2, -1);
-		sbc_finish(t);
-		return -1;
-	}
+	if (!owcount)
+		return exec_param_field(0, 4);
+	if (ipl == 0 || ipl > bs || ipl + 4 != len)
+		return exec_param_field(2, -1);
 	uint64_t chunk = MIN((uint64_t)SAN_WRITE_CHUNK, l->nblocks * bs);
 	chunk -= chunk % bs;
 	void *buf = NULL;
-	if (!chunk || posix_memalign(&buf, 4096, chunk)) {
-		sbc_fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		return -1;
-	}
+	if (!chunk || posix_memalign(&buf, 4096, chunk))
+		return exec_target_failure();
 	/* The pattern repeats in every block (a shorter one repeats within
 	 * the block); INVERT flips it between consecutive passes. */
 	uint8_t *x = buf;
@@ -180,43 +168,45 @@ static int overwrite_setup(struct tcq_task *t, struct sbc_san *j)
 	j->op = BDEV_WRITE;
 	j->passes_left = owcount - 1u;
 	j->invert = p[0] & 0x80;
-	return 0;
+	return EXEC_OK;
 }
 
-void sbc_sanitize(struct tcq_task *t)
+/* The service action and LUN allow this SANITIZE. */
+static struct exec_rc sanitize_check(const struct tcq_task *t)
+{
+	const struct lun *l = t->lun;
+	uint8_t sa = t->req.sa;
+
+	if (!l->sanitize_ok || !l->sbc)
+		return exec_sense(SK_ILLEGAL_REQUEST,
+				  ASC_INVALID_COMMAND_OPERATION_CODE);
+	if (sa != SAN_OVERWRITE && sa != SAN_BLOCK_ERASE &&
+	    sa != SAN_CRYPTO_ERASE && sa != SAN_EXIT_FAILURE_MODE)
+		return exec_cdb_field(1, 4);
+	if (sa != SAN_OVERWRITE && t->req.data_out_len)
+		return exec_cdb_field(7, -1);	/* these take no parameter
+						 * list */
+	if (l->read_only || l->swp)
+		return exec_sense(SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
+	if (sa != SAN_OVERWRITE && sa != SAN_EXIT_FAILURE_MODE &&
+	    !sbc_thin(t))
+		return exec_cdb_field(1, 4);	/* no way to erase but
+						 * overwriting */
+	return EXEC_OK;
+}
+
+struct exec_rc sbc_sanitize(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
 	struct sbc_lun *s = l->sbc;
 	uint8_t sa = t->req.sa;
+	struct exec_rc rc = sanitize_check(t);
 
-	if (!l->sanitize_ok || !s) {
-		sbc_fail(t, SK_ILLEGAL_REQUEST,
-			 ASC_INVALID_COMMAND_OPERATION_CODE);
-		return;
-	}
-	if (sa != SAN_OVERWRITE && sa != SAN_BLOCK_ERASE &&
-	    sa != SAN_CRYPTO_ERASE && sa != SAN_EXIT_FAILURE_MODE) {
-		sbc_fail_cdb(t, 1, 4);
-		return;
-	}
-	if (sa != SAN_OVERWRITE && t->req.data_out_len) {
-		sbc_fail_cdb(t, 7, -1);	/* these take no parameter list */
-		return;
-	}
-	if (l->read_only || l->swp) {
-		sbc_fail(t, SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
-		return;
-	}
-	if (sa == SAN_EXIT_FAILURE_MODE) {	/* never in failure mode */
-		t->status = SAM_STAT_GOOD;
-		sbc_finish(t);
-		return;
-	}
-	if (sa != SAN_OVERWRITE && !sbc_thin(t)) {
-		sbc_fail_cdb(t, 1, 4);	/* no way to erase but overwriting */
-		return;
-	}
-	/* Commands are refused while one runs (sbc_not_ready), so a second
+	if (exec_failed(rc))
+		return rc;
+	if (sa == SAN_EXIT_FAILURE_MODE)	/* never in failure mode */
+		return exec_good(t);
+	/* Commands are refused while one runs (sbc_ready), so a second
 	 * one only gets here in a race between two nexuses. */
 	bool busy = true;
 	pthread_mutex_lock(&l->lock);
@@ -225,20 +215,19 @@ void sbc_sanitize(struct tcq_task *t)
 		busy = false;
 	}
 	pthread_mutex_unlock(&l->lock);
-	if (busy) {
-		sbc_fail(t, SK_NOT_READY, ASC_SANITIZE_IN_PROGRESS);
-		return;
-	}
+	if (busy)
+		return exec_sense(SK_NOT_READY, ASC_SANITIZE_IN_PROGRESS);
 	struct sbc_san *j = &s->san;
 	j->l = l;
 	j->t = NULL;
 	j->buf = NULL;
 	j->in_kick = j->again = false;
 	if (sa == SAN_OVERWRITE) {
-		if (overwrite_setup(t, j) < 0) {
+		rc = overwrite_setup(t, j);
+		if (exec_failed(rc)) {
 			__atomic_store_n(&s->sanitizing, false,
 					 __ATOMIC_RELEASE);
-			return;
+			return rc;
 		}
 	} else {
 		j->op = BDEV_DISCARD;
@@ -257,13 +246,12 @@ void sbc_sanitize(struct tcq_task *t)
 		 sa == SAN_OVERWRITE ? "OVERWRITE" :
 		 sa == SAN_BLOCK_ERASE ? "BLOCK ERASE" : "CRYPTO ERASE",
 		 t->req.immed ? " (IMMED)" : "");
-	if (t->req.immed) {	/* GOOD now; progress through sense data */
-		t->status = SAM_STAT_GOOD;
-		sbc_finish(t);
-	} else {
+	if (t->req.immed)	/* GOOD now; progress through sense data */
+		exec_good(t);
+	else
 		j->t = t;
-	}
 	san_kick(j);
+	return EXEC_OK;
 }
 
 bool sbc_sanitize_progress(const struct lun *l, uint16_t *progress)
@@ -279,14 +267,4 @@ bool sbc_sanitize_progress(const struct lun *l, uint16_t *progress)
 	/* done / total in 1/65536ths, without overflowing a shift. */
 	*progress = (uint16_t)MIN(done / (total / 65536 + 1), 0xffffull);
 	return true;
-}
-
-void sbc_set_not_ready(struct tcq_task *t, uint16_t asc)
-{
-	struct sense_info si = { .key = SK_NOT_READY, .asc = asc, .bit = -1 };
-
-	if (asc == ASC_SANITIZE_IN_PROGRESS &&
-	    sbc_sanitize_progress(t->lun, &si.progress))
-		si.sksv = si.progress_valid = true;
-	sense_set_si(t, &si);
 }

@@ -12,136 +12,106 @@
 #include "tcq/compiler.h"
 #include "tcq/scsi_proto.h"
 #include "scsi/cdb.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/sbc.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
-#include "scsi/taskset.h"
 
-static uint16_t ws_len_byte(const struct tcq_task *t)
+static struct exec_rc ws_next(struct tcq_task *t);
+
+static struct exec_rc ws_io_done(struct tcq_task *t)
 {
-	return t->req.opcode == SOP_WRITE_SAME_10 ? 7 : 10;
-}
+	const struct bdev_io *io = &t->exec.io;
 
-static void ws_next(struct tcq_task *t);
-
-static void ws_io_done(struct bdev_io *io)
-{
-	struct tcq_task *t = io->ctx;
-
-	if (io->result == -ENOSPC) {
-		sbc_fail_lba(t, SK_DATA_PROTECT, ASC_SPACE_ALLOCATION_FAILED);
-		return;
-	}
-	if (io->result) {
-		sbc_fail_lba(t, SK_MEDIUM_ERROR, ASC_WRITE_ERROR);
-		return;
-	}
+	if (io->result == -ENOSPC)
+		return exec_sense_info(SK_DATA_PROTECT,
+				       ASC_SPACE_ALLOCATION_FAILED, t->req.lba);
+	if (io->result)
+		return exec_sense_info(SK_MEDIUM_ERROR, ASC_WRITE_ERROR,
+				       t->req.lba);
 	t->exec.pos += io->len / t->lun->block_size;
-	ws_next(t);
+	return ws_next(t);
 }
 
 /* Writes the next chunk; t->req.blocks is the whole range here. */
-static void ws_next(struct tcq_task *t)
+static struct exec_rc ws_next(struct tcq_task *t)
 {
 	uint32_t bs = t->lun->block_size;
 	uint64_t left = t->req.blocks - t->exec.pos;
 	unsigned flags = t->lun->write_cache ? 0 : BDEV_FUA;
 
-	if (!left) {
-		t->status = SAM_STAT_GOOD;
-		sbc_finish(t);
-		return;
-	}
+	if (!left)
+		return exec_good(t);
 	uint64_t n = MIN(left, (uint64_t)t->exec.buf_len / bs);
-	sbc_submit(t, BDEV_WRITE, flags, (t->req.lba + t->exec.pos) * bs, n * bs,
-		   t->exec.buf, ws_io_done);
+	return sbc_submit(t, BDEV_WRITE, flags,
+			  (t->req.lba + t->exec.pos) * bs, n * bs,
+			  t->exec.buf, ws_io_done);
 }
 
-static void ws_locked(struct tcq_task *t)
+static struct exec_rc ws_locked(struct tcq_task *t)
 {
 	uint32_t bs = t->lun->block_size;
 	bool ndob = t->req.flags & CDBF_WS_NDOB;
 	uint64_t bytes = (uint64_t)t->req.blocks * bs;
+	unsigned fua = t->lun->write_cache ? 0 : BDEV_FUA;
 
 	/* UNMAP: the blocks are deallocated whatever the data block holds
 	 * (SBC-3 5.42; they then read back as zeros, LBPRZ), as initiators
 	 * and libiscsi's tests expect. */
-	if (t->req.flags & CDBF_WS_UNMAP) {
-		sbc_submit(t, BDEV_DISCARD, 0, t->req.lba * bs, bytes, NULL,
-			   ws_io_done);
-		return;
-	}
-	if (ndob) {
-		sbc_submit(t, BDEV_WRITE_ZEROES, t->lun->write_cache ? 0 :
-			   BDEV_FUA, t->req.lba * bs, bytes, NULL, ws_io_done);
-		return;
-	}
+	if (t->req.flags & CDBF_WS_UNMAP)
+		return sbc_submit(t, BDEV_DISCARD, 0, t->req.lba * bs, bytes,
+				  NULL, ws_io_done);
+	if (ndob)
+		return sbc_submit(t, BDEV_WRITE_ZEROES, fua, t->req.lba * bs,
+				  bytes, NULL, ws_io_done);
 	if (t->lun->bdev->write_same) {
 		t->exec.io.pattern_len = bs;
-		sbc_submit(t, BDEV_WRITE_SAME, t->lun->write_cache ? 0 :
-			   BDEV_FUA, t->req.lba * bs, bytes, t->buf,
-			   ws_io_done);
-		return;
+		return sbc_submit(t, BDEV_WRITE_SAME, fua, t->req.lba * bs,
+				  bytes, t->buf, ws_io_done);
 	}
 	uint64_t chunk = MIN(bytes, (uint64_t)MAX(SBC_WS_CHUNK, bs));
 	chunk -= chunk % bs;
-	if (sbc_xbuf(t, chunk))
-		return;
+	struct exec_rc rc = sbc_xbuf(t, chunk);
+	if (exec_failed(rc))
+		return rc;
 	for (uint64_t off = 0; off < chunk; off += bs)
 		memcpy((uint8_t *)t->exec.buf + off, t->buf, bs);
-	ws_next(t);
+	return ws_next(t);
 }
 
-void sbc_write_same(struct tcq_task *t)
+struct exec_rc sbc_write_same(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
 	struct sense_info si;
 	bool ndob = t->req.flags & CDBF_WS_NDOB;
 
-	if (l->read_only || l->swp) {
-		sbc_fail(t, SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
-		return;
-	}
-	if (cdb_check_range(&t->req, l->nblocks, &si)) {
-		sense_set_si(t, &si);
-		sbc_finish(t);
-		return;
-	}
-	if ((t->req.flags & CDBF_WS_UNMAP) && !sbc_thin(t)) {
-		sbc_fail_cdb(t, 1, 3);	/* no deallocation here (LBPME=0) */
-		return;
-	}
+	if (l->read_only || l->swp)
+		return exec_sense(SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
+	if (cdb_check_range(&t->req, l->nblocks, &si))
+		return exec_si(&si);
+	if ((t->req.flags & CDBF_WS_UNMAP) && !sbc_thin(t))
+		return exec_cdb_field(1, 3);	/* no deallocation here
+						 * (LBPME=0) */
 	/* WSNZ=0: zero blocks means "to the end of the medium". */
 	if (t->req.blocks == 0)
 		t->req.blocks = (uint32_t)MIN(l->nblocks - t->req.lba,
 					      (uint64_t)UINT32_MAX);
-	if (t->req.blocks > SBC_MAX_WS_BLOCKS) {
-		sbc_fail_cdb(t, ws_len_byte(t), -1);
-		return;
-	}
+	if (t->req.blocks > SBC_MAX_WS_BLOCKS)
+		return exec_cdb_field(t->req.cmd->len_byte, -1);
 	if (!ndob) {
-		if (t->exp_len != l->block_size) {
-			sbc_fail(t, SK_ILLEGAL_REQUEST,
-				 ASC_INVALID_FIELD_IN_INFORMATION_UNIT);
-			return;
-		}
-		if (!t->buf || t->buf_len < l->block_size) {
-			sbc_fail(t, SK_HARDWARE_ERROR,
-				 ASC_INTERNAL_TARGET_FAILURE);
-			return;
-		}
+		if (t->exp_len != l->block_size)
+			return exec_sense(SK_ILLEGAL_REQUEST,
+					  ASC_INVALID_FIELD_IN_INFORMATION_UNIT);
+		if (!t->buf || t->buf_len < l->block_size)
+			return exec_target_failure();
 	}
-	if (t->req.blocks == 0) {	/* LBA == capacity, to the end */
-		t->status = SAM_STAT_GOOD;
-		sbc_finish(t);
-		return;
-	}
+	if (t->req.blocks == 0)		/* LBA == capacity, to the end */
+		return exec_good(t);
 	t->exec.pos = 0;
-	if (sbc_lock(t, t->req.lba, t->req.blocks, false, ws_locked))
-		return;
-	ws_locked(t);
+	return sbc_lock_then(t, t->req.lba, t->req.blocks, false, ws_locked);
 }
 
 /* Block Limits VPD (SBC-4 6.6.4) fields for the commands of this area. */

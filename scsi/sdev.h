@@ -35,8 +35,10 @@ struct sdev {
 	 * look LUNs up: read them through sdev_lun and sdev_nluns. */
 	struct lun *luns[SDEV_MAX_LUNS];
 	int nluns;			/* highest LUN + 1 */
-	uint32_t max_xfer_len;		/* bytes one command may move; 0:
-					 * no limit (Block Limits VPD) */
+	uint32_t max_xfer_len;		/* bytes one command may move (Block
+					 * Limits VPD; the transport refuses
+					 * more Data-Out before buffering it);
+					 * 0: no limit (unit tests) */
 	const char *state_dir;		/* APTPL files (scsi/pr_aptpl.c); NULL:
 					 * the default */
 	const struct sdev_ops *ops;	/* NULL: no transport (unit tests) */

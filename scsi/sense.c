@@ -79,15 +79,6 @@ void sense_set(struct tcq_task *t, uint8_t key, uint16_t asc)
 	sense_set_si(t, &si);
 }
 
-void sense_set_info(struct tcq_task *t, uint8_t key, uint16_t asc,
-		    uint64_t info)
-{
-	struct sense_info si = { .key = key, .asc = asc, .bit = -1,
-				 .info_valid = true, .info = info };
-
-	sense_set_si(t, &si);
-}
-
 void sense_field_info(struct sense_info *si, uint16_t asc, bool cdb,
 		      uint16_t byte, int bit)
 {
@@ -100,11 +91,3 @@ void sense_field_info(struct sense_info *si, uint16_t asc, bool cdb,
 	si->bit = (int8_t)(bit < 0 ? -1 : bit);
 }
 
-void sense_set_field(struct tcq_task *t, uint16_t asc, bool cdb,
-		     uint16_t byte, int bit)
-{
-	struct sense_info si;
-
-	sense_field_info(&si, asc, cdb, byte, bit);
-	sense_set_si(t, &si);
-}

@@ -29,20 +29,13 @@ struct sense_info {
 /* Writes sense into buf (at least SENSE_BUF_MAX); returns its length. */
 uint8_t sense_build(uint8_t *buf, bool desc, const struct sense_info *si);
 
-/* The sense_set family puts t in CHECK CONDITION with that sense. */
+/* The sense_set family puts t in CHECK CONDITION with that sense, for the
+ * checks at a task's arrival (lun_task_arrive, ua_check, the task set);
+ * executors return theirs instead (scsi/exec.h). */
 void sense_set_si(struct tcq_task *t, const struct sense_info *si);
 void sense_set(struct tcq_task *t, uint8_t key, uint16_t asc);
-void sense_set_info(struct tcq_task *t, uint8_t key, uint16_t asc,
-		    uint64_t info);
-/* ILLEGAL REQUEST with a field pointer; bit < 0 for "whole byte". */
-void sense_set_field(struct tcq_task *t, uint16_t asc, bool cdb,
-		     uint16_t byte, int bit);
-static inline void sense_invalid_cdb(struct tcq_task *t, uint16_t byte,
-				     int bit)
-{
-	sense_set_field(t, ASC_INVALID_FIELD_IN_CDB, true, byte, bit);
-}
-/* Fills si for an ILLEGAL REQUEST with field pointer. */
+/* Fills si for an ILLEGAL REQUEST with field pointer; bit < 0 for "whole
+ * byte". */
 void sense_field_info(struct sense_info *si, uint16_t asc, bool cdb,
 		      uint16_t byte, int bit);
 #endif

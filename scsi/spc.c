@@ -8,12 +8,12 @@
 #include "tcq/pdu.h"
 #include "tcq/scsi_proto.h"
 #include "scsi/cdb.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
 #include "scsi/sbc.h"
 #include "scsi/sdev.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
-#include "scsi/taskset.h"
 #include "scsi/thin.h"
 #include "scsi/ua.h"
 
@@ -27,7 +27,8 @@ uint32_t spc_max_xfer_blocks(const struct lun *l)
 	return d->max_xfer_len / l->block_size;
 }
 
-int spc_data_in(struct tcq_task *t, const void *data, uint32_t len)
+struct exec_rc spc_data_in(struct tcq_task *t, const void *data,
+			   uint32_t len)
 {
 	uint32_t n = MIN(len, t->req.alloc_len);
 	uint32_t copy = MIN(n, t->exp_len);
@@ -35,42 +36,30 @@ int spc_data_in(struct tcq_task *t, const void *data, uint32_t len)
 	t->req.data_in_len = n;
 	t->data_in_len = 0;
 	if (!copy)
-		return 0;
+		return EXEC_OK;
 	if (!t->buf) {
 		t->buf = bufpool_alloc(copy);
-		if (!t->buf) {
-			sense_set(t, SK_HARDWARE_ERROR,
-				  ASC_INTERNAL_TARGET_FAILURE);
-			return -1;
-		}
+		if (!t->buf)
+			return exec_target_failure();
 		t->buf_len = copy;
 		t->buf_owned = true;
 	}
 	copy = MIN(copy, t->buf_len);
 	memcpy(t->buf, data, copy);
 	t->data_in_len = copy;
-	return 0;
+	return EXEC_OK;
 }
 
-static void good(struct tcq_task *t)
+struct exec_rc spc_reply(struct tcq_task *t, const void *data, uint32_t len)
 {
-	t->status = SAM_STAT_GOOD;
-	taskset_complete(t);
+	struct exec_rc rc = spc_data_in(t, data, len);
+
+	return exec_failed(rc) ? rc : exec_good(t);
 }
 
-static void end(struct tcq_task *t)
+struct exec_rc spc_test_unit_ready(struct tcq_task *t)
 {
-	taskset_complete(t);
-}
-
-void spc_good(struct tcq_task *t)
-{
-	good(t);
-}
-
-void spc_test_unit_ready(struct tcq_task *t)
-{
-	good(t);
+	return exec_good(t);
 }
 
 static struct sdev *task_dev(const struct tcq_task *t)
@@ -238,7 +227,7 @@ static uint32_t inquiry_vpd(const struct lun *l, uint8_t page, uint8_t *p)
 	}
 }
 
-void spc_inquiry(struct tcq_task *t)
+struct exec_rc spc_inquiry(struct tcq_task *t)
 {
 	uint8_t buf[512];
 	uint32_t n;
@@ -246,25 +235,18 @@ void spc_inquiry(struct tcq_task *t)
 	if (!(t->req.flags & CDBF_EVPD)) {
 		n = inquiry_std(t->lun, buf);
 	} else if (!t->lun) {
-		sense_set(t, SK_ILLEGAL_REQUEST, ASC_LUN_NOT_SUPPORTED);
-		end(t);
-		return;
+		return exec_sense(SK_ILLEGAL_REQUEST, ASC_LUN_NOT_SUPPORTED);
 	} else {
 		n = inquiry_vpd(t->lun, t->req.page, buf);
-		if (!n) {
-			sense_invalid_cdb(t, 2, -1);
-			end(t);
-			return;
-		}
+		if (!n)
+			return exec_cdb_field(2, -1);
 	}
-	if (spc_data_in(t, buf, n) == 0)
-		t->status = SAM_STAT_GOOD;
-	end(t);
+	return spc_reply(t, buf, n);
 }
 
 /* ---- REPORT LUNS / REQUEST SENSE -------------------------------------- */
 
-void spc_report_luns(struct tcq_task *t)
+struct exec_rc spc_report_luns(struct tcq_task *t)
 {
 	uint8_t buf[8 + SDEV_MAX_LUNS * 8];
 	const struct sdev *tg = task_dev(t);
@@ -286,23 +268,22 @@ void spc_report_luns(struct tcq_task *t)
 		}
 	}
 	put_be32(buf, n - 8);
-	if (spc_data_in(t, buf, n) == 0) {
-		t->status = SAM_STAT_GOOD;
-		/* SPC-4 6.33: the inventory is now known to this I_T nexus:
-		 * its REPORTED LUNS DATA HAS CHANGED is cleared on every
-		 * LUN, so a scan is not followed by one more per LUN. */
-		for (int i = 0; tg && i < sdev_nluns(tg); i++) {
-			struct lun *l = sdev_lun(tg, (uint64_t)i);
+	struct exec_rc rc = spc_data_in(t, buf, n);
+	if (exec_failed(rc))
+		return rc;
+	/* SPC-4 6.33: the inventory is now known to this I_T nexus: its
+	 * REPORTED LUNS DATA HAS CHANGED is cleared on every LUN, so a
+	 * scan is not followed by one more per LUN. */
+	for (int i = 0; tg && i < sdev_nluns(tg); i++) {
+		struct lun *l = sdev_lun(tg, (uint64_t)i);
 
-			if (l)
-				ua_clear_nexus(l, t->nexus,
-					       ASC_REPORTED_LUNS_CHANGED);
-		}
+		if (l)
+			ua_clear_nexus(l, t->nexus, ASC_REPORTED_LUNS_CHANGED);
 	}
-	end(t);
+	return exec_good(t);
 }
 
-void spc_request_sense(struct tcq_task *t)
+struct exec_rc spc_request_sense(struct tcq_task *t)
 {
 	struct taskset *ts = t->order.set;
 	struct sense_info si = { .key = SK_NO_SENSE, .bit = -1 };
@@ -324,9 +305,7 @@ void spc_request_sense(struct tcq_task *t)
 		si.sksv = si.progress_valid = true;
 	}
 	uint8_t n = sense_build(buf, t->req.flags & CDBF_DESC, &si);
-	if (spc_data_in(t, buf, n) == 0)
-		t->status = SAM_STAT_GOOD;
-	end(t);
+	return spc_reply(t, buf, n);
 }
 
 /* ---- MODE SENSE / MODE SELECT ----------------------------------------- */
@@ -405,7 +384,7 @@ static uint32_t mode_page(const struct lun *l, uint8_t code, int pc,
 	}
 }
 
-void spc_mode_sense(struct tcq_task *t)
+struct exec_rc spc_mode_sense(struct tcq_task *t)
 {
 	const struct lun *l = t->lun;
 	uint8_t buf[512];
@@ -414,21 +393,15 @@ void spc_mode_sense(struct tcq_task *t)
 	uint8_t page = t->req.page, sub = t->req.subpage;
 	uint32_t hl = ten ? 8 : 4, n;
 
-	if (pc == PC_SAVED) {
-		sense_set_field(t, ASC_SAVING_PARAMETERS_NOT_SUPPORTED, true,
-				2, 7);
-		end(t);
-		return;
-	}
+	if (pc == PC_SAVED)
+		return exec_field(ASC_SAVING_PARAMETERS_NOT_SUPPORTED, true, 2,
+				  7);
 	/* Subpages: the Logical Block Provisioning page (1Ch/02h) of a
 	 * LUN with provisioning counts; FFh: every subpage too. */
 	bool lbp_page = page == THIN_MODE_PAGE && sub == THIN_MODE_SUBPAGE;
 	if ((sub != 0 && sub != 0xff && !lbp_page) ||
-	    (lbp_page && !thin_supported(l))) {
-		sense_invalid_cdb(t, 3, -1);
-		end(t);
-		return;
-	}
+	    (lbp_page && !thin_supported(l)))
+		return exec_cdb_field(3, -1);
 	memset(buf, 0, hl);
 	n = hl;
 	if (!(t->req.flags & CDBF_DBD)) {
@@ -458,11 +431,8 @@ void spc_mode_sense(struct tcq_task *t)
 		n += thin_mode_page(l, pc, buf + n);
 	} else {
 		uint32_t pl = mode_page(l, page, pc, buf + n);
-		if (!pl) {
-			sense_invalid_cdb(t, 2, 5);
-			end(t);
-			return;
-		}
+		if (!pl)
+			return exec_cdb_field(2, 5);
 		n += pl;
 		if (page == THIN_MODE_PAGE && sub == 0xff)
 			n += thin_mode_page(l, pc, buf + n);
@@ -479,22 +449,21 @@ void spc_mode_sense(struct tcq_task *t)
 		buf[2] = dsp;
 		buf[3] = (uint8_t)bdl;
 	}
-	if (spc_data_in(t, buf, n) == 0)
-		t->status = SAM_STAT_GOOD;
-	end(t);
+	return spc_reply(t, buf, n);
 }
 
-static void bad_param(struct tcq_task *t, uint32_t byte, int bit)
+static struct exec_rc bad_param(uint32_t byte, int bit)
 {
-	sense_set_field(t, ASC_INVALID_FIELD_IN_PARAMETER_LIST, false,
-			(uint16_t)byte, bit);
+	return exec_param_field((uint16_t)byte, bit);
 }
 
 /* Validates the parameter list and applies it only when all of it is
  * acceptable (SPC-4 6.11: changeable bits only, known pages only). */
-static int mode_select_parse(struct tcq_task *t, const uint8_t *p,
-			     uint32_t len)
+static struct exec_rc mode_select_parse(struct tcq_task *t, const uint8_t *p,
+					uint32_t len)
 {
+	struct exec_rc list_len = exec_sense(SK_ILLEGAL_REQUEST,
+					     ASC_PARAMETER_LIST_LENGTH_ERROR);
 	struct lun *l = t->lun;
 	bool ten = t->req.opcode == SOP_MODE_SELECT_10;
 	uint32_t hl = ten ? 8 : 4, bdl, off;
@@ -502,58 +471,39 @@ static int mode_select_parse(struct tcq_task *t, const uint8_t *p,
 	uint8_t dsense = l->d_sense, qam = l->qam, qerr = l->qerr;
 	uint8_t tas = l->tas;
 
-	if (len < hl) {
-		sense_set(t, SK_ILLEGAL_REQUEST, ASC_PARAMETER_LIST_LENGTH_ERROR);
-		return -1;
-	}
+	if (len < hl)
+		return list_len;
 	bdl = ten ? get_be16(p + 6) : p[3];
 	uint32_t dsize = ten && (p[4] & 1) ? 16 : 8;
-	if (bdl % dsize || hl + bdl > len) {
-		sense_set(t, SK_ILLEGAL_REQUEST, ASC_PARAMETER_LIST_LENGTH_ERROR);
-		return -1;
-	}
+	if (bdl % dsize || hl + bdl > len)
+		return list_len;
 	for (off = hl; off < hl + bdl; off += dsize) {
 		uint32_t blen = dsize == 16 ? get_be32(p + off + 12)
 					    : get_be24(p + off + 5);
-		if (blen != l->block_size) {
-			bad_param(t, off + dsize - 3, -1);
-			return -1;
-		}
+		if (blen != l->block_size)
+			return bad_param(off + dsize - 3, -1);
 	}
 	while (off < len) {
 		uint8_t cur[32], chg[32];
-		if (off + 2 > len) {
-			sense_set(t, SK_ILLEGAL_REQUEST,
-				  ASC_PARAMETER_LIST_LENGTH_ERROR);
-			return -1;
-		}
+		if (off + 2 > len)
+			return list_len;
 		uint8_t code = p[off] & 0x3f;
-		if (p[off] & 0x40) {	/* SPF: no subpages here */
-			bad_param(t, off, 6);
-			return -1;
-		}
+		if (p[off] & 0x40)	/* SPF: no subpages here */
+			return bad_param(off, 6);
 		uint32_t pl = mode_page(l, code, PC_CURRENT, cur);
-		if (!pl) {
-			bad_param(t, off, 5);
-			return -1;
-		}
-		if (p[off + 1] != cur[1]) {
-			bad_param(t, off + 1, -1);
-			return -1;
-		}
-		if (off + pl > len) {
-			sense_set(t, SK_ILLEGAL_REQUEST,
-				  ASC_PARAMETER_LIST_LENGTH_ERROR);
-			return -1;
-		}
+		if (!pl)
+			return bad_param(off, 5);
+		if (p[off + 1] != cur[1])
+			return bad_param(off + 1, -1);
+		if (off + pl > len)
+			return list_len;
 		mode_page(l, code, PC_CHANGEABLE, chg);
 		const uint8_t *np = p + off;
 		for (uint32_t i = 2; i < pl; i++) {
 			uint8_t diff = (np[i] ^ cur[i]) & ~chg[i];
-			if (diff) {
-				bad_param(t, off + i, 31 - __builtin_clz(diff));
-				return -1;
-			}
+			if (diff)
+				return bad_param(off + i,
+						 31 - __builtin_clz(diff));
 		}
 		if (code == MP_CACHING) {
 			wce = np[2] & 0x04;
@@ -561,10 +511,8 @@ static int mode_select_parse(struct tcq_task *t, const uint8_t *p,
 			dsense = (np[2] & 0x04) ? 1 : 0;
 			qam = np[3] >> 4;
 			qerr = (np[3] >> 1) & 3;
-			if (qerr == 2) {	/* 10b is reserved */
-				bad_param(t, off + 3, 2);
-				return -1;
-			}
+			if (qerr == 2)	/* 10b is reserved */
+				return bad_param(off + 3, 2);
 			swp = np[4] & 0x08;
 			tas = (np[5] & 0x40) ? 1 : 0;
 		} else if (code == MP_RW_ERROR) {
@@ -587,25 +535,20 @@ static int mode_select_parse(struct tcq_task *t, const uint8_t *p,
 	/* SPC-4 6.11: the other I_T nexuses learn of it by a UA. */
 	if (changed)
 		ua_establish_others(l, t->nexus, ASC_MODE_PARAMETERS_CHANGED);
-	return 0;
+	return EXEC_OK;
 }
 
-void spc_mode_select(struct tcq_task *t)
+struct exec_rc spc_mode_select(struct tcq_task *t)
 {
 	uint32_t len = t->req.data_out_len;
+	struct exec_rc rc;
 
-	if (len == 0) {
-		good(t);
-		return;
-	}
-	if (!t->buf || t->buf_len < len) {
-		sense_set(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		end(t);
-		return;
-	}
-	if (mode_select_parse(t, t->buf, len) == 0)
-		t->status = SAM_STAT_GOOD;
-	end(t);
+	if (len == 0)
+		return exec_good(t);
+	if (!t->buf || t->buf_len < len)
+		return exec_target_failure();
+	rc = mode_select_parse(t, t->buf, len);
+	return exec_failed(rc) ? rc : exec_good(t);
 }
 
 /* ---- REPORT SUPPORTED OPERATION CODES --------------------------------- */

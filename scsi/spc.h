@@ -1,25 +1,30 @@
-/* SPC-4 primary commands, emulated: they complete before returning. */
+/* SPC-4 primary commands, emulated: they complete before returning
+ * (scsi/exec.h). */
 #ifndef TCQ_SPC_H
 #define TCQ_SPC_H
 #include <stdint.h>
+#include "scsi/exec.h"
 #include "scsi/task.h"
 
-void spc_test_unit_ready(struct tcq_task *t);
-void spc_inquiry(struct tcq_task *t);
-void spc_request_sense(struct tcq_task *t);
-void spc_report_luns(struct tcq_task *t);
-void spc_mode_sense(struct tcq_task *t);
-void spc_mode_select(struct tcq_task *t);
+struct exec_rc spc_test_unit_ready(struct tcq_task *t);
+struct exec_rc spc_inquiry(struct tcq_task *t);
+struct exec_rc spc_request_sense(struct tcq_task *t);
+struct exec_rc spc_report_luns(struct tcq_task *t);
+struct exec_rc spc_mode_sense(struct tcq_task *t);
+struct exec_rc spc_mode_select(struct tcq_task *t);
 /* LOG SENSE (scsi/spc_log.c). */
-void spc_log_sense(struct tcq_task *t);
-void spc_good(struct tcq_task *t);	/* START STOP UNIT, PREVENT ALLOW */
+struct exec_rc spc_log_sense(struct tcq_task *t);
 
 /*
- * Returns len bytes of parameter data: truncated to the allocation length
- * (which becomes req.data_in_len) and to exp_len; allocates t->buf from
- * the buffer pool when the transport left it NULL. 0, or -1 (sense set).
+ * Puts len bytes of parameter data in t: truncated to the allocation
+ * length (which becomes req.data_in_len) and to exp_len; allocates t->buf
+ * from the buffer pool when the transport left it NULL. EXEC_OK, or the
+ * failure when there is no buffer.
  */
-int spc_data_in(struct tcq_task *t, const void *data, uint32_t len);
+struct exec_rc spc_data_in(struct tcq_task *t, const void *data,
+			   uint32_t len);
+/* spc_data_in, then t completes with GOOD: an emulated command's end. */
+struct exec_rc spc_reply(struct tcq_task *t, const void *data, uint32_t len);
 
 /* Largest transfer a command to l may ask for, in blocks (0: no
  * limit): its device's max_xfer_len. */

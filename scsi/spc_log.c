@@ -19,10 +19,10 @@
 #include <string.h>
 #include "tcq/byteorder.h"
 #include "tcq/scsi_proto.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
-#include "scsi/taskset.h"
 #include "scsi/thin.h"
 
 #define LP_SUPPORTED 0x00
@@ -35,12 +35,6 @@
  * shared with others (a file system holds other files). */
 #define SCOPE_DEDICATED 0x01
 #define SCOPE_SHARED 0x02
-
-static void fail_cdb(struct tcq_task *t, uint16_t byte, int bit)
-{
-	sense_invalid_cdb(t, byte, bit);
-	taskset_complete(t);
-}
 
 /* One resource count parameter (12 bytes) at p. */
 static uint32_t lbp_param(uint8_t *p, uint16_t code, uint32_t count,
@@ -55,7 +49,7 @@ static uint32_t lbp_param(uint8_t *p, uint16_t code, uint32_t count,
 	return 12;
 }
 
-void spc_log_sense(struct tcq_task *t)
+struct exec_rc spc_log_sense(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
 	uint8_t buf[64];
@@ -67,10 +61,8 @@ void spc_log_sense(struct tcq_task *t)
 	memset(buf, 0, sizeof(buf));
 	if (page == LP_SUPPORTED && (sub == 0 || sub == LP_ALL_SUBPAGES)) {
 		/* No parameters: any pointer is past the largest code. */
-		if (ptr) {
-			fail_cdb(t, 5, -1);
-			return;
-		}
+		if (ptr)
+			return exec_cdb_field(5, -1);
 		buf[1] = sub;
 		if (sub == 0) {
 			buf[n++] = LP_SUPPORTED;
@@ -90,30 +82,20 @@ void spc_log_sense(struct tcq_task *t)
 	} else if (page == LP_LBP && lbp && sub == 0) {
 		uint32_t used, avail;
 
-		if (ptr > 2) {
-			fail_cdb(t, 5, -1);
-			return;
-		}
-		if (thin_counts(l, &used, &avail) < 0) {
-			sense_set(t, SK_HARDWARE_ERROR,
-				  ASC_INTERNAL_TARGET_FAILURE);
-			taskset_complete(t);
-			return;
-		}
+		if (ptr > 2)
+			return exec_cdb_field(5, -1);
+		if (thin_counts(l, &used, &avail) < 0)
+			return exec_target_failure();
 		buf[0] = 0x80 | LP_LBP;		/* DS: not saved */
 		/* Parameters from the one the pointer names, in order. */
 		if (ptr <= 1)
 			n += lbp_param(buf + n, 1, avail, SCOPE_SHARED);
 		n += lbp_param(buf + n, 2, used, SCOPE_DEDICATED);
 	} else if (page == LP_SUPPORTED || (page == LP_LBP && lbp)) {
-		fail_cdb(t, 3, -1);		/* no such subpage */
-		return;
+		return exec_cdb_field(3, -1);	/* no such subpage */
 	} else {
-		fail_cdb(t, 2, 5);		/* no such page */
-		return;
+		return exec_cdb_field(2, 5);	/* no such page */
 	}
 	put_be16(buf + 2, (uint16_t)(n - 4));	/* PAGE LENGTH */
-	if (spc_data_in(t, buf, n) == 0)
-		t->status = SAM_STAT_GOOD;
-	taskset_complete(t);
+	return spc_reply(t, buf, n);
 }

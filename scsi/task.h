@@ -16,6 +16,7 @@
 
 #define TASK_CDB_MAX 260	/* 16 in the BHS + extended CDB AHS */
 
+struct exec_rc;
 struct lun;
 struct opc_entry;
 struct sdev;
@@ -75,6 +76,9 @@ struct task_exec {
 	void *buf;			/* scratch buffer (bufpool), or NULL */
 	uint32_t buf_len;
 	uint64_t pos;			/* progress of a chunked command */
+	/* The step a backend completion or a range grant runs next
+	 * (sbc_step, scsi/sbc_priv.h). */
+	struct exec_rc (*next)(struct tcq_task *t);
 };
 
 /* An LBA range lock held or waited for (scsi/sbc_lock.c). */

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "tcq/scsi_proto.h"
 #include "scsi/lun.h"
+#include "scsi/opcodes.h"
 #include "scsi/pr.h"
 #include "scsi/sense.h"
 #include "scsi/thin.h"
@@ -84,12 +85,13 @@ bool ua_take(struct taskset *ts, struct sense_info *si)
 bool ua_check(struct taskset *ts, struct tcq_task *t)
 {
 	struct sense_info si;
-	uint8_t op = t->cdb_len ? t->cdb[0] : 0xff;
+	/* A CDB that did not decode has no row: its opcode's stands in. */
+	const struct opc_entry *e = t->req.cmd ? t->req.cmd :
+				    t->cdb_len ? opc_first(t->cdb[0]) : NULL;
 
-	/* SAM-5 5.14: these three run while a UA is pending; REQUEST
-	 * SENSE takes the UA itself (spc_request_sense). */
-	if (op == SOP_INQUIRY || op == SOP_REPORT_LUNS ||
-	    op == SOP_REQUEST_SENSE)
+	/* SAM-5 5.14: the rows that say so run while a UA is pending;
+	 * REQUEST SENSE takes the UA itself (spc_request_sense). */
+	if (e && (e->flags & OPC_F_UA_OK))
 		return false;
 	if (!ua_take(ts, &si))
 		return false;

@@ -4,9 +4,10 @@
  * sense codes under lun->lock, mirrored by an atomic flag so that the
  * common case (nothing pending) costs one load at command arrival.
  *
- * Reporting: INQUIRY and REPORT LUNS run normally and leave the UA;
- * REQUEST SENSE returns it as its parameter data and clears it; any other
- * command ends in CHECK CONDITION, UNIT ATTENTION and clears it.
+ * Reporting: the rows of the command table with OPC_F_UA_OK run
+ * normally: INQUIRY and REPORT LUNS leave the UA, REQUEST SENSE returns
+ * it as its parameter data and clears it; any other command ends in
+ * CHECK CONDITION, UNIT ATTENTION and clears it.
  */
 #ifndef TCQ_UA_H
 #define TCQ_UA_H
@@ -32,8 +33,10 @@ static inline bool ua_pending(const struct taskset *ts)
 }
 
 /*
- * Arrival check for t (call only when ua_pending(ts)): when t must report
- * a UA, puts t in CHECK CONDITION with it, clears it and returns true.
+ * Arrival check for t (call only when ua_pending(ts)), after its CDB was
+ * decoded: when t's row (or its opcode's, for a CDB that did not decode)
+ * lacks OPC_F_UA_OK, puts t in CHECK CONDITION with the oldest UA, clears
+ * it and returns true.
  */
 bool ua_check(struct taskset *ts, struct tcq_task *t);
 

@@ -11,14 +11,14 @@
 #include "tcq/compiler.h"
 #include "tcq/scsi_proto.h"
 #include "tcq/reactor.h"
-#include "scsi/sdev.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
+#include "scsi/sdev.h"
 #include "scsi/sbc.h"
 #include "scsi/record.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
-#include "scsi/taskset.h"
 
 #define XC_HDR 16
 #define XC_TGT_LEN 32
@@ -75,11 +75,11 @@ struct xc_seg {
 	uint32_t blocks;
 };
 
-static void xc_abort(struct tcq_task *t, uint16_t asc)
+/* COPY ABORTED with asc, the copy's result recorded as failed. */
+static struct exec_rc xc_abort(struct tcq_task *t, uint16_t asc)
 {
 	xc_record(t, XCS_FAILED);
-	sense_set(t, SK_COPY_ABORTED, asc);
-	sbc_finish(t);
+	return exec_sense(SK_COPY_ABORTED, asc);
 }
 
 /* The LUN an identification target descriptor names, or NULL. */
@@ -105,99 +105,94 @@ static struct lun *xc_target_lun(struct tcq_task *t, const uint8_t *d)
 	return NULL;
 }
 
-/* Resolves segment number t->exec.pending; -1 with t completed if bad. */
-static int xc_segment(struct tcq_task *t, struct xc_seg *sg)
+/* Resolves segment number t->exec.pending into sg, or the failure. */
+static struct exec_rc xc_segment(struct tcq_task *t, struct xc_seg *sg)
 {
 	const uint8_t *p = t->buf;
 	uint32_t tdl = get_be16(p + 2);
 	const uint8_t *d = p + XC_HDR + tdl + (size_t)XC_B2B_LEN * t->exec.pending;
 	uint16_t si = get_be16(d + 4), di = get_be16(d + 6);
 
-	if (si >= tdl / XC_TGT_LEN || di >= tdl / XC_TGT_LEN) {
-		xc_abort(t, ASC_COPY_TARGET_DEVICE_NOT_REACHABLE);
-		return -1;
-	}
+	if (si >= tdl / XC_TGT_LEN || di >= tdl / XC_TGT_LEN)
+		return xc_abort(t, ASC_COPY_TARGET_DEVICE_NOT_REACHABLE);
 	sg->src = xc_target_lun(t, p + XC_HDR + XC_TGT_LEN * si);
 	sg->dst = xc_target_lun(t, p + XC_HDR + XC_TGT_LEN * di);
-	if (!sg->src || !sg->dst || !sg->src->bdev || !sg->dst->bdev) {
-		xc_abort(t, ASC_COPY_TARGET_DEVICE_NOT_REACHABLE);
-		return -1;
-	}
+	if (!sg->src || !sg->dst || !sg->src->bdev || !sg->dst->bdev)
+		return xc_abort(t, ASC_COPY_TARGET_DEVICE_NOT_REACHABLE);
 	sg->blocks = get_be16(d + 10);
 	sg->src_lba = get_be64(d + 12);
 	sg->dst_lba = get_be64(d + 20);
 	if (sg->src_lba > sg->src->nblocks ||
 	    sg->blocks > sg->src->nblocks - sg->src_lba ||
 	    sg->dst_lba > sg->dst->nblocks ||
-	    sg->blocks > sg->dst->nblocks - sg->dst_lba) {
-		xc_abort(t, ASC_NO_ADDITIONAL_SENSE);
-		return -1;
-	}
+	    sg->blocks > sg->dst->nblocks - sg->dst_lba)
+		return xc_abort(t, ASC_NO_ADDITIONAL_SENSE);
 	if (sg->dst->read_only || sg->dst->swp) {
 		xc_record(t, XCS_FAILED);
-		sbc_fail(t, SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
-		return -1;
+		return exec_sense(SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
 	}
-	return 0;
+	return EXEC_OK;
 }
 
-static void xc_io(struct tcq_task *t, struct lun *l, enum bdev_op op,
-		  uint64_t off, uint64_t len, void (*done)(struct bdev_io *))
+/* One I/O of the copy to LUN l (the source or the destination), through
+ * t->exec.io; then(t) runs once it completed (sbc_io_done). */
+static struct exec_rc xc_io(struct tcq_task *t, struct lun *l,
+			    enum bdev_op op, uint64_t off, uint64_t len,
+			    sbc_step *then)
 {
 	struct bdev_io *io = &t->exec.io;
 	struct bdev_queue *q = bdev_queue_get(l->bdev, reactor_self());
 
-	if (!q) {
-		xc_abort(t, ASC_COPY_TARGET_DEVICE_NOT_REACHABLE);
-		return;
-	}
+	if (!q)
+		return xc_abort(t, ASC_COPY_TARGET_DEVICE_NOT_REACHABLE);
 	memset(io, 0, sizeof(*io));
 	io->op = op;
 	io->flags = op == BDEV_WRITE && !l->write_cache ? BDEV_FUA : 0;
 	io->offset = off;
 	io->len = len;
 	io->buf = t->exec.buf;
-	io->done = done;
+	io->done = sbc_io_done;
 	io->ctx = t;
+	t->exec.next = then;
 	list_init(&io->node);
 	if (op == BDEV_WRITE)
 		record_write(l, t, io);	/* the crash lab's, when recording */
 	bdev_submit(q, io);
+	return EXEC_OK;
 }
 
-static void xc_step(struct tcq_task *t);
+static struct exec_rc xc_step(struct tcq_task *t);
 
-static void xc_write_done(struct bdev_io *io)
+static struct exec_rc xc_write_done(struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
+	const struct bdev_io *io = &t->exec.io;
 
-	if (io->result) {
-		xc_abort(t, ASC_NO_ADDITIONAL_SENSE);
-		return;
-	}
+	if (io->result)
+		return xc_abort(t, ASC_NO_ADDITIONAL_SENSE);
 	t->exec.pos += io->len;
 	t->req.lba += io->len;
-	xc_step(t);
+	return xc_step(t);
 }
 
-static void xc_read_done(struct bdev_io *io)
+static struct exec_rc xc_read_done(struct tcq_task *t)
 {
-	struct tcq_task *t = io->ctx;
+	const struct bdev_io *io = &t->exec.io;
 	struct xc_seg sg;
+	struct exec_rc rc;
 
-	if (io->result) {
-		xc_abort(t, ASC_NO_ADDITIONAL_SENSE);
-		return;
-	}
-	if (xc_segment(t, &sg))
-		return;
+	if (io->result)
+		return xc_abort(t, ASC_NO_ADDITIONAL_SENSE);
+	rc = xc_segment(t, &sg);
+	if (exec_failed(rc))
+		return rc;
 	uint64_t done = t->req.lba;	/* bytes of this segment copied */
-	xc_io(t, sg.dst, BDEV_WRITE, sg.dst_lba * sg.dst->block_size + done,
-	      io->len, xc_write_done);
+	return xc_io(t, sg.dst, BDEV_WRITE,
+		     sg.dst_lba * sg.dst->block_size + done, io->len,
+		     xc_write_done);
 }
 
 /* Next chunk of the current segment (t->req.lba: bytes done in it). */
-static void xc_step(struct tcq_task *t)
+static struct exec_rc xc_step(struct tcq_task *t)
 {
 	const uint8_t *p = t->buf;
 	uint32_t nseg = (uint32_t)(get_be32(p + 8) / XC_B2B_LEN);
@@ -206,113 +201,94 @@ static void xc_step(struct tcq_task *t)
 	for (;;) {
 		if (t->exec.pending >= nseg) {
 			xc_record(t, XCS_OK);
-			t->status = SAM_STAT_GOOD;
-			sbc_finish(t);
-			return;
+			return exec_good(t);
 		}
-		if (xc_segment(t, &sg))
-			return;
+		struct exec_rc rc = xc_segment(t, &sg);
+		if (exec_failed(rc))
+			return rc;
 		uint64_t total = (uint64_t)sg.blocks * sg.src->block_size;
 		if (t->req.lba < total) {
 			uint64_t n = MIN(total - t->req.lba,
 					 (uint64_t)t->exec.buf_len);
-			xc_io(t, sg.src, BDEV_READ,
-			      sg.src_lba * sg.src->block_size + t->req.lba, n,
-			      xc_read_done);
-			return;
+			return xc_io(t, sg.src, BDEV_READ,
+				     sg.src_lba * sg.src->block_size +
+				     t->req.lba, n, xc_read_done);
 		}
 		t->exec.pending++;	/* segment done */
 		t->req.lba = 0;
 	}
 }
 
-static void bad_list_len(struct tcq_task *t)
-{
-	sbc_fail(t, SK_ILLEGAL_REQUEST, ASC_PARAMETER_LIST_LENGTH_ERROR);
-}
-
-void sbc_extended_copy(struct tcq_task *t)
+/* The parameter list (SPC-4 6.3.x): header, identification target
+ * descriptors, block-to-block segment descriptors, no inline data. */
+static struct exec_rc xc_check_list(const struct tcq_task *t)
 {
 	uint32_t len = t->req.data_out_len;
 	const uint8_t *p = t->buf;
+	struct exec_rc list_len = exec_sense(SK_ILLEGAL_REQUEST,
+					     ASC_PARAMETER_LIST_LENGTH_ERROR);
 
-	if (len == 0) {		/* no copy requested: not an error */
-		t->status = SAM_STAT_GOOD;
-		sbc_finish(t);
-		return;
-	}
-	if (!p || t->buf_len < len) {
-		sbc_fail(t, SK_HARDWARE_ERROR, ASC_INTERNAL_TARGET_FAILURE);
-		return;
-	}
-	if (len < XC_HDR || len > XC_HDR + XC_MAX_LIST) {
-		bad_list_len(t);
-		return;
-	}
+	if (len < XC_HDR || len > XC_HDR + XC_MAX_LIST)
+		return list_len;
 	uint32_t tdl = get_be16(p + 2), sdl = get_be32(p + 8);
 	uint32_t inl = get_be32(p + 12);
-	if ((uint64_t)XC_HDR + tdl + sdl + inl > len) {
-		bad_list_len(t);
-		return;
-	}
-	if (inl) {		/* no inline data segments here */
-		sense_set_field(t, ASC_INVALID_FIELD_IN_PARAMETER_LIST, false,
-				12, -1);
-		sbc_finish(t);
-		return;
-	}
-	if (tdl % XC_TGT_LEN) {
-		sense_set_field(t, ASC_INVALID_FIELD_IN_PARAMETER_LIST, false,
-				2, -1);
-		sbc_finish(t);
-		return;
-	}
-	if (tdl / XC_TGT_LEN > XC_MAX_TGT) {
-		sbc_fail(t, SK_ILLEGAL_REQUEST, ASC_TOO_MANY_TARGET_DESCRIPTORS);
-		return;
-	}
+	if ((uint64_t)XC_HDR + tdl + sdl + inl > len)
+		return list_len;
+	if (inl)		/* no inline data segments here */
+		return exec_param_field(12, -1);
+	if (tdl % XC_TGT_LEN)
+		return exec_param_field(2, -1);
+	if (tdl / XC_TGT_LEN > XC_MAX_TGT)
+		return exec_sense(SK_ILLEGAL_REQUEST,
+				  ASC_TOO_MANY_TARGET_DESCRIPTORS);
 	for (uint32_t off = 0; off < tdl; off += XC_TGT_LEN)
-		if (p[XC_HDR + off] != XC_TGT_IDENT) {
-			sbc_fail(t, SK_ILLEGAL_REQUEST,
-				 ASC_UNSUPPORTED_TARGET_DESCRIPTOR_TYPE);
-			return;
-		}
+		if (p[XC_HDR + off] != XC_TGT_IDENT)
+			return exec_sense(SK_ILLEGAL_REQUEST,
+				ASC_UNSUPPORTED_TARGET_DESCRIPTOR_TYPE);
 	/* Segment descriptors: every one must be block-to-block. */
 	uint32_t nseg = 0;
 	for (uint32_t off = 0; off < sdl; nseg++) {
 		const uint8_t *d = p + XC_HDR + tdl + off;
-		if (sdl - off < 4) {
-			bad_list_len(t);
-			return;
-		}
-		if (d[0] != XC_SEG_B2B) {
-			sbc_fail(t, SK_ILLEGAL_REQUEST,
-				 ASC_UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE);
-			return;
-		}
+		if (sdl - off < 4)
+			return list_len;
+		if (d[0] != XC_SEG_B2B)
+			return exec_sense(SK_ILLEGAL_REQUEST,
+				ASC_UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE);
 		if (get_be16(d + 2) != XC_B2B_LEN - 4 ||
-		    sdl - off < XC_B2B_LEN) {
-			bad_list_len(t);
-			return;
-		}
+		    sdl - off < XC_B2B_LEN)
+			return list_len;
 		off += XC_B2B_LEN;
 	}
-	if (nseg > XC_MAX_SEG) {
-		sbc_fail(t, SK_ILLEGAL_REQUEST,
-			 ASC_TOO_MANY_SEGMENT_DESCRIPTORS);
-		return;
-	}
-	if (sbc_xbuf(t, SBC_WS_CHUNK))
-		return;
+	if (nseg > XC_MAX_SEG)
+		return exec_sense(SK_ILLEGAL_REQUEST,
+				  ASC_TOO_MANY_SEGMENT_DESCRIPTORS);
+	return EXEC_OK;
+}
+
+struct exec_rc sbc_extended_copy(struct tcq_task *t)
+{
+	uint32_t len = t->req.data_out_len;
+	struct exec_rc rc;
+
+	if (len == 0)		/* no copy requested: not an error */
+		return exec_good(t);
+	if (!t->buf || t->buf_len < len)
+		return exec_target_failure();
+	rc = xc_check_list(t);
+	if (exec_failed(rc))
+		return rc;
+	rc = sbc_xbuf(t, SBC_WS_CHUNK);
+	if (exec_failed(rc))
+		return rc;
 	t->exec.pending = 0;	/* segments done */
 	t->exec.pos = 0;		/* bytes copied */
 	t->req.lba = 0;		/* bytes of the current segment copied */
-	xc_step(t);
+	return xc_step(t);
 }
 
 /* ---- RECEIVE COPY RESULTS --------------------------------------------- */
 
-static void rcr_op_params(struct tcq_task *t)
+static struct exec_rc rcr_op_params(struct tcq_task *t)
 {
 	uint8_t b[46];
 
@@ -328,12 +304,10 @@ static void rcr_op_params(struct tcq_task *t)
 	b[43] = 2;				/* implemented descriptors: */
 	b[44] = XC_SEG_B2B;
 	b[45] = XC_TGT_IDENT;
-	if (spc_data_in(t, b, sizeof(b)) == 0)
-		t->status = SAM_STAT_GOOD;
-	sbc_finish(t);
+	return spc_reply(t, b, sizeof(b));
 }
 
-static void rcr_copy_status(struct tcq_task *t)
+static struct exec_rc rcr_copy_status(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
 	struct sbc_lun *s = l->sbc;
@@ -349,10 +323,8 @@ static void rcr_copy_status(struct tcq_task *t)
 		}
 		pthread_mutex_unlock(&l->lock);
 	}
-	if (!f) {		/* no such list identifier held */
-		sbc_fail_cdb(t, 2, -1);
-		return;
-	}
+	if (!f)			/* no such list identifier held */
+		return exec_cdb_field(2, -1);
 	memset(b, 0, sizeof(b));
 	put_be32(b, 8);
 	b[4] = r.status;
@@ -365,15 +337,12 @@ static void rcr_copy_status(struct tcq_task *t)
 		put_be32(b + 8, (uint32_t)MIN(r.bytes >> 20,
 					      (uint64_t)UINT32_MAX));
 	}
-	if (spc_data_in(t, b, sizeof(b)) == 0)
-		t->status = SAM_STAT_GOOD;
-	sbc_finish(t);
+	return spc_reply(t, b, sizeof(b));
 }
 
-void sbc_receive_copy_results(struct tcq_task *t)
+struct exec_rc sbc_receive_copy_results(struct tcq_task *t)
 {
 	if (t->req.sa == RCR_OPERATING_PARAMS)
-		rcr_op_params(t);
-	else
-		rcr_copy_status(t);
+		return rcr_op_params(t);
+	return rcr_copy_status(t);
 }

@@ -383,7 +383,9 @@ uint8_t *cmd_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 
 		w->unsol_max = s->params.initial_r2t ? dlen :
 			       MIN(s->params.first_burst, pc.edtl);
-		if (pc.edtl > tcqd->set.max_xfer_len) {
+		/* The device's limit, which its Block Limits page reports
+		 * (never 0 in tcqd: max_transfer_length is at least 4K). */
+		if (pc.edtl > s->target->dev.max_xfer_len) {
 			/* answered at dispatch */
 			cmd->failed_early = true;
 		} else if (pc.edtl) {

@@ -87,7 +87,9 @@ struct tcq_settings {
 	uint32_t nop_interval_s;	/* ping an idle initiator; 0: never */
 	uint32_t nop_timeout_s;		/* drop when a ping goes unanswered */
 	uint32_t login_timeout_s;
-	uint32_t max_xfer_len;		/* largest transfer one command may ask */
+	uint32_t max_xfer_len;		/* max_transfer_length: only builds each
+					 * target's sdev.max_xfer_len, the one
+					 * the device server and cmd.c read */
 	int threads;			/* reactors; 0: number of CPUs */
 	bool header_digest_allowed, data_digest_allowed;
 	/* security and limits (target/auth.c, target/login.c) */

@@ -125,6 +125,7 @@ struct bdev *harness_mem_bdev(uint64_t size, uint32_t caw_blocks,
 struct cmd {
 	struct tcq_task t;
 	bool done;
+	unsigned ndone;			/* times done() came: once, always */
 	unsigned done_seq;		/* harness_seq when it ended */
 	struct taskset *ts;
 	struct list_node node;		/* on the fixture's list */

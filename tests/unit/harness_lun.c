@@ -92,6 +92,7 @@ static void task_done(struct tcq_task *t)
 	struct cmd *c = (struct cmd *)t;
 
 	c->done = true;
+	c->ndone++;
 	c->done_seq = ++harness_seq;
 	reactor_stop(reactor_self());
 }

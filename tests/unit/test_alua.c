@@ -438,12 +438,14 @@ START_TEST(config_keys)
 }
 END_TEST
 
-/* cfg_build: identity and ALUA reach the target and its LUNs. */
+/* cfg_build: identity, ALUA and the transfer limit (its one home, the
+ * target's sdev) reach the target and its LUNs. */
 START_TEST(config_build)
 {
 	struct cfg c;
 	static const char text[] =
 		"[global]\nlisten = 127.0.0.1:0\n"
+		"max_transfer_length = 64K\n"
 		"[target " T1 "]\n"
 		"tpg_id = 3\n"
 		"rel_port_id = 3\n"
@@ -462,6 +464,7 @@ START_TEST(config_build)
 	struct target *t = d->targets[0];
 	struct lun *l = t->dev.luns[0];
 	ck_assert_uint_eq(t->dev.tpgt, 3);		/* from rel_port_id */
+	ck_assert_uint_eq(t->dev.max_xfer_len, 65536);
 	ck_assert_uint_eq(d->portals[0]->tpgt, 3);
 	ck_assert_uint_eq(l->tpg_id, 3);
 	ck_assert_uint_eq(l->rel_port_id, 3);

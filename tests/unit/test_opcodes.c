@@ -7,12 +7,14 @@
 #include "tcq/byteorder.h"
 #include "tcq/scsi_proto.h"
 #include "scsi/cdb.h"
+#include "scsi/exec.h"
 #include "scsi/lun.h"
 #include "scsi/opcodes.h"
 #include "scsi/rsoc.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
 #include "tests/unit/harness.h"
+#include "tests/unit/opc_util.h"
 
 static uint8_t buf[OPC_REPORT_MAX + 64];
 static struct sense_info err;
@@ -360,7 +362,11 @@ static struct tcq_task *run_rsoc(uint8_t byte2, uint8_t op, uint16_t sa,
 		sense_set_si(&t, &si);
 		return &t;
 	}
-	rsoc_report_supported_opcodes(&t);
+	/* As lun_execute does: a failure the executor returns completes
+	 * the task (scsi/exec.h). */
+	struct exec_rc rc = rsoc_report_supported_opcodes(&t);
+	if (exec_failed(rc))
+		exec_fail(&t, rc);
 	ck_assert_int_eq(done_calls, 1);
 	return &t;
 }
@@ -417,29 +423,6 @@ START_TEST(rsoc_executor_answers_and_cuts_to_allocation_length)
 }
 END_TEST
 
-/* One CDB for row e: opcode, service action, the low byte of each field
- * of several bytes (a length, an LBA) set to 8; with flags also every
- * other usage bit, a one-byte field (page code, count) set to 1. */
-static void row_cdb(const struct opc_entry *e, bool flags, uint8_t *cdb)
-{
-	memset(cdb, 0, OPC_CDB_MAX);
-	for (unsigned b = 1; b + 1 < e->cdb_len; b++) {
-		bool ff = e->usage[b] == 0xff;
-		bool run = ff && (e->usage[b - 1] == 0xff ||
-				  e->usage[b + 1] == 0xff);
-
-		if (run && e->usage[b + 1] != 0xff)
-			cdb[b] = 8;	/* the field's least significant byte */
-		else if (flags && ff && !run)
-			cdb[b] = 1;
-		else if (flags && !ff)
-			cdb[b] = e->usage[b];
-	}
-	cdb[0] = e->op;
-	if (e->flags & OPC_F_SA)
-		cdb[1] = (uint8_t)((cdb[1] & 0xe0) | e->sa);
-}
-
 /* Every row decodes to itself (so dispatch runs its executor), and moves
  * data only in its direction: some CDB of an IN or OUT row moves data
  * that way, no CDB moves data the other way, a NONE row moves none. */
@@ -486,49 +469,54 @@ END_TEST
 /* Permission classes, written from the standards rather than from the
  * table: SPC-4 5.13.1 table 66 and SBC-3 table 13 (reservations), SPC-4
  * 5.15.2.4.4 and 5.15.2.4.5 (ALUA standby, unavailable), SBC-3 4.11
- * (commands allowed during a sanitize). */
+ * (commands allowed during a sanitize), SAM-5 5.14 (commands that run
+ * while a unit attention is pending). */
 struct spec_row {
 	uint8_t op, sa, resv;
-	bool standby, unavailable, sanitizing;
+	bool standby, unavailable, sanitizing, ua;
 };
 
 static const struct spec_row spec_rows[] = {
-	{ SOP_INQUIRY, 0, OPC_RESV_ALLOWED, true, true, true },
-	{ SOP_REPORT_LUNS, 0, OPC_RESV_ALLOWED, true, true, true },
-	{ SOP_REQUEST_SENSE, 0, OPC_RESV_ALLOWED, true, true, true },
+	{ SOP_INQUIRY, 0, OPC_RESV_ALLOWED, true, true, true, true },
+	{ SOP_REPORT_LUNS, 0, OPC_RESV_ALLOWED, true, true, true, true },
+	{ SOP_REQUEST_SENSE, 0, OPC_RESV_ALLOWED, true, true, true, true },
 	{ SOP_MAINTENANCE_IN, MI_REPORT_TARGET_PORT_GROUPS,
-	  OPC_RESV_ALLOWED, true, true, true },
+	  OPC_RESV_ALLOWED, true, true, true, false },
 	{ SOP_MAINTENANCE_IN, MI_REPORT_SUPPORTED_OPCODES,
-	  OPC_RESV_ALLOWED, true, true, true },
-	{ SOP_TEST_UNIT_READY, 0, OPC_RESV_ALLOWED, false, false, false },
-	{ SOP_READ_CAPACITY_10, 0, OPC_RESV_ALLOWED, false, false, false },
+	  OPC_RESV_ALLOWED, true, true, true, false },
+	{ SOP_TEST_UNIT_READY, 0, OPC_RESV_ALLOWED,
+	  false, false, false, false },
+	{ SOP_READ_CAPACITY_10, 0, OPC_RESV_ALLOWED,
+	  false, false, false, false },
 	{ SOP_SERVICE_ACTION_IN_16, SAI_READ_CAPACITY_16, OPC_RESV_ALLOWED,
-	  false, false, false },
-	{ SOP_PERSISTENT_RESERVE_IN, 0, OPC_RESV_ALLOWED, true, false, false },
+	  false, false, false, false },
+	{ SOP_PERSISTENT_RESERVE_IN, 0, OPC_RESV_ALLOWED,
+	  true, false, false, false },
 	{ SOP_PERSISTENT_RESERVE_OUT, 1, OPC_RESV_ALLOWED, true, false,
-	  false },
+	  false, false },
 	/* SPC-4 table 66: LOG SENSE is allowed under every reservation;
 	 * 5.15.2.4.4: it runs in the standby state. */
-	{ SOP_LOG_SENSE, 0, OPC_RESV_ALLOWED, true, false, false },
-	{ SOP_MODE_SENSE_6, 0, OPC_RESV_READ, true, false, false },
-	{ SOP_MODE_SENSE_10, 0, OPC_RESV_READ, true, false, false },
-	{ SOP_MODE_SELECT_10, 0, OPC_RESV_CONFLICT, true, false, false },
-	{ SOP_READ_10, 0, OPC_RESV_READ, false, false, false },
-	{ SOP_READ_16, 0, OPC_RESV_READ, false, false, false },
-	{ SOP_VERIFY_16, 0, OPC_RESV_READ, false, false, false },
-	{ SOP_PRE_FETCH_10, 0, OPC_RESV_READ, false, false, false },
+	{ SOP_LOG_SENSE, 0, OPC_RESV_ALLOWED, true, false, false, false },
+	{ SOP_MODE_SENSE_6, 0, OPC_RESV_READ, true, false, false, false },
+	{ SOP_MODE_SENSE_10, 0, OPC_RESV_READ, true, false, false, false },
+	{ SOP_MODE_SELECT_10, 0, OPC_RESV_CONFLICT, true, false, false, false },
+	{ SOP_READ_10, 0, OPC_RESV_READ, false, false, false, false },
+	{ SOP_READ_16, 0, OPC_RESV_READ, false, false, false, false },
+	{ SOP_VERIFY_16, 0, OPC_RESV_READ, false, false, false, false },
+	{ SOP_PRE_FETCH_10, 0, OPC_RESV_READ, false, false, false, false },
 	{ SOP_SERVICE_ACTION_IN_16, SAI_GET_LBA_STATUS, OPC_RESV_READ, false,
-	  false, false },
+	  false, false, false },
 	{ SOP_RECEIVE_COPY_RESULTS, RCR_COPY_STATUS, OPC_RESV_READ, false,
-	  false, false },
-	{ SOP_WRITE_10, 0, OPC_RESV_CONFLICT, false, false, false },
-	{ SOP_WRITE_16, 0, OPC_RESV_CONFLICT, false, false, false },
-	{ SOP_SYNC_CACHE_10, 0, OPC_RESV_CONFLICT, false, false, false },
-	{ SOP_WRITE_SAME_16, 0, OPC_RESV_CONFLICT, false, false, false },
-	{ SOP_UNMAP, 0, OPC_RESV_CONFLICT, false, false, false },
-	{ SOP_COMPARE_AND_WRITE, 0, OPC_RESV_CONFLICT, false, false, false },
+	  false, false, false },
+	{ SOP_WRITE_10, 0, OPC_RESV_CONFLICT, false, false, false, false },
+	{ SOP_WRITE_16, 0, OPC_RESV_CONFLICT, false, false, false, false },
+	{ SOP_SYNC_CACHE_10, 0, OPC_RESV_CONFLICT, false, false, false, false },
+	{ SOP_WRITE_SAME_16, 0, OPC_RESV_CONFLICT, false, false, false, false },
+	{ SOP_UNMAP, 0, OPC_RESV_CONFLICT, false, false, false, false },
+	{ SOP_COMPARE_AND_WRITE, 0, OPC_RESV_CONFLICT,
+	  false, false, false, false },
 	{ SOP_EXTENDED_COPY, XCOPY_LID1, OPC_RESV_CONFLICT, false, false,
-	  false },
+	  false, false },
 };
 
 START_TEST(rows_follow_the_standards_permissions)
@@ -548,6 +536,51 @@ START_TEST(rows_follow_the_standards_permissions)
 			      "%02x/%02x when unavailable", w->op, w->sa);
 		ck_assert_msg(!!(e->flags & OPC_F_SANITIZING) == w->sanitizing,
 			      "%02x/%02x during a sanitize", w->op, w->sa);
+		ck_assert_msg(!!(e->flags & OPC_F_UA_OK) == w->ua,
+			      "%02x/%02x with a unit attention pending",
+			      w->op, w->sa);
+	}
+}
+END_TEST
+
+/* The row of a block command knows where its block count is, as SBC-3
+ * lays it out (the usage data marks the whole field); no other row has
+ * one. */
+START_TEST(length_fields_follow_sbc)
+{
+	unsigned n;
+	const struct opc_entry *tab = opc_table(&n);
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct opc_entry *e = &tab[i];
+		const struct opc_len_spec *w = opc_len_spec(e->op);
+
+		ck_assert_msg(e->len_byte == (w ? w->byte : 0),
+			      "%02x/%02x: length field at %u, SBC says %u",
+			      e->op, e->sa, e->len_byte, w ? w->byte : 0);
+		for (unsigned b = 0; w && b < w->width; b++)
+			ck_assert_msg(e->usage[w->byte + b] == 0xff,
+				      "%02x: usage of byte %u", e->op,
+				      w->byte + b);
+	}
+}
+END_TEST
+
+/* SAM-5 5.14: INQUIRY, REPORT LUNS and REQUEST SENSE run while a unit
+ * attention is pending; every other command reports it. */
+START_TEST(only_three_commands_run_with_a_unit_attention)
+{
+	unsigned n;
+	const struct opc_entry *tab = opc_table(&n);
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct opc_entry *e = &tab[i];
+		bool three = e->op == SOP_INQUIRY || e->op == SOP_REPORT_LUNS ||
+			     e->op == SOP_REQUEST_SENSE;
+
+		ck_assert_msg(!!(e->flags & OPC_F_UA_OK) == three,
+			      "%02x/%02x: OPC_F_UA_OK %d", e->op, e->sa,
+			      !!(e->flags & OPC_F_UA_OK));
 	}
 }
 END_TEST
@@ -669,6 +702,8 @@ static Suite *suite(void)
 	harness_add(tc, rsoc_executor_answers_and_cuts_to_allocation_length);
 	harness_add(tc, rows_decode_to_themselves_in_their_direction);
 	harness_add(tc, rows_follow_the_standards_permissions);
+	harness_add(tc, only_three_commands_run_with_a_unit_attention);
+	harness_add(tc, length_fields_follow_sbc);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(absent_lun, absent_setup, absent_teardown);
 	harness_add(absent_lun,
