@@ -551,4 +551,5 @@ void ctl_stop(void)
 	ctl.fd = -1;
 	unlink(ctl.path);
 	ctl.running = false;
+	ctl_record_quiesce();	/* before the LUNs go */
 }

@@ -74,6 +74,8 @@ json_object *ctl_cmd_crash(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_record(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_mark(struct ctl_conn *cc, char **argv, int argc);
 void ctl_record_stats(struct lun *l, json_object *o);
+/* Waits until no record start copies a base (tcqd's stop). */
+void ctl_record_quiesce(void);
 json_object *ctl_cmd_stats(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_reset(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_metrics(struct ctl_conn *cc, char **argv, int argc);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,10 @@
 #include "target/target.h"
 
 #define STILL_POLL_MS 1
+
+/* Copy threads running: tcqd's stop waits for them (ctl_stop), so no LUN
+ * goes away under one. */
+static atomic_uint copying;
 #define STILL_WAIT_MS 30000	/* running tasks get this long to end */
 
 struct rec_op {
@@ -86,7 +91,16 @@ static void *copy_main(void *arg)
 
 		nanosleep(&ms, NULL);
 	}
+	atomic_fetch_sub(&copying, 1);
 	return NULL;
+}
+
+void ctl_record_quiesce(void)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	while (atomic_load(&copying))
+		nanosleep(&ms, NULL);
 }
 
 static int start_copy(struct rec_op *o)
@@ -100,7 +114,10 @@ static int start_copy(struct rec_op *o)
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);	/* tcqd's signals go to its signalfd */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	atomic_fetch_add(&copying, 1);
 	rc = pthread_create(&th, &attr, copy_main, o);
+	if (rc)
+		atomic_fetch_sub(&copying, 1);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	return rc ? -1 : 0;
