@@ -474,8 +474,7 @@ static void on_msg(void *arg, const void *buf, size_t len)
 		if (m->kind == PR_MSG_RESET) {
 			/* Another gateway reset the logical unit: every
 			 * nexus here gets the reset UA, tasks go. */
-			lun_reset(l);
-			tmf_abort_lun(l, NULL, NULL);
+			tmf_reset_lun_here(l);
 		}
 	}
 	free(m);

@@ -2,6 +2,9 @@
  * The crash lab's recorder (record.h): records into a ring under a lock,
  * a thread of its own writes the ring to the file.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_DIRECT */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -22,6 +25,11 @@
 #include "scsi/sdev.h"
 #include "scsi/task.h"
 
+/* The writer thread writes the ring in batches: this many bytes, or what
+ * came within this long of the first of them. */
+#define WRITER_BATCH (1u << 20)
+#define WRITER_DELAY_MS 10
+
 int record_lun_init(struct lun *l)
 {
 	struct recorder *r = calloc(1, sizeof(*r));
@@ -29,7 +37,15 @@ int record_lun_init(struct lun *l)
 	if (!r)
 		return -1;
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->cond, NULL);
+	{
+		pthread_condattr_t ca;
+
+		/* the writer's timed waits run on the monotonic clock */
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&r->cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	pthread_cond_init(&r->room, NULL);
 	r->fd = -1;
 	l->rec = r;
@@ -70,19 +86,70 @@ void *record_writer_main(void *arg)
 
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
-		size_t n;
+		size_t n, wn;
+		uint64_t off;
 		ssize_t w;
 
-		while (!r->len && !r->draining)
-			pthread_cond_wait(&r->cond, &r->lock);
-		if (!r->len)
-			break;	/* drained */
+		/* Waits for a batch (WRITER_BATCH bytes, or WRITER_DELAY_MS
+		 * after bytes came), so the file gets few large writes and the
+		 * data path rarely wakes this thread; at once when someone
+		 * waits for room or for the end. */
+		while (!r->draining && !r->waiters &&
+		       r->len < WRITER_BATCH) {
+			struct timespec until;
+
+			if (!r->len) {
+				pthread_cond_wait(&r->cond, &r->lock);
+				continue;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &until);
+			until.tv_nsec += WRITER_DELAY_MS * 1000000L;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			if (pthread_cond_timedwait(&r->cond, &r->lock,
+						   &until) == ETIMEDOUT)
+				break;
+		}
+		if (!r->len) {
+			if (r->draining)
+				break;	/* drained */
+			continue;
+		}
 		n = r->cap - r->tail < r->len ? r->cap - r->tail : r->len;
+		wn = n;
+		if (r->direct) {
+			/* whole blocks; the last piece padded (the bytes
+			 * past it are cut off at the end) */
+			if (r->draining && n == r->len)
+				wn = (n + RING_ALIGN - 1) / RING_ALIGN *
+				     RING_ALIGN;
+			else
+				wn = n = n / RING_ALIGN * RING_ALIGN;
+			if (!n)
+				continue;	/* a block's worth later */
+		}
+		off = r->file_off;
 		pthread_mutex_unlock(&r->lock);
-		w = write(r->fd, r->ring + r->tail, n);
+		w = pwrite(r->fd, r->ring + r->tail, wn, (off_t)off);
+		if (w < 0 && errno == EINVAL && r->direct) {
+			/* O_DIRECT refused after all: buffered from now */
+			int fl = fcntl(r->fd, F_GETFL);
+
+			if (fl >= 0 && fcntl(r->fd, F_SETFL, fl & ~O_DIRECT) == 0) {
+				pthread_mutex_lock(&r->lock);
+				r->direct = false;
+				continue;
+			}
+		}
 		pthread_mutex_lock(&r->lock);
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w > 0 && (size_t)w < wn && !r->direct)
+			n = (size_t)w;	/* the rest next time */
+		else if (w > 0 && (size_t)w < wn)
+			w = 0;		/* a short direct write: give up */
 		if (w <= 0) {
 			log_err("LUN %llu: recording %s: %s: recording ended",
 				(unsigned long long)l->id, r->path,
@@ -94,11 +161,16 @@ void *record_writer_main(void *arg)
 			pthread_cond_broadcast(&r->room);
 			break;
 		}
-		r->tail = (r->tail + (size_t)w) % r->cap;
-		r->len -= (size_t)w;
+		r->tail = (r->tail + n) % r->cap;
+		r->len -= n;
+		r->file_off += n;
 		if (r->waiters)
 			pthread_cond_broadcast(&r->room);
 	}
+	/* the padding of the last direct block goes */
+	if (r->direct && ftruncate(r->fd, (off_t)r->file_off) < 0)
+		log_err("recording %s: ftruncate: %s", r->path,
+			strerror(errno));
 	if (fsync(r->fd) < 0)
 		log_err("recording %s: fsync: %s", r->path, strerror(errno));
 	close(r->fd);
@@ -199,7 +271,11 @@ static bool append_locked(struct lun *l, struct recorder *r, size_t n)
 	r->seq++;
 	r->records++;
 	r->bytes += n;
-	pthread_cond_signal(&r->cond);
+	/* The writer is woken by the first bytes (it then waits for its
+	 * batch on a timer) and by a whole batch, not by every record. */
+	if (r->len == n ||
+	    (r->len >= WRITER_BATCH && r->len - n < WRITER_BATCH))
+		pthread_cond_signal(&r->cond);
 	return true;
 }
 

@@ -10,6 +10,7 @@
 struct lun;
 
 #define RING_MAX (64u << 20)	/* bytes waiting for the writer, at most */
+#define RING_ALIGN 4096		/* the writer's O_DIRECT unit */
 #define NEXUS_MAX 1024
 
 struct recorder {
@@ -20,6 +21,8 @@ struct recorder {
 	bool active;		/* records are taken */
 	bool writer_running;	/* its thread has not finished */
 	int fd;
+	bool direct;		/* fd is O_DIRECT: whole RING_ALIGN blocks */
+	uint64_t file_off;	/* where the ring's tail goes in the file */
 	char path[4096];
 	uint64_t seq, next_task, bytes, records, max;
 	uint64_t full_total;

@@ -3,6 +3,9 @@
  * content when recording begins) copied next to the recording, sparse,
  * the header, the writer thread; and the end.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_DIRECT */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -124,22 +127,36 @@ out:
 }
 
 /* The header of a new recording of l into fd. */
-static int write_header(struct lun *l, int fd, const char *base, bool zero)
+/* The header of a new recording of l into b (REC_HDR_MAX bytes): its
+ * length, or 0. */
+static size_t make_header(struct lun *l, uint8_t *b, const char *base,
+			  bool zero)
 {
 	struct rec_header h = { .block_size = l->block_size,
 				.nblocks = l->nblocks, .lun_id = l->id };
-	uint8_t b[REC_HDR_MAX];
 	struct timespec ts;
-	size_t n;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	h.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	h.flags = zero ? REC_HDR_BASE_ZERO : 0;
 	snprintf(h.target, sizeof(h.target), "%s", l->dev ? l->dev->name : "");
 	snprintf(h.base, sizeof(h.base), "%s", zero ? "" : base);
-	n = rec_put_header(b, sizeof(b), &h);
-	return n && pwrite_all(fd, b, n, 0) == 0 &&
-	       lseek(fd, (off_t)n, SEEK_SET) == (off_t)n ? (int)n : -1;
+	return rec_put_header(b, REC_HDR_MAX, &h);
+}
+
+/* The recording's file: O_DIRECT where the file system has it (the ring
+ * is written in whole aligned blocks, so no page cache is filled and
+ * copied), else buffered. */
+static int open_recording(const char *path, bool *direct)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+		      O_DIRECT, 0600);
+
+	*direct = fd >= 0;
+	if (fd < 0 && errno == EINVAL)
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  0600);
+	return fd;
 }
 
 int record_start(struct lun *l, const char *path, uint64_t max, char *err,
@@ -147,13 +164,16 @@ int record_start(struct lun *l, const char *path, uint64_t max, char *err,
 {
 	struct recorder *r = l->rec;
 	char base_path[4200], base_name[REC_NAME_MAX];
+	uint8_t hdr[REC_HDR_MAX];
+	bool direct;
+	size_t hl;
 	const char *slash = strrchr(path, '/');
 	pthread_attr_t attr;
 	sigset_t all, old;
 	int created;
 	pthread_t th;
 	bool zero;
-	int fd, hl;
+	int fd;
 
 	if (!l->bdev) {
 		snprintf(err, errlen, "LUN %llu has no medium to record",
@@ -179,15 +199,23 @@ int record_start(struct lun *l, const char *path, uint64_t max, char *err,
 	/* The header names the base as a file beside the recording. */
 	snprintf(base_name, sizeof(base_name), "%s.base",
 		 slash ? slash + 1 : path);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || (hl = write_header(l, fd, base_name, zero)) < 0) {
+	fd = open_recording(path, &direct);
+	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (!(hl = make_header(l, hdr, base_name, zero))) {
+		snprintf(err, errlen, "%s: the header does not fit", path);
 		goto fail;
 	}
 	pthread_mutex_lock(&r->lock);
 	r->max = max ? max : RECORD_MAX_DEFAULT;
-	r->cap = r->max < RING_MAX ? (size_t)r->max + 4096 : RING_MAX;
-	r->ring = malloc(r->cap);
+	r->cap = r->max < RING_MAX ? (size_t)r->max + 2 * RING_ALIGN : RING_MAX;
+	r->cap = (r->cap + RING_ALIGN - 1) / RING_ALIGN * RING_ALIGN;
+	if (posix_memalign((void **)&r->ring, RING_ALIGN, r->cap))
+		r->ring = NULL;
+	else	/* touched now, so no page fault costs the data path */
+		memset(r->ring, 0, r->cap);
 	if (!r->ring) {
 		pthread_mutex_unlock(&r->lock);
 		snprintf(err, errlen, "out of memory (%zu bytes of ring)",
@@ -195,10 +223,15 @@ int record_start(struct lun *l, const char *path, uint64_t max, char *err,
 		goto fail;
 	}
 	r->fd = fd;
+	r->direct = direct;
+	r->file_off = 0;
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	r->seq = r->next_task = r->records = 0;
 	r->bytes = (uint64_t)hl;
-	r->tail = r->len = 0;
+	/* the header goes first, through the ring like every record */
+	memcpy(r->ring, hdr, hl);
+	r->tail = 0;
+	r->len = hl;
 	r->nnexus = 0;
 	r->ended[0] = 0;
 	r->draining = false;

@@ -360,6 +360,20 @@ void tmf_abort_lun(struct lun *l, void (*done)(void *arg), void *arg)
 	run_start(run, false);
 }
 
+void tmf_reset_lun_here(struct lun *l)
+{
+	struct tmf_run *run = run_new(NULL, NULL, NULL, NULL);
+
+	if (!run) {
+		lun_reset(l);	/* the unit attentions at least */
+		log_err("LUN %llu: out of memory: the reset from another "
+			"gateway aborts no task", (unsigned long long)l->id);
+		return;
+	}
+	reset_lun(run, l, NULL);
+	run_start(run, false);
+}
+
 void tmf_abort_port(struct lun *l, const char *port, const void *except)
 {
 	struct tmf_run *run = run_new(NULL, NULL, NULL, NULL);

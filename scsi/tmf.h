@@ -73,10 +73,12 @@ void tmf_execute(struct tmf *m);
  *
  * tmf_abort_lun: every task of every nexus of l, as a reset does (TASK
  * ABORTED status where TAS=1); done(arg), if any, on the calling reactor
- * once they are gone. For a LUN removed by force and a reset through
- * another gateway (from its thread, done NULL).
+ * once they are gone. For a LUN removed by force.
  */
 void tmf_abort_lun(struct lun *l, void (*done)(void *arg), void *arg);
+/* A LOGICAL UNIT RESET of l that another gateway of its shared state ran
+ * (scsi/pr_store.c): the same reset as one asked here, not passed on. */
+void tmf_reset_lun_here(struct lun *l);
 /* PREEMPT AND ABORT: the tasks of the nexuses whose initiator port
  * matches port, but not of except. */
 void tmf_abort_port(struct lun *l, const char *port, const void *except);

@@ -12,6 +12,8 @@
  *   keys                   "KEYS k1 k2 ..." (hex) on GOOD
  *   resv                   "RESV KEY TYPE" or "RESV none" on GOOD
  *   write                  WRITE(10) of block 0
+ *   lunreset               LOGICAL UNIT RESET: "GOOD" on Function
+ *                          complete, else "TMF RESPONSE n"
  *   waitfile PATH          no command: waits (up to 60 s) for PATH
  *
  * One line per command: "GOOD" (or the KEYS / RESV line), "CONFLICT",
@@ -30,7 +32,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: prgw URL INITIATOR {tur, register SARK, "
 		"reserve KEY TYPE, preempt KEY SARK TYPE, clear KEY, keys, "
-		"resv, write, waitfile PATH}...\n");
+		"resv, write, lunreset, waitfile PATH}...\n");
 	return 2;
 }
 
@@ -170,6 +172,18 @@ int main(int argc, char **argv)
 				printf("GOOD\n");
 			if (t)
 				scsi_free_scsi_task(t);
+		} else if (!strcmp(c, "lunreset")) {
+			int r = iscsi_task_mgmt_lun_reset_sync(iscsi, lun);
+
+			if (r < 0) {
+				fprintf(stderr, "transport: %s\n",
+					iscsi_get_error(iscsi));
+				rc = 1;
+			} else if (r == 0) {
+				printf("GOOD\n");
+			} else {
+				printf("TMF RESPONSE %d\n", r);
+			}
 		} else if (!strcmp(c, "waitfile") && i + 1 < argc) {
 			int n;
 

@@ -163,11 +163,38 @@ gateways_preempt_reaches_nexus_on_other_gateway() {
 	gw_stop 1 2
 }
 
+gateways_lun_reset_reaches_nexus_on_other_gateway() {
+	local out
+	start_gw 1
+	start_gw 2
+	: >"$TEST_TMP/bg.out"
+	rm -f "$TEST_TMP/reset"
+	# two TEST UNIT READY take whatever unit attention a's nexus had
+	"$PRGW" "${GW_URL[1]}" "$PA" tur tur waitfile "$TEST_TMP/reset" tur tur \
+		>"$TEST_TMP/bg.out" 2>&1 &
+	BG_PIDS+=($!)
+	wait_until 100 test "$(wc -l <"$TEST_TMP/bg.out")" -ge 2
+	pr 2 "$PB" lunreset
+	[ "$OUT" = GOOD ] || fail "LOGICAL UNIT RESET through gateway 2: $OUT"
+	touch "$TEST_TMP/reset"
+	wait "${BG_PIDS[-1]}" ||
+		fail "initiator a's session on gateway 1 failed: $(cat "$TEST_TMP/bg.out")"
+	unset 'BG_PIDS[-1]'
+	# SAM-5: a logical unit reset gives every nexus BUS DEVICE RESET
+	# FUNCTION OCCURRED (6/29/03), once
+	out=$(tail -n 2 "$TEST_TMP/bg.out")
+	[ "$out" = $'CHECK CONDITION key=0x6 asc=0x29 ascq=0x03\nGOOD' ] ||
+		fail "initiator a through gateway 1 after the reset through gateway 2: $(cat "$TEST_TMP/bg.out")"
+	ok "LUN RESET through gateway 2: the nexus on gateway 1 gets BUS DEVICE RESET FUNCTION OCCURRED once"
+	gw_stop 1 2
+}
+
 CHECKS=(
 	@gateways
 	"${GW_CU_CHECKS[@]/#/cu_on_gateways:}"
 	@
 	gateways_reservation_survives_gateway_restart
 	gateways_preempt_reaches_nexus_on_other_gateway
+	gateways_lun_reset_reaches_nexus_on_other_gateway
 )
 run_checks "$@"
