@@ -5,6 +5,7 @@
  */
 #ifndef TCQ_BENCH_H
 #define TCQ_BENCH_H
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -128,6 +129,10 @@ void bench_mean_sd(const double *x, unsigned n, double *mean, double *sd);
 /* Folds nrep samples into p (mean, sd, errors summed). */
 void bench_point_fold(struct bench_point *p, const struct bench_sample *s,
 		      unsigned nrep);
+
+/* Set by SIGINT or SIGTERM (bench_main.c): the point running ends now,
+ * with what it measured, and no other point starts. */
+extern volatile sig_atomic_t bench_interrupted;
 
 /* ---- bench_point.c, bench_run.c: one measurement point */
 /* Which point of the sweep this is, for the live progress line. */

@@ -490,6 +490,25 @@ static void order_workloads(struct bench_opts *o)
 		}
 }
 
+volatile sig_atomic_t bench_interrupted;
+
+static void on_interrupt(int sig)
+{
+	bench_interrupted = 1;
+	signal(sig, SIG_DFL);	/* a second one ends tcq-bench at once */
+}
+
+/* SIGINT and SIGTERM end the run early, as fio does: the point running
+ * stops and what was measured is printed. */
+static void bench_catch_interrupt(void)
+{
+	struct sigaction sa = { .sa_handler = on_interrupt };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_opts o;
@@ -508,6 +527,7 @@ int main(int argc, char **argv)
 	 * error to handle (a lost session, --reconnect), not SIGPIPE:
 	 * libiscsi writes without MSG_NOSIGNAL. */
 	signal(SIGPIPE, SIG_IGN);
+	bench_catch_interrupt();
 	if (argc > 1 && strcmp(argv[1], "order-check") == 0)
 		return ordercheck_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &o))
@@ -553,6 +573,21 @@ int main(int argc, char **argv)
 				failed = true;
 				break;
 			}
+			if (bench_interrupted) {
+				r++;	/* this sample, cut short, counts */
+				break;
+			}
+		}
+		if (!failed && bench_interrupted) {
+			/* what was measured is reported; the rest is not */
+			fprintf(stderr, "tcq-bench: interrupted: %u of %u "
+				"points measured, the last cut short\n", i + 1,
+				npts);
+			bench_point_fold(p, samples, r);
+			npts = i + 1;
+			if (bench_errors_total(&p->mean.err))
+				any_err = true;
+			break;
 		}
 		if (!failed)
 			bench_point_fold(p, samples, o.repeat);

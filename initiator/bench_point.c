@@ -285,6 +285,8 @@ static void point_watch(struct point *p, uint64_t t0,
 		bool alive = false;
 
 		usleep(200000);
+		if (bench_interrupted)
+			atomic_store(&pt->stop, true);
 		t = run_now_ns();
 		if (!cpu_sampled && t >= pt->t_ramp_end) {
 			p->cpu0 = cpu_seconds();

@@ -314,12 +314,14 @@ guest_stop() {
 	local i
 	[ -n "$GUEST_PID" ] || return 0
 	guest_alive && guest_send "$BASHPID-$SRANDOM" 10 "sync; poweroff -f"
-	for ((i = 0; i < 200; i++)); do
+	# 60 s: a TCG guest on two loaded CPUs (the sanitizers' make check
+	# runs guests beside everything else) once took more than 20
+	for ((i = 0; i < 600; i++)); do
 		guest_alive || break
 		sleep 0.1
 	done
 	if guest_alive; then
-		gsay "no poweroff within 20 s: killing qemu"
+		gsay "no poweroff within 60 s: killing qemu"
 		guest_log_tail 40 >&2
 		guest_kill
 		return 1

@@ -24,7 +24,8 @@ jqv() { printf '%s\n' "$OUT" | jq -e "$1" >/dev/null; }
 q() { printf '%s\n' "$OUT" | jq -r "$1"; }
 
 # load SECONDS SESSIONS DEPTH [OPTION...]: tcq-bench random reads in the
-# background (BG_PIDS), one worker thread per session.
+# background (BG_PIDS), one worker thread per session, for SECONDS at
+# most (stop_load ends it sooner).
 load() {
 	local secs=$1 n=$2 d=$3
 	shift 3
@@ -41,10 +42,18 @@ sessions_on() {
 	OUT=$(tc "$TCQCTL" -s "$SOCK" sessions --json) &&
 		[ "$(q '[.sessions[].reactor] | sort | tostring')" = "$want" ]
 }
+# end_load: waits for the last load to end. stop_load: ends it now
+# (SIGINT: tcq-bench stops its point and reports it, status 0 unless an
+# I/O failed), so a load can outlive the steps of its check however slow
+# the machine is.
 end_load() {
 	local pid=${BG_PIDS[-1]}
 	wait "$pid" || { cat "$TEST_TMP"/load.*.out; fail "the load failed"; }
 	unset 'BG_PIDS[-1]'
+}
+stop_load() {
+	kill -INT "${BG_PIDS[-1]}" 2>/dev/null
+	end_load
 }
 # sample_inflight MAX N: N samples of stats 0.1 s apart; each must show
 # now <= MAX, peak <= MAX and now <= peak. SAMPLED_MAX: the highest now.
@@ -79,7 +88,7 @@ fixture_depth() {
 
 queue_depth_bounds_in_flight_over_both_reactors() {
 	ctl reset || fail "reset failed"
-	load 4 2 16
+	load 120 2 16
 	wait_until 50 sessions_on 0 1 ||
 		fail "the two sessions are not on reactors 0 and 1: $OUT"
 	ok "two sessions, on reactors 0 and 1, 16 reads in flight each"
@@ -87,7 +96,7 @@ queue_depth_bounds_in_flight_over_both_reactors() {
 	[ "$SAMPLED_MAX" -eq "$DEPTH" ] ||
 		fail "never $DEPTH in flight under 32 outstanding reads"
 	ok "in flight never above queue_depth $DEPTH over both reactors, and at it"
-	end_load
+	stop_load
 	ctl stats --json || fail "stats failed"
 	jqv ".luns[0].inflight.peak == $DEPTH and .luns[0].inflight.current == 0" ||
 		fail "after the load: peak $(q .luns[0].inflight.peak), now $(q .luns[0].inflight.current)"
@@ -97,7 +106,7 @@ queue_depth_bounds_in_flight_over_both_reactors() {
 }
 
 queue_depth_lowered_and_raised_live_over_both_reactors() {
-	load 6 2 16
+	load 120 2 16
 	wait_until 50 sessions_on 0 1 || fail "sessions not on reactors 0 and 1"
 	ctl set 0 queue_depth=2 || fail "set queue_depth=2 failed"
 	wait_until 20 inflight_is -le 2 || fail "in flight stays above 2"
@@ -109,12 +118,12 @@ queue_depth_lowered_and_raised_live_over_both_reactors() {
 	sample_inflight 8 5
 	ok "raised live to 8: waiters of both reactors take the new slots"
 	ctl set 0 queue_depth="$DEPTH" || fail "set back failed"
-	end_load
+	stop_load
 }
 
 ordered_tasks_keep_order_with_the_depth_shared() {
 	ctl reset || fail "reset failed"
-	load 8 1 16
+	load 120 1 16
 	wait_until 50 session_count_is 1 || fail "the load's session is not listed"
 	# order-check's session: on the other reactor, sharing the depth.
 	run "$BENCH" order-check --count 200 --depth 16 "$TCQD_URL" ||
@@ -126,7 +135,7 @@ ordered_tasks_keep_order_with_the_depth_shared() {
 	jqv ".luns[0].inflight.peak <= $DEPTH" || fail "peak above $DEPTH"
 	jqv '.luns[0].ordered_drain_us.count > 0' || fail "no ORDERED task drained"
 	ok "ORDERED tasks drained, peak within queue_depth"
-	end_load
+	stop_load
 }
 
 # ---- racing completions ------------------------------------------------------
