@@ -136,7 +136,8 @@ static int write_header(struct lun *l, int fd, const char *base, bool zero)
 	h.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	h.flags = zero ? REC_HDR_BASE_ZERO : 0;
 	snprintf(h.target, sizeof(h.target), "%s", l->dev ? l->dev->name : "");
-	snprintf(h.base, sizeof(h.base), "%s", zero ? "" : base);
+	snprintf(h.base, sizeof(h.base), "%.*s", (int)sizeof(h.base) - 1,
+		 zero ? "" : base);
 	n = rec_put_header(b, sizeof(b), &h);
 	return n && pwrite_all(fd, b, n, 0) == 0 &&
 	       lseek(fd, (off_t)n, SEEK_SET) == (off_t)n ? (int)n : -1;
@@ -177,12 +178,14 @@ int record_start(struct lun *l, const char *path, uint64_t max, char *err,
 	if (copy_base(l, base_path, &zero, err, errlen) < 0)
 		return -1;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || (hl = write_header(l, fd, (slash ? slash + 1 : path),
-					 zero)) < 0) {
+	/* the base's name: the recording's own, plus .base (the header
+	 * names it relative to the recording's directory) */
+	if (fd < 0 || (hl = write_header(l, fd, strrchr(base_path, '/') ?
+					 strrchr(base_path, '/') + 1 :
+					 base_path, zero)) < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
-	/* the base's name: the recording's own, plus .base */
 	pthread_mutex_lock(&r->lock);
 	r->max = max ? max : RECORD_MAX_DEFAULT;
 	r->cap = r->max < RING_MAX ? (size_t)r->max + 4096 : RING_MAX;
