@@ -94,7 +94,15 @@ static void usage(FILE *f)
 "Errors (CHECK CONDITION, lost connections, verify mismatches) are counted per\n"
 "point and listed under the tables; the exit status is 1 if there was any,\n"
 "2 on usage or connection errors, 0 otherwise. MB/s is 10^6 bytes per second.\n"
-"\n"
+"\n",
+	f);
+}
+
+/* The second half of --help: the workloads and options that need more
+ * than a line. */
+static void usage_notes(FILE *f)
+{
+	fputs(
 "--verify: every block a write carries gets a stamp (LBA, generation, run id,\n"
 "CRC32C of the block); I/Os in flight never overlap. A read checks each block:\n"
 "a block written earlier in this run must carry exactly its last generation;\n"
@@ -505,6 +513,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		case 'h':
 		case OPT_HELP:
 			usage(stdout);
+			usage_notes(stdout);
 			exit(0);
 		case OPT_VERSION:
 			printf("tcq-bench %s\n", PACKAGE_VERSION);
