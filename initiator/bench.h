@@ -15,7 +15,13 @@
 
 enum bench_rw {
 	BENCH_READ, BENCH_WRITE, BENCH_RANDREAD, BENCH_RANDWRITE, BENCH_RANDRW,
-	BENCH_NRW
+	BENCH_JOURNAL, BENCH_NRW
+};
+
+/* --commit: what orders a journal transaction's commit block after its
+ * log blocks (bench_journal_run.c). */
+enum bench_commit {
+	COMMIT_FLUSH, COMMIT_FUA, COMMIT_ORDERED, COMMIT_NONE, COMMIT_COUNT
 };
 
 enum bench_metric {
@@ -51,6 +57,9 @@ struct bench_opts {
 	bool detail, quiet;
 	const char *compare, *json, *csv, *plot;
 	const char *ctl;		/* tcqd's control socket: model stats */
+	uint32_t journal_blocks;	/* --rw journal: log blocks a txn */
+	enum bench_commit commit;
+	const char *check_journal;	/* --check-journal IMAGE|URL */
 };
 
 /* Errors of one point, by cause. */
@@ -146,6 +155,13 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 		    uint32_t depth, uint32_t sessions, unsigned rep,
 		    const struct bench_progress *prog,
 		    struct bench_sample *out, char *err, size_t errlen);
+/* ---- bench_journal_run.c: --rw journal's point (one session; depth
+ * transactions at once; a sample's I/Os are transactions). */
+int bench_journal_point(const struct bench_opts *o, uint32_t bs,
+			uint32_t depth, struct bench_sample *out, char *err,
+			size_t errlen);
+const char *bench_commit_name(enum bench_commit c);
+int bench_commit_parse(const char *s);
 /* Frees state kept over the sweep (the --verify generations). */
 void bench_run_cleanup(void);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "initiator/bench.h"
+#include "initiator/bench_journal.h"
 #include "tcq/log.h"
 
 static void usage(FILE *f)
@@ -21,6 +22,7 @@ static void usage(FILE *f)
 	fputs(
 "usage: tcq-bench [OPTIONS] URL...\n"
 "       tcq-bench order-check [OPTIONS] URL   (see tcq-bench order-check --help)\n"
+"       tcq-bench --check-journal IMAGE|URL   (a journal of --rw journal)\n"
 "\n"
 "Sweeps block size x queue depth against an iSCSI target (or a local file or\n"
 "block device) and prints one table per workload: rows block size, columns\n"
@@ -45,7 +47,8 @@ static void usage(FILE *f)
 "  --buffered           local: no O_DIRECT\n"
 "\n"
 "Workload (lists are comma separated; every combination is one point):\n"
-"  --rw LIST            read, write, randread, randwrite, randrw (default read)\n"
+"  --rw LIST            read, write, randread, randwrite, randrw, journal\n"
+"                       (default read)\n"
 "  --mix PCT            randrw: percentage of reads (default 50)\n"
 "  --bs LIST            block sizes, k/m suffixes (default 4k)\n"
 "  --depth LIST         queue depths, PER SESSION (default 1,2,4,8,16,32)\n"
@@ -62,6 +65,9 @@ static void usage(FILE *f)
 "  --ordered PCT, --hoq PCT       share of commands sent ORDERED / HEAD OF\n"
 "                       QUEUE (needs an engine that can: native)\n"
 "  --url URL            add a URL (as a positional one)\n"
+"  --journal-blocks K   journal: log blocks of a transaction (default 4)\n"
+"  --commit MODE        journal: flush (default), fua, ordered or none\n"
+"  --check-journal IMAGE|URL   judge the journal an image or LUN holds\n"
 "  --verify             stamp written blocks and check reads (below)\n"
 "  --verify-journal FILE  --verify, with the generation of every block kept\n"
 "                       in FILE across runs (below)\n"
@@ -88,7 +94,15 @@ static void usage(FILE *f)
 "Errors (CHECK CONDITION, lost connections, verify mismatches) are counted per\n"
 "point and listed under the tables; the exit status is 1 if there was any,\n"
 "2 on usage or connection errors, 0 otherwise. MB/s is 10^6 bytes per second.\n"
-"\n"
+"\n",
+	f);
+}
+
+/* The second half of --help: the workloads and options that need more
+ * than a line. */
+static void usage_notes(FILE *f)
+{
+	fputs(
 "--verify: every block a write carries gets a stamp (LBA, generation, run id,\n"
 "CRC32C of the block); I/Os in flight never overlap. A read checks each block:\n"
 "a block written earlier in this run must carry exactly its last generation;\n"
@@ -106,6 +120,21 @@ static void usage(FILE *f)
 "killed) expects exactly what was acknowledged: a stale block, a lost\n"
 "acknowledged write, fails it. FILE is created, or continued when it is of\n"
 "the same region and block size (else refused).\n"
+"\n"
+"--rw journal: transactions of K log blocks (--journal-blocks) then one commit\n"
+"block, all of --bs bytes, --depth of them at once on one session, each in a\n"
+"slot of its own of the region; an I/O of the tables is a transaction. The\n"
+"commit follows its log by --commit: flush (log completed, SYNCHRONIZE\n"
+"CACHE completed, then the commit), fua (log completed, then the commit with\n"
+"FUA, no flush), ordered (the log SIMPLE and at once the commit ORDERED),\n"
+"none (all SIMPLE at once). flush and fua need FUA and SYNCHRONIZE CACHE,\n"
+"ordered needs ORDERED tasks: the native engine. Every block says whose it\n"
+"is (run, transaction, index, CRC32C), so --check-journal IMAGE|URL needs\n"
+"only the image: it prints the committed transactions, how many are\n"
+"complete or superseded (their slot reused), and each one whose log blocks\n"
+"are not all there (missing, torn, stale); exit 0 when none, 1 when some,\n"
+"2 when the image holds no journal. E.g. tcq-crash check REC --cmd\n"
+"'tcq-bench --check-journal {image}'.\n"
 "\n"
 "--reconnect SECS: when a session's connection is lost (the target was\n"
 "restarted or killed, the network failed), the native engine logs in again\n"
@@ -216,6 +245,7 @@ enum {
 	OPT_INAME, OPT_CHAP_USER, OPT_CHAP_SECRET, OPT_MUTUAL_USER,
 	OPT_MUTUAL_SECRET, OPT_CHAP_ALGS, OPT_HDIGEST, OPT_DDIGEST,
 	OPT_BUFFERED, OPT_HELP, OPT_VERSION, OPT_URL,
+	OPT_JOURNAL_BLOCKS, OPT_COMMIT, OPT_CHECK_JOURNAL,
 };
 
 static const struct option long_opts[] = {
@@ -258,6 +288,9 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "url", required_argument, NULL, OPT_URL },
+	{ "journal-blocks", required_argument, NULL, OPT_JOURNAL_BLOCKS },
+	{ "commit", required_argument, NULL, OPT_COMMIT },
+	{ "check-journal", required_argument, NULL, OPT_CHECK_JOURNAL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -293,6 +326,8 @@ static void set_defaults(struct bench_opts *o)
 	o->repeat = 1;
 	o->metric = METRIC_MBPS;
 	o->eo.direct = true;
+	o->journal_blocks = 4;
+	o->commit = COMMIT_FLUSH;
 }
 
 /* --rw: a comma-separated list of workloads. */
@@ -318,6 +353,7 @@ static int parse_rw(const char *arg, struct bench_opts *o)
 static int workload_opt(struct bench_opts *o, int c, const char *arg)
 {
 	uint64_t v;
+	int m;
 
 	switch (c) {
 	case OPT_RW:
@@ -363,6 +399,20 @@ static int workload_opt(struct bench_opts *o, int c, const char *arg)
 		if (parse_u64(arg, &v, false) || !v || v > 64)
 			return -1;
 		o->repeat = (unsigned)v;
+		return 0;
+	case OPT_JOURNAL_BLOCKS:
+		if (parse_u64(arg, &v, false) || !v || v > JOURNAL_MAX_K)
+			return -1;
+		o->journal_blocks = (uint32_t)v;
+		return 0;
+	case OPT_COMMIT:
+		m = bench_commit_parse(arg);
+		if (m < 0)
+			return -1;
+		o->commit = (enum bench_commit)m;
+		return 0;
+	case OPT_CHECK_JOURNAL:
+		o->check_journal = arg;
 		return 0;
 	}
 	return 1;
@@ -422,11 +472,19 @@ static int parse_finish(int argc, char **argv, struct bench_opts *o)
 		}
 		o->targets[o->ntargets++] = argv[optind];
 	}
+	if (o->check_journal)
+		return 0;
 	if (!o->ntargets) {
 		fprintf(stderr, "tcq-bench: a URL expected (see --help)\n");
 		return -1;
 	}
 	o->target = o->targets[0];
+	for (unsigned i = 0; i < o->nrw; i++)
+		if (o->rw[i] == BENCH_JOURNAL &&
+		    (o->verify || o->nsessions > 1 || o->sessions[0] != 1)) {
+			fprintf(stderr, "tcq-bench: --rw journal runs one session, without --verify (--check-journal checks it)\n");
+			return -1;
+		}
 	if (o->ordered_pct + o->hoq_pct > 100) {
 		fprintf(stderr, "tcq-bench: --ordered + --hoq exceed 100%%\n");
 		return -1;
@@ -445,13 +503,17 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	set_defaults(o);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		const char *name = c >= OPT_ENGINE && c <= OPT_URL ?
-				   long_opts[c - OPT_ENGINE].name : "?";
+		const char *name = "?";
+
+		for (const struct option *lo = long_opts; lo->name; lo++)
+			if (lo->val == c)
+				name = lo->name;
 
 		switch (c) {
 		case 'h':
 		case OPT_HELP:
 			usage(stdout);
+			usage_notes(stdout);
 			exit(0);
 		case OPT_VERSION:
 			printf("tcq-bench %s\n", PACKAGE_VERSION);
@@ -475,7 +537,7 @@ static void order_workloads(struct bench_opts *o)
 {
 	static const int rank[BENCH_NRW] = {
 		[BENCH_WRITE] = 0, [BENCH_RANDWRITE] = 1, [BENCH_RANDRW] = 2,
-		[BENCH_READ] = 3, [BENCH_RANDREAD] = 4,
+		[BENCH_READ] = 3, [BENCH_RANDREAD] = 4, [BENCH_JOURNAL] = 5,
 	};
 	unsigned i, j;
 
@@ -509,19 +571,78 @@ static void bench_catch_interrupt(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* Runs the points in order, each o->repeat times; an interrupt ends the
+ * run after the point running (*npts: the points measured). Returns
+ * whether a point could not run; *any_err: whether an I/O failed. */
+static bool run_points(const struct bench_opts *o, struct bench_point *pts,
+		       unsigned *npts, bool *any_err)
+{
+	struct bench_sample samples[64];
+	struct bench_progress prog;
+	struct bench_model_snap snap0 = { 0 };
+	char err[512];
+	unsigned i, r, n = *npts;
+	bool failed = false;
+	int rc;
+
+	prog.npoints = n;
+	for (i = 0; i < n && !failed; i++) {
+		struct bench_point *p = &pts[i];
+
+		prog.point = i + 1;
+		if (o->ctl && bench_model_snap(o->ctl, o->target, &snap0) < 0)
+			snap0.ok = false;
+		for (r = 0; r < o->repeat; r++) {
+			prog.secs_left = ((double)(n - i - 1) * o->repeat +
+					  (o->repeat - r - 1)) *
+					 (o->runtime + o->ramp);
+			rc = bench_run_point(o, p->rw, p->bs, p->depth,
+					     p->sessions, r, &prog,
+					     &samples[r], err, sizeof(err));
+			if (rc) {
+				fprintf(stderr, "tcq-bench: %s\n", err);
+				failed = true;
+				break;
+			}
+			if (bench_interrupted) {
+				r++;	/* this sample, cut short, counts */
+				break;
+			}
+		}
+		if (!failed && bench_interrupted) {
+			/* what was measured is reported; the rest is not */
+			fprintf(stderr, "tcq-bench: interrupted: %u of %u "
+				"points measured, the last cut short\n", i + 1,
+				n);
+			bench_point_fold(p, samples, r);
+			*npts = i + 1;
+			if (bench_errors_total(&p->mean.err))
+				*any_err = true;
+			break;
+		}
+		if (!failed)
+			bench_point_fold(p, samples, o->repeat);
+		if (!failed && o->ctl) {
+			struct bench_model_snap snap1;
+
+			if (bench_model_snap(o->ctl, o->target, &snap1) == 0)
+				bench_model_delta(&snap0, &snap1, &p->model);
+		}
+		if (bench_errors_total(&p->mean.err))
+			*any_err = true;
+	}
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_opts o;
 	struct bench_point *pts;
-	struct bench_sample samples[64];
-	struct bench_progress prog;
-	struct bench_model_snap snap0 = { 0 };
 	struct bench_meta meta;
 	char err[512], started[64];
-	unsigned npts, i, r, a, b, c, d;
+	unsigned npts, i, a, b, c, d;
 	time_t now = time(NULL);
 	bool failed = false, any_err = false;
-	int rc;
 
 	/* A target that closes a connection under a write must give an
 	 * error to handle (a lost session, --reconnect), not SIGPIPE:
@@ -532,6 +653,8 @@ int main(int argc, char **argv)
 		return ordercheck_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &o))
 		return 2;
+	if (o.check_journal)
+		return journal_check_main(&o, o.check_journal);
 	order_workloads(&o);
 	npts = o.nrw * o.nsessions * o.nbs * o.ndepth;
 	pts = calloc(npts, sizeof(*pts));
@@ -554,52 +677,7 @@ int main(int argc, char **argv)
 		free(pts);
 		return 2;
 	}
-	prog.npoints = npts;
-	for (i = 0; i < npts && !failed; i++) {
-		struct bench_point *p = &pts[i];
-
-		prog.point = i + 1;
-		if (o.ctl && bench_model_snap(o.ctl, o.target, &snap0) < 0)
-			snap0.ok = false;
-		for (r = 0; r < o.repeat; r++) {
-			prog.secs_left = ((double)(npts - i - 1) * o.repeat +
-					  (o.repeat - r - 1)) *
-					 (o.runtime + o.ramp);
-			rc = bench_run_point(&o, p->rw, p->bs, p->depth,
-					     p->sessions, r, &prog,
-					     &samples[r], err, sizeof(err));
-			if (rc) {
-				fprintf(stderr, "tcq-bench: %s\n", err);
-				failed = true;
-				break;
-			}
-			if (bench_interrupted) {
-				r++;	/* this sample, cut short, counts */
-				break;
-			}
-		}
-		if (!failed && bench_interrupted) {
-			/* what was measured is reported; the rest is not */
-			fprintf(stderr, "tcq-bench: interrupted: %u of %u "
-				"points measured, the last cut short\n", i + 1,
-				npts);
-			bench_point_fold(p, samples, r);
-			npts = i + 1;
-			if (bench_errors_total(&p->mean.err))
-				any_err = true;
-			break;
-		}
-		if (!failed)
-			bench_point_fold(p, samples, o.repeat);
-		if (!failed && o.ctl) {
-			struct bench_model_snap snap1;
-
-			if (bench_model_snap(o.ctl, o.target, &snap1) == 0)
-				bench_model_delta(&snap0, &snap1, &p->model);
-		}
-		if (bench_errors_total(&p->mean.err))
-			any_err = true;
-	}
+	failed = run_points(&o, pts, &npts, &any_err);
 	bench_run_cleanup();
 	for (a = 0; a < o.nrw; a++)
 		for (b = 0; b < o.nsessions; b++) {

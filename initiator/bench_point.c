@@ -70,9 +70,9 @@ static void progress(const struct bench_progress *prog, int rw, uint32_t bs,
 }
 
 /* Fixes the region in blocks; checks it against the device. */
-static int run_region(const struct bench_opts *o, uint32_t block_size,
-		      uint64_t nblocks, uint32_t bs, uint64_t *first,
-		      uint64_t *count, char *err, size_t errlen)
+int run_region(const struct bench_opts *o, uint32_t block_size,
+	       uint64_t nblocks, uint32_t bs, uint64_t *first,
+	       uint64_t *count, char *err, size_t errlen)
 {
 	uint64_t size = nblocks * block_size, span;
 
@@ -388,6 +388,8 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 	unsigned i;
 	int rc = -1;
 
+	if (rw == BENCH_JOURNAL)
+		return bench_journal_point(o, bs, depth, out, err, errlen);
 	memset(out, 0, sizeof(*out));
 	memset(&p, 0, sizeof(p));
 	run_tty = !o->quiet && isatty(2);

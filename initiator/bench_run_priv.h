@@ -76,6 +76,13 @@ int run_verify_open(const struct bench_opts *o, uint64_t first,
 		    uint64_t count, uint32_t block_size, char *err,
 		    size_t errlen);
 
+/* ---- bench_point.c ---- */
+/* The region of --offset and --span in device blocks, checked against a
+ * device of nblocks and I/Os of bs bytes; -1 with err filled. */
+int run_region(const struct bench_opts *o, uint32_t block_size,
+	       uint64_t nblocks, uint32_t bs, uint64_t *first,
+	       uint64_t *count, char *err, size_t errlen);
+
 /* ---- bench_reconnect.c ---- */
 /* --reconnect applies: the option is on and the engine can log in again. */
 bool run_can_reconnect(const struct run_point *pt);

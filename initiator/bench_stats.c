@@ -6,7 +6,11 @@
 #include "initiator/bench.h"
 
 static const char *const rw_names[BENCH_NRW] = {
-	"read", "write", "randread", "randwrite", "randrw",
+	"read", "write", "randread", "randwrite", "randrw", "journal",
+};
+
+static const char *const commit_names[COMMIT_COUNT] = {
+	"flush", "fua", "ordered", "none",
 };
 
 static const char *const metric_names[METRIC_COUNT] = {
@@ -29,6 +33,19 @@ int bench_rw_parse(const char *s)
 
 	for (i = 0; i < BENCH_NRW; i++)
 		if (strcmp(s, rw_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *bench_commit_name(enum bench_commit c)
+{
+	return (unsigned)c < COMMIT_COUNT ? commit_names[c] : "?";
+}
+
+int bench_commit_parse(const char *s)
+{
+	for (int i = 0; i < COMMIT_COUNT; i++)
+		if (strcmp(s, commit_names[i]) == 0)
 			return i;
 	return -1;
 }

@@ -24,6 +24,9 @@ struct bench_io {
 	uint64_t lba;
 	uint32_t blocks;
 	bool write;
+	bool fua;		/* a write with FUA (supports_barriers) */
+	bool sync;		/* SYNCHRONIZE CACHE of the whole LUN instead
+				 * (lba, blocks, write and buf unused) */
 	uint8_t attr;		/* enum bench_attr */
 	void *buf;		/* blocks * block_size bytes, page-aligned */
 	/* results, set before done() */
@@ -71,6 +74,9 @@ struct engine_ops {
 	int (*service)(struct engine *e, short revents);
 	/* Whether the channel can send ORDERED/HEAD OF QUEUE attributes. */
 	bool (*supports_attr)(struct engine *e);
+	/* Whether the channel can send FUA writes and SYNCHRONIZE CACHE
+	 * (bench_io.fua, .sync). NULL: it cannot. */
+	bool (*supports_barriers)(struct engine *e);
 	/* After service() failed and every I/O was completed: opens the
 	 * channel again as the same initiator port (iSCSI: same ISID, so
 	 * the target reinstates the session). Returns 0, or -1 with err

@@ -360,11 +360,16 @@ static int native_submit(struct engine *e, struct bench_io *io)
 	uint64_t bytes = (uint64_t)io->blocks * e->block_size;
 	int rc;
 
+	memset(cdb, 0, sizeof(cdb));
+	if (io->sync) {
+		cdb[0] = 0x35;	/* SYNCHRONIZE CACHE(10): the whole LUN */
+		rc = native_sess_submit_cdb(e, io, cdb, 0, false, false);
+		goto sent;
+	}
 	if (!io->blocks || bytes > UINT32_MAX)
 		return -EINVAL;
 	if (io->lba + io->blocks > e->nblocks || io->lba + io->blocks < io->lba)
 		return -EINVAL;
-	memset(cdb, 0, sizeof(cdb));
 	if (io->lba <= UINT32_MAX && io->blocks <= 0xffff) {
 		cdb[0] = io->write ? 0x2a : 0x28;	/* WRITE(10) / READ(10) */
 		put_be32(cdb + 2, (uint32_t)io->lba);
@@ -374,8 +379,11 @@ static int native_submit(struct engine *e, struct bench_io *io)
 		put_be64(cdb + 2, io->lba);
 		put_be32(cdb + 10, io->blocks);
 	}
+	if (io->write && io->fua)
+		cdb[1] |= 0x08;		/* FUA */
 	rc = native_sess_submit_cdb(e, io, cdb, (uint32_t)bytes, !io->write,
 				    io->write);
+sent:
 	/* An idle session sends at once (saves a poll round at depth 1);
 	 * otherwise PDUs wait for service() and leave in one batch. */
 	if (!rc && e->inflight == 1 && !e->in_service)
@@ -419,6 +427,11 @@ static bool native_supports_attr(struct engine *e)
 	return true;
 }
 
+static bool native_supports_barriers(struct engine *e)
+{
+	return true;
+}
+
 const struct engine_ops engine_native = {
 	.name = "native",
 	.open = native_open,
@@ -430,5 +443,6 @@ const struct engine_ops engine_native = {
 	.events = native_events,
 	.service = native_service,
 	.supports_attr = native_supports_attr,
+	.supports_barriers = native_supports_barriers,
 	.reconnect = native_reconnect,
 };
