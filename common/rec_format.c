@@ -135,11 +135,26 @@ size_t rec_put(uint8_t *out, size_t cap, const struct rec *r)
 	return REC_FIXED + n + 4;
 }
 
-#define WRITE_HDR 24	/* task, lba, blocks, kind, pad */
+#define WRITE_HDR (REC_WRITE_HEAD - REC_FIXED)	/* task, lba, blocks, kind, pad */
 
 size_t rec_write_size(uint32_t data_len)
 {
 	return REC_FIXED + WRITE_HDR + (size_t)data_len + 4;
+}
+
+void rec_write_head(uint8_t *out, uint64_t seq, uint8_t flags,
+		    const struct rec_write *w)
+{
+	uint8_t *p = out + REC_FIXED;
+
+	put_fixed(out, (uint32_t)rec_write_size(w->data_len), REC_WRITE, flags,
+		  seq);
+	le64(p, w->task);
+	le64(p + 8, w->lba);
+	le32(p + 16, w->blocks);
+	p[20] = w->kind;
+	p[21] = 0;
+	le16(p + 22, 0);
 }
 
 size_t rec_put_write(uint8_t *out, size_t cap, uint64_t seq, uint8_t flags,
@@ -150,13 +165,7 @@ size_t rec_put_write(uint8_t *out, size_t cap, uint64_t seq, uint8_t flags,
 
 	if (cap < n || w->data_len > REC_MAX_DATA)
 		return 0;
-	put_fixed(out, (uint32_t)n, REC_WRITE, flags, seq);
-	le64(p, w->task);
-	le64(p + 8, w->lba);
-	le32(p + 16, w->blocks);
-	p[20] = w->kind;
-	p[21] = 0;
-	le16(p + 22, 0);
+	rec_write_head(out, seq, flags, w);
 	if (w->data_len)
 		memcpy(p + WRITE_HDR, data, w->data_len);
 	le32(out + n - 4, crc32c(out, n - 4));

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "tcq/crc32c.h"
 #include "tcq/log.h"
 #include "tcq/rec_format.h"
 #include "tcq/scsi_proto.h"
@@ -237,9 +238,9 @@ void record_end_locked(struct lun *l, struct recorder *r, uint8_t reason,
 	pthread_cond_broadcast(&r->room);
 }
 
-/* Takes the n bytes in r->scratch as the next record (its seq set by the
- * caller as r->seq + 1); false when the recording ended instead. */
-static bool append_locked(struct lun *l, struct recorder *r, size_t n)
+/* Room for a record of n bytes in the ring (lock held; the data path
+ * may wait here for the writer): false when the recording ended instead. */
+static bool room_locked(struct lun *l, struct recorder *r, size_t n)
 {
 	char why[160];
 
@@ -265,9 +266,12 @@ static bool append_locked(struct lun *l, struct recorder *r, size_t n)
 		pthread_cond_wait(&r->room, &r->lock);
 		r->waiters--;
 	}
-	if (!r->active)
-		return false;	/* the writer failed meanwhile */
-	ring_put(r, r->scratch, n);
+	return r->active;	/* false: the writer failed meanwhile */
+}
+
+/* The n bytes just put in the ring are the next record. */
+static void taken_locked(struct recorder *r, size_t n)
+{
 	r->seq++;
 	r->records++;
 	r->bytes += n;
@@ -276,6 +280,16 @@ static bool append_locked(struct lun *l, struct recorder *r, size_t n)
 	if (r->len == n ||
 	    (r->len >= WRITER_BATCH && r->len - n < WRITER_BATCH))
 		pthread_cond_signal(&r->cond);
+}
+
+/* Takes the n bytes in r->scratch as the next record (its seq set by the
+ * caller as r->seq + 1); false when the recording ended instead. */
+static bool append_locked(struct lun *l, struct recorder *r, size_t n)
+{
+	if (!room_locked(l, r, n))
+		return false;
+	ring_put(r, r->scratch, n);
+	taken_locked(r, n);
 	return true;
 }
 
@@ -398,8 +412,9 @@ static void write_locked(struct lun *l, struct recorder *r, uint64_t task,
 	struct rec_write w = { .task = task, .lba = io->offset / bs,
 			       .blocks = (uint32_t)(io->len / bs) };
 	uint8_t flags = (io->flags & BDEV_FUA) ? REC_W_FUA : 0;
+	uint8_t head[REC_WRITE_HEAD], tail[4];
 	const void *data = NULL;
-	uint8_t *b;
+	uint32_t crc;
 	size_t n;
 
 	switch (io->op) {
@@ -433,14 +448,22 @@ static void write_locked(struct lun *l, struct recorder *r, uint64_t task,
 				  "format cannot hold");
 		return;
 	}
+	/* Straight into the ring, the data copied once. */
 	n = rec_write_size(w.data_len);
-	b = scratch(r, n);
-	if (!b) {
-		record_end_locked(l, r, REC_END_ERROR, "out of memory");
+	if (!room_locked(l, r, n))
 		return;
+	rec_write_head(head, r->seq + 1, flags, &w);
+	crc = crc32c_update(0xffffffffu, head, sizeof(head));
+	ring_put(r, head, sizeof(head));
+	if (w.data_len) {
+		crc = crc32c_update(crc, data, w.data_len);
+		ring_put(r, data, w.data_len);
 	}
-	rec_put_write(b, n, r->seq + 1, flags, &w, data);
-	append_locked(l, r, n);
+	crc = ~crc;
+	for (int i = 0; i < 4; i++)
+		tail[i] = (uint8_t)(crc >> (8 * i));
+	ring_put(r, tail, sizeof(tail));
+	taken_locked(r, n);
 }
 
 void record_write(struct lun *l, struct tcq_task *t, const struct bdev_io *io)

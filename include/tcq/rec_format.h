@@ -129,6 +129,11 @@ size_t rec_put_write(uint8_t *out, size_t cap, uint64_t seq, uint8_t flags,
 		     const struct rec_write *w, const void *data);
 /* Bytes a REC_WRITE with data_len bytes of data takes. */
 size_t rec_write_size(uint32_t data_len);
+/* The REC_WRITE's first REC_WRITE_HEAD bytes, for a writer that appends
+ * the data and the CRC32C itself (over the head, then the data). */
+#define REC_WRITE_HEAD (REC_FIXED + 24)
+void rec_write_head(uint8_t *out, uint64_t seq, uint8_t flags,
+		    const struct rec_write *w);
 
 /* ---- reading ------------------------------------------------------------ */
 
