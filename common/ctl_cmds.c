@@ -68,6 +68,15 @@ const struct ctl_cmd_def ctl_cmd_defs[CTL_NCMDS] = {
 	CMD(CTL_CMD_CRASH, "crash", CHANGE, 1, 1, CRASHED,
 	    { "LUN", "drop every unsaved write of a 'cache'\n"
 		     "backend LUN, as a power cut would" }),
+	CMD(CTL_CMD_RECORD, "record", CHANGE, 2, 4, TEXT,
+	    { "start LUN FILE [max=SIZE]",
+	      "record LUN's writes, flushes and ordered\n"
+	      "tasks into FILE for tcq-crash (its content\n"
+	      "now goes to FILE.base first)" },
+	    { "stop LUN", "end LUN's recording" }),
+	CMD(CTL_CMD_MARK, "mark", CHANGE, 2, -1, OK,
+	    { "LUN TEXT...", "a named point in LUN's recording\n"
+			     "(tcq-crash --upto TEXT)" }),
 };
 
 const struct ctl_cmd_def *ctl_cmd_def_find(const char *name)

@@ -94,6 +94,36 @@ static void print_occupancy(json_object *arr)
 	}
 }
 
+/* The durability audit, and the recording when there is or was one. */
+static void print_crash_lab(json_object *l)
+{
+	json_object *u = get(l, "unflushed"), *r = get(l, "recording"),
+		    *ports = get(u, "initiators");
+	size_t n = ports ? json_object_array_length(ports) : 0;
+
+	printf("  unflushed  %" PRId64 " bytes acknowledged, not yet durable; "
+	       "oldest %.3f s\n", geti(u, "bytes"), getd(u, "oldest_s"));
+	for (size_t i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(ports, i);
+		const char *name = gets_(p, "initiator");
+
+		printf("             %s: %" PRId64 " bytes, oldest %.3f s\n",
+		       *name ? name : "(other initiators)",
+		       geti(p, "bytes"), getd(p, "oldest_s"));
+	}
+	if (json_object_get_boolean(get(r, "active")))
+		printf("  recording  into %s: %" PRId64 " records, %" PRId64
+		       " of at most %" PRId64 " bytes\n", gets_(r, "path"),
+		       geti(r, "records"), geti(r, "bytes"),
+		       geti(r, "max_bytes"));
+	else if (*gets_(r, "ended"))
+		printf("  recording  %s ended: %s (%" PRId64 " records, %"
+		       PRId64 " bytes)\n", gets_(r, "path"), gets_(r, "ended"),
+		       geti(r, "records"), geti(r, "bytes"));
+	if (geti(r, "full"))
+		printf("  recording  %" PRId64 " ended full\n", geti(r, "full"));
+}
+
 static void print_stats(json_object *r)
 {
 	json_object *luns = get(r, "luns");
@@ -151,6 +181,7 @@ static void print_stats(json_object *r)
 		       getd(d, "max"));
 		printf("  flushes    %" PRId64 " (%" PRId64 " for barriers)\n",
 		       geti(fl, "total"), geti(fl, "barrier"));
+		print_crash_lab(l);
 		print_occupancy(get(f, "occupancy_at_submit"));
 	}
 }

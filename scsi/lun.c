@@ -272,7 +272,14 @@ static struct exec_rc lun_dispatch(struct tcq_task *t)
  * executor, completes it here, once (scsi/exec.h). */
 static void lun_execute(struct tcq_task *t)
 {
-	struct exec_rc rc = lun_dispatch(t);
+	struct exec_rc rc;
+
+	/* A task that waited while a recording began (tcqctl record start
+	 * holds the LUN) is recorded as it starts: what it writes comes
+	 * after the base. */
+	if (!t->rec_task && !t->rec_armed && lun_recording(t->lun))
+		record_arrive(t);
+	rc = lun_dispatch(t);
 
 	if (exec_failed(rc))
 		exec_fail(t, rc);

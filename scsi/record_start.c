@@ -146,7 +146,7 @@ int record_start(struct lun *l, const char *path, uint64_t max, char *err,
 		 size_t errlen)
 {
 	struct recorder *r = l->rec;
-	char base_path[4200];
+	char base_path[4200], base_name[REC_NAME_MAX];
 	const char *slash = strrchr(path, '/');
 	pthread_attr_t attr;
 	sigset_t all, old;
@@ -176,13 +176,14 @@ int record_start(struct lun *l, const char *path, uint64_t max, char *err,
 	snprintf(base_path, sizeof(base_path), "%s.base", path);
 	if (copy_base(l, base_path, &zero, err, errlen) < 0)
 		return -1;
+	/* The header names the base as a file beside the recording. */
+	snprintf(base_name, sizeof(base_name), "%s.base",
+		 slash ? slash + 1 : path);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || (hl = write_header(l, fd, (slash ? slash + 1 : path),
-					 zero)) < 0) {
+	if (fd < 0 || (hl = write_header(l, fd, base_name, zero)) < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
-	/* the base's name: the recording's own, plus .base */
 	pthread_mutex_lock(&r->lock);
 	r->max = max ? max : RECORD_MAX_DEFAULT;
 	r->cap = r->max < RING_MAX ? (size_t)r->max + 4096 : RING_MAX;

@@ -89,6 +89,8 @@ ctl_handler *const ctl_handlers[CTL_NCMDS] = {
 	[CTL_CMD_SAVE] = ctl_cmd_save,
 	[CTL_CMD_RELOAD] = ctl_cmd_reload,
 	[CTL_CMD_CRASH] = ctl_cmd_crash,
+	[CTL_CMD_RECORD] = ctl_cmd_record,
+	[CTL_CMD_MARK] = ctl_cmd_mark,
 };
 
 const char *ctl_usage(enum ctl_cmd_id id, const char *form, char *buf,

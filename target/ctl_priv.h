@@ -69,6 +69,11 @@ json_object *ctl_reply_luns(char **argv, int argc,
 json_object *ctl_cmd_luns(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_set(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_crash(struct ctl_conn *cc, char **argv, int argc);
+/* ctl_record.c: the crash lab's recording, marks, and what stats shows
+ * of it and of the durability audit */
+json_object *ctl_cmd_record(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_mark(struct ctl_conn *cc, char **argv, int argc);
+void ctl_record_stats(struct lun *l, json_object *o);
 json_object *ctl_cmd_stats(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_reset(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_metrics(struct ctl_conn *cc, char **argv, int argc);

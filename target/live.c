@@ -59,6 +59,22 @@ bool live_busy(void)
 	return live.busy > 0;
 }
 
+int live_busy_begin(char *err, size_t errlen)
+{
+	if (live.busy) {
+		snprintf(err, errlen, "a change is still being completed; "
+			 "try again in a moment");
+		return -1;
+	}
+	live.busy++;
+	return 0;
+}
+
+void live_busy_end(void)
+{
+	live.busy--;
+}
+
 /* ---- the plan ----------------------------------------------------------- */
 
 /* One LUN slot of a kept target: removed (old), added (new), re-created

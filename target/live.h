@@ -41,6 +41,11 @@ int live_apply(struct cfg *n, const struct live_opts *o, live_done_fn *done,
 	       void *arg, char *err, size_t errlen);
 /* Whether a change is still being released (a new one is refused). */
 bool live_busy(void);
+/* On reactor 0: work that must not meet a live change (tcqctl record
+ * start holds a LUN while it copies its base) keeps them refused from
+ * begin to end. begin: -1 with err when a change is under way. */
+int live_busy_begin(char *err, size_t errlen);
+void live_busy_end(void);
 
 /* Re-reads the file tcqd was started with and applies it (SIGHUP,
  * tcqctl reload). As live_apply; the file's errors name file:line. */

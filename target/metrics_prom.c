@@ -13,6 +13,7 @@
 #include <config.h>	/* autoconf's: PACKAGE_VERSION */
 #include "backend/bdev.h"
 #include "scsi/lun.h"
+#include "scsi/record.h"
 #include "scsi/sdev.h"
 #include "target/ctl_priv.h"
 #include "target/metrics_prom.h"
@@ -363,11 +364,65 @@ static void render_luns(struct prom_buf *b, const struct prom_view *v)
 	render_path(b, v);
 }
 
+static uint64_t v_recording(const struct prom_lun *l) { return l->recording; }
+static uint64_t v_rec_bytes(const struct prom_lun *l) { return l->rec_bytes; }
+static uint64_t v_rec_records(const struct prom_lun *l) { return l->rec_records; }
+static uint64_t v_rec_full(const struct prom_lun *l) { return l->rec_full; }
+static uint64_t v_unflushed(const struct prom_lun *l) { return l->unfl.bytes; }
+
+/* The crash lab's: the recording, and what is not yet durable. */
+static void render_crash_lab(struct prom_buf *b, const struct prom_view *v)
+{
+	static const char *port_names[2] = {
+		"tcq_lun_initiator_unflushed_bytes",
+		"tcq_lun_initiator_unflushed_oldest_seconds" };
+
+	lun_family(b, v, "tcq_lun_recording", "gauge",
+		   "1 while the LUN records for tcq-crash.", v_recording);
+	lun_family(b, v, "tcq_lun_recording_bytes", "gauge",
+		   "Bytes of the current (or last) recording.", v_rec_bytes);
+	lun_family(b, v, "tcq_lun_recording_records", "gauge",
+		   "Records of the current (or last) recording.",
+		   v_rec_records);
+	lun_family(b, v, "tcq_lun_recording_full_total", "counter",
+		   "Recordings that ended because record_max was reached.",
+		   v_rec_full);
+	lun_family(b, v, "tcq_lun_unflushed_bytes", "gauge",
+		   "Bytes acknowledged but not yet durable (SBC-4 rules).",
+		   v_unflushed);
+	family(b, "tcq_lun_unflushed_oldest_seconds", "gauge",
+	       "Age of the oldest acknowledged write not yet durable.");
+	for (int i = 0; i < v->nluns; i++) {
+		lun_labels(b, "tcq_lun_unflushed_oldest_seconds", &v->luns[i]);
+		prom_printf(b, "} %.6f\n", v->luns[i].unfl.oldest_s);
+	}
+	for (int k = 0; k < 2; k++) {
+		family(b, port_names[k], "gauge", k ?
+		       "Per initiator port: age of its oldest write not yet durable." :
+		       "Per initiator port: bytes acknowledged, not yet durable.");
+		for (int i = 0; i < v->nluns; i++)
+			for (unsigned j = 0; j < v->luns[i].unfl.nports; j++) {
+				const struct durab_port *p =
+					&v->luns[i].unfl.ports[j];
+
+				lun_labels(b, port_names[k], &v->luns[i]);
+				prom_puts(b, ",initiator=\"");
+				prom_label_value(b, p->port);
+				if (k)
+					prom_printf(b, "\"} %.6f\n", p->oldest_s);
+				else
+					prom_printf(b, "\"} %llu\n",
+						    (unsigned long long)p->bytes);
+			}
+	}
+}
+
 int prom_render(const struct prom_view *v, struct prom_buf *out)
 {
 	render_global(out, v);
 	render_targets(out, v);
 	render_luns(out, v);
+	render_crash_lab(out, v);
 	return out->oom ? -1 : 0;
 }
 
@@ -418,6 +473,19 @@ static void collect_lun(struct lun *l, void *arg)
 	pl->queue_depth = l->bdev ? atomic_load_explicit(&l->bdev->queue_depth,
 							  memory_order_relaxed) : 0;
 	stats_snapshot(l, &pl->s);
+	{
+		struct record_info *ri = malloc(sizeof(*ri));
+
+		if (ri) {
+			record_info(l, ri);
+			pl->recording = ri->active;
+			pl->rec_bytes = ri->bytes;
+			pl->rec_records = ri->records;
+			pl->rec_full = ri->full;
+			free(ri);
+		}
+	}
+	durab_info(l, &pl->unfl);
 }
 
 int prom_collect(struct prom_view *v)

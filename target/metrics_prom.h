@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "scsi/durability.h"
 #include "scsi/stats.h"
 #include "target/target.h"
 
@@ -41,6 +42,11 @@ struct prom_lun {
 	uint64_t lun;
 	uint32_t queue_depth;
 	struct stats_snapshot s;
+	/* the crash lab's: the recorder (scsi/record.h) and the audit of
+	 * what is acknowledged but not yet durable (scsi/durability.h) */
+	bool recording;
+	uint64_t rec_bytes, rec_records, rec_full;
+	struct durab_info unfl;
 };
 
 struct prom_target {

@@ -9,7 +9,8 @@
 
 DUMP_KEYS=${DUMP_KEYS:-$top_builddir/tests/dump_keys}
 TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
-need_built "$DUMP_KEYS" "$TCQD" "$TCQCTL"
+CRASH=${CRASH:-$top_builddir/tcq-crash}
+need_built "$DUMP_KEYS" "$TCQD" "$TCQCTL" "$CRASH"
 MAN=$top_srcdir/man
 
 render() {
@@ -156,7 +157,21 @@ tcqctl_commands_documented() {
 	ok "tcqctl.8 has every command and option of tcqctl --help ($(wc -w <<<"$cmds $opts"))"
 }
 
+# tcq-crash(1) has an entry for every option of tcq-crash --help.
+tcq_crash_options_documented() {
+	local opts o tags missing=()
+	opts=$("$CRASH" --help 2>&1 | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+	[ -n "$opts" ] || fail "cannot read the options of tcq-crash --help"
+	tags=$(tp_lines "$MAN/tcq-crash.1" | sed 's/\\f[BIR]//g; s/"//g')
+	for o in $opts; do
+		grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" <<<"$tags" || missing+=("$o")
+	done
+	[ "${#missing[@]}" -eq 0 ] || fail "not in tcq-crash.1: ${missing[*]}"
+	ok "tcq-crash.1 has every option of tcq-crash --help ($(wc -w <<<"$opts"))"
+}
+
 CHECKS=(
+	render:man/tcq-crash.1
 	render:man/tcqd.8
 	render:man/tcqctl.8
 	render:man/tcqd.conf.5
@@ -165,5 +180,6 @@ CHECKS=(
 	disk_keys_documented
 	tcqd_options_documented
 	tcqctl_commands_documented
+	tcq_crash_options_documented
 )
 run_checks "$@"

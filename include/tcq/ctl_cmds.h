@@ -30,6 +30,8 @@ enum ctl_cmd_id {
 	CTL_CMD_SAVE,
 	CTL_CMD_RELOAD,
 	CTL_CMD_CRASH,
+	CTL_CMD_RECORD,
+	CTL_CMD_MARK,
 	CTL_NCMDS
 };
 

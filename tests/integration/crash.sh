@@ -17,15 +17,20 @@
 #    crash LUN of another size are refused, naming what is wrong.
 #  - A full recording (record_max) ends, says so, and the LUN serves on:
 #    a verified load loses nothing.
+#  - tcqctl record start under a write load (the LUN held still while its
+#    base is copied) and record stop leave a recording that replays to the
+#    LUN; mark, stats and metrics show it; bad requests are refused.
 # shellcheck source=tests/integration/lib.sh
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 CRASH=${CRASH:-$top_builddir/tcq-crash}
 BENCH=${BENCH:-$top_builddir/tcq-bench}
 SCSICMD=${SCSICMD:-$top_builddir/tests/integration/scsicmd}
-need_built "$CRASH" "$BENCH" "$SCSICMD"
+TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
+need_built "$CRASH" "$BENCH" "$SCSICMD" "$TCQCTL"
 need_tool iscsi-test-cu qemu-img
 IQN=iqn.2026-11.org.tcq:crash
+SOCK=$TEST_TMP/ctl.sock
 
 # crash_conf FILE EXTRA...: a 16 MiB thin LUN that records into rec.
 crash_conf() {
@@ -192,6 +197,88 @@ full_recording_keeps_serving() {
 	ok "a full recording ends (REC_END full, the log), within record_max; a verified load loses nothing"
 }
 
+# plain_conf FILE: a 64 MiB LUN, not recording, with a control socket
+# (64 MiB: 2 s of random 4K writes do not overwrite every block, so a
+# write the recording missed shows).
+plain_conf() {
+	{
+		printf '[global]\nlisten = 127.0.0.1:0\nthreads = 2\nctl = %s\n' "$SOCK"
+		printf '[target %s]\n[lun %s 0]\n' "$IQN" "$IQN"
+		printf 'path = %s\nsize = 64M\ncreate = yes\n' "$TEST_TMP/lun0.img"
+	} >"$1"
+}
+
+# ctl ARGS...: tcqctl on this tcqd ($OUT, status).
+ctl() { run "$TCQCTL" -s "$SOCK" "$@"; }
+
+live_record_start_under_load_is_faithful() {
+	local pid rc=0
+	rm -f "$TEST_TMP/lun0.img" "$TEST_TMP"/rec*
+	plain_conf "$TEST_TMP/tcqd.conf"
+	start_tcqd -c "$TEST_TMP/tcqd.conf"
+	# content before the recording: the base must hold it
+	run "$BENCH" --quiet --rw randwrite --bs 4k,64k --depth 8 --runtime 1 \
+		"$TCQD_URL" || fail "tcq-bench (before): $OUT"
+	# 32 writes in flight while the recording starts: the ones that wait
+	# for the LUN to go still must be recorded when they start
+	"$BENCH" --quiet --rw randwrite --bs 4k --depth 32 --runtime 2 \
+		--verify "$TCQD_URL" >"$TEST_TMP/bench.out" 2>&1 &
+	pid=$!
+	sleep 0.5
+	ctl record start "$IQN/0" "$TEST_TMP/rec" max=1G ||
+		fail "record start: $OUT"
+	grep -q "recording $IQN/0 into $TEST_TMP/rec (at most 1073741824 bytes)" <<<"$OUT" ||
+		fail "$OUT"
+	ctl mark "$IQN/0" in the middle of the load || fail "mark: $OUT"
+	ctl stats "$IQN/0"
+	grep -q "recording  into $TEST_TMP/rec" <<<"$OUT" ||
+		fail "tcqctl stats does not show the recording: $OUT"
+	ctl metrics
+	grep -q "^tcq_lun_recording{target=\"$IQN\",lun=\"0\"} 1" <<<"$OUT" ||
+		fail "no tcq_lun_recording 1 in the metrics"
+	wait "$pid" || rc=$?
+	[ "$rc" = 0 ] || fail "tcq-bench --verify across record start: $(cat "$TEST_TMP/bench.out")"
+	ctl record stop "$IQN/0" || fail "record stop: $OUT"
+	grep -q '^stopped: [0-9]* records' <<<"$OUT" || fail "$OUT"
+	run "$CRASH" info "$TEST_TMP/rec" || fail "tcq-crash info: $OUT"
+	grep -q '^mark at record [0-9]*: in the middle of the load$' <<<"$OUT" ||
+		fail "the mark is not in the recording: $OUT"
+	grep -q '^base: .*rec.base$' <<<"$OUT" || fail "no base copied: $OUT"
+	run "$CRASH" image "$TEST_TMP/rec" all "$TEST_TMP/all.img" ||
+		fail "tcq-crash image: $OUT"
+	cmp "$TEST_TMP/all.img" "$TEST_TMP/lun0.img" ||
+		fail "base + recording started under load differ from the LUN's file"
+	stop_tcqd
+	ok "record start under a QD32 write load: base + recording replay to the LUN byte for byte; the mark, tcqctl stats and the metric show it"
+}
+
+record_commands_refuse_bad_input() {
+	rm -f "$TEST_TMP/lun0.img" "$TEST_TMP"/rec*
+	plain_conf "$TEST_TMP/tcqd.conf"
+	start_tcqd -c "$TEST_TMP/tcqd.conf"
+	ctl mark "$IQN/0" nothing here && fail "a mark on a LUN that does not record was taken"
+	grep -q 'is not recording' <<<"$OUT" || fail "mark: $OUT"
+	ctl record stop "$IQN/0" && fail "record stop on a LUN that does not record"
+	grep -q 'is not recording' <<<"$OUT" || fail "record stop: $OUT"
+	ctl record start "$IQN/0" "$TEST_TMP/rec" max=lots && fail "max=lots taken"
+	grep -q 'max' <<<"$OUT" || fail "max=lots: $OUT"
+	ctl record start "$IQN/0" "$TEST_TMP/no/such/dir/rec" &&
+		fail "a recording into a missing directory started"
+	grep -q "$TEST_TMP/no/such/dir/rec" <<<"$OUT" || fail "the path is not named: $OUT"
+	ctl record start "$IQN/9" "$TEST_TMP/rec" && fail "LUN 9 does not exist"
+	# the LUN was released after each refusal: it serves
+	run "$SCSICMD" "$TCQD_URL" write 10 1 5a nofua
+	grep -q '^GOOD' <<<"$OUT" || fail "the LUN does not serve after the refusals: $OUT"
+	ctl record start "$IQN/0" "$TEST_TMP/rec" || fail "record start: $OUT"
+	ctl record start "$IQN/0" "$TEST_TMP/rec2" && fail "a second recording started"
+	grep -q 'records already' <<<"$OUT" || fail "second start: $OUT"
+	[ ! -e "$TEST_TMP/rec2" ] || fail "the refused recording left a file"
+	stop_tcqd
+	run "$CRASH" info "$TEST_TMP/rec" || fail "the recording is unreadable: $OUT"
+	grep -q '^end: stopped' <<<"$OUT" || fail "tcqd's stop did not end it: $OUT"
+	ok "mark and stop without a recording, max=lots, a missing directory, an unknown LUN, a second start: refused by name; the LUN serves on"
+}
+
 CHECKS=(
 	recording_replays_to_the_lun
 	sync_makes_a_durable_and_b_in_doubt
@@ -199,5 +286,7 @@ CHECKS=(
 	served_state_reads_as_its_image
 	bad_recordings_and_states_refused
 	full_recording_keeps_serving
+	live_record_start_under_load_is_faithful
+	record_commands_refuse_bad_input
 )
 run_checks "$@"

@@ -107,6 +107,18 @@ static void fixture_view(struct prom_view *v, struct prom_target *t,
 	l->s.c.path_ns[2] = 70000;
 	l->s.c.path_ns[3] = 2500;
 	l->s.c.path_ns[4] = 1030000000;
+	/* recording; 4 KiB of one initiator not yet durable, 250 ms old */
+	l->recording = true;
+	l->rec_bytes = 8192;
+	l->rec_records = 12;
+	l->rec_full = 1;
+	l->unfl.bytes = 4096;
+	l->unfl.oldest_s = 0.25;
+	l->unfl.nports = 1;
+	snprintf(l->unfl.ports[0].port, sizeof(l->unfl.ports[0].port),
+		 "iqn.1993-08.org.debian:01:ab");
+	l->unfl.ports[0].bytes = 4096;
+	l->unfl.ports[0].oldest_s = 0.25;
 	v->luns = l;
 	v->nluns = 1;
 }
@@ -258,6 +270,30 @@ static const char expected[] =
 	"tcq_lun_path_seconds_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\",stage=\"backend\"} 0.000070000\n"
 	"tcq_lun_path_seconds_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\",stage=\"to_status\"} 0.000002500\n"
 	"tcq_lun_path_seconds_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\",stage=\"transport_out\"} 1.030000000\n"
+	"# HELP tcq_lun_recording 1 while the LUN records for tcq-crash.\n"
+	"# TYPE tcq_lun_recording gauge\n"
+	"tcq_lun_recording{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 1\n"
+	"# HELP tcq_lun_recording_bytes Bytes of the current (or last) recording.\n"
+	"# TYPE tcq_lun_recording_bytes gauge\n"
+	"tcq_lun_recording_bytes{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 8192\n"
+	"# HELP tcq_lun_recording_records Records of the current (or last) recording.\n"
+	"# TYPE tcq_lun_recording_records gauge\n"
+	"tcq_lun_recording_records{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 12\n"
+	"# HELP tcq_lun_recording_full_total Recordings that ended because record_max was reached.\n"
+	"# TYPE tcq_lun_recording_full_total counter\n"
+	"tcq_lun_recording_full_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 1\n"
+	"# HELP tcq_lun_unflushed_bytes Bytes acknowledged but not yet durable (SBC-4 rules).\n"
+	"# TYPE tcq_lun_unflushed_bytes gauge\n"
+	"tcq_lun_unflushed_bytes{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 4096\n"
+	"# HELP tcq_lun_unflushed_oldest_seconds Age of the oldest acknowledged write not yet durable.\n"
+	"# TYPE tcq_lun_unflushed_oldest_seconds gauge\n"
+	"tcq_lun_unflushed_oldest_seconds{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 0.250000\n"
+	"# HELP tcq_lun_initiator_unflushed_bytes Per initiator port: bytes acknowledged, not yet durable.\n"
+	"# TYPE tcq_lun_initiator_unflushed_bytes gauge\n"
+	"tcq_lun_initiator_unflushed_bytes{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\",initiator=\"iqn.1993-08.org.debian:01:ab\"} 4096\n"
+	"# HELP tcq_lun_initiator_unflushed_oldest_seconds Per initiator port: age of its oldest write not yet durable.\n"
+	"# TYPE tcq_lun_initiator_unflushed_oldest_seconds gauge\n"
+	"tcq_lun_initiator_unflushed_oldest_seconds{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\",initiator=\"iqn.1993-08.org.debian:01:ab\"} 0.250000\n"
 	;
 
 /* Compares line by line, so that a failure names the first line off. */
