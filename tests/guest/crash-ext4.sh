@@ -151,9 +151,13 @@ fails_somewhere() {
 	grep -q '^  FAIL state ' <<<"$OUT" || fail "$what: no FAIL line"
 	grep -A1 -m1 '^    the fewest writes it drops' <<<"$OUT" | grep -q 'task [0-9]* (nexus' ||
 		fail "$what: a failing state without its minimal set of dropped writes"
-	say "why the first one failed: $(head -n 1 "$TEST_TMP/why.$l" 2>/dev/null)"
-	ok "$what: $nfail failing states, e.g. $(grep -m1 -A2 '^  FAIL state ' <<<"$OUT" |
-		tr -s ' \n' ' ')"
+	# the first failing state: its crash point, label, fewest dropped
+	# writes; the checker's first complaint is about it (it ran first)
+	ok "$what: $nfail failing states; the first, at mark $(awk '
+		/^crash point: / { sub(/.*, mark /, ""); sub(/ \(model.*/, ""); m = $0 }
+		/^  FAIL state / { sub(/: CRASH_EXT4_LOG=.*/, ""); sub(/^  FAIL /, ""); print m ", " $0; f = 1; next }
+		f && /^      / { sub(/^ */, ""); print "drops " $0; exit }' <<<"$OUT" |
+		paste -sd ' ' -): $(head -n 1 "$TEST_TMP/why.$l" 2>/dev/null)"
 }
 
 nobarrier_loses_fsynced_data() {
