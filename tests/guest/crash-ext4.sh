@@ -70,6 +70,11 @@ fixture_ext4() {
 			"mkdir -p /m$l && mount -t ext4 -o ${MOUNT_OPTS[$l]} /dev/$GUEST_DISK /m$l &&
 			grep ' /m$l ' /proc/mounts"
 		say "LUN $l: $GUEST_STDOUT"
+		case ${MOUNT_OPTS[$l]},$GUEST_STDOUT in
+		nobarrier,*nobarrier*) ;;
+		nobarrier,*) fail "ext4 did not take -o nobarrier: $GUEST_STDOUT" ;;
+		*nobarrier*) fail "LUN $l is mounted nobarrier: $GUEST_STDOUT" ;;
+		esac
 	done
 	guest_run "dmesg | grep -i 'ext4\|jbd2' | tail -n 6"
 	for ((n = 1; n <= ext4_steps; n++)); do
@@ -94,6 +99,14 @@ fixture_ext4() {
 		grep -q '^base: ' <<<"$OUT" && ! grep -q '^base: zeros' <<<"$OUT" ||
 			fail "rec$l: its base is not the ext4 made before tcqd started"
 		grep -q '^end: stopped' <<<"$OUT" || fail "rec$l did not end with tcqd's stop"
+		# SYNCHRONIZE CACHE (0x35): ext4's journal commits, none nobarrier
+		if [ "${MOUNT_OPTS[$l]}" = nobarrier ]; then
+			! grep -q '^opcodes:.* 0x35 x' <<<"$OUT" ||
+				fail "rec$l: SYNCHRONIZE CACHE from a nobarrier mount"
+		else
+			grep -q '^opcodes:.* 0x35 x' <<<"$OUT" ||
+				fail "rec$l: no SYNCHRONIZE CACHE recorded"
+		fi
 	done
 }
 
