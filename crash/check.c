@@ -51,9 +51,14 @@ static int expand(const char *cmd, const char *const keys[],
 
 static int run_shell(const char *line, bool verbose)
 {
-	pid_t pid = fork();
+	pid_t pid;
 	int st;
 
+	/* What the report has buffered goes out once: a child would write it
+	 * again (its freopen flushes the copy it inherited). */
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {

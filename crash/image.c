@@ -26,6 +26,34 @@ static int write_all(int fd, const void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/* Bytes [o, end) of in at the same offsets of fd: copy_file_range, else
+ * (another file system: EXDEV; or none at all) read and write. */
+static int copy_range(int in, int fd, off_t o, off_t end)
+{
+	static char buf[1 << 16];
+
+	while (o < end) {
+		loff_t ri = o, wo = o;
+		size_t want = (size_t)(end - o);
+		ssize_t n = copy_file_range(in, &ri, fd, &wo, want, 0);
+
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS ||
+			      errno == EOPNOTSUPP || errno == EINVAL)) {
+			n = pread(in, buf, want < sizeof(buf) ? want :
+				  sizeof(buf), o);
+			if (n > 0 && write_all(fd, buf, (size_t)n,
+					       (uint64_t)o) < 0)
+				return -1;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		o += n;
+	}
+	return 0;
+}
+
 /* The base's data extents into fd (its holes stay holes). */
 static int copy_base(int fd, const char *path, uint64_t size)
 {
@@ -46,18 +74,10 @@ static int copy_base(int fd, const char *path, uint64_t size)
 			rc = -1;
 			break;
 		}
-		for (off_t o = data; o < hole;) {
-			loff_t ri = o, wo = o;
-			ssize_t n = copy_file_range(in, &ri, fd, &wo,
-						    (size_t)(hole - o), 0);
-			if (n <= 0) {
-				rc = -1;
-				break;
-			}
-			o += n;
-		}
-		if (rc)
+		if (copy_range(in, fd, data, hole) < 0) {
+			rc = -1;
 			break;
+		}
 		data = hole;
 	}
 	close(in);

@@ -202,7 +202,10 @@ run_check() {
 group_exit() {
 	local rc=$? why i
 	trap - EXIT
-	[ -s "$TEST_TMP/.fixture.out" ] && sed 's/^/# /' "$TEST_TMP/.fixture.out"
+	# To the TAP stream: a fixture that failed is still inside
+	# in_fixture's redirection, and sed appending the file to itself
+	# never reaches its end (it filled the disk).
+	[ -s "$TEST_TMP/.fixture.out" ] && sed 's/^/# /' "$TEST_TMP/.fixture.out" >&"$TAP_FD"
 	: >"$TEST_TMP/.fixture.out"
 	why=$(note_get)
 	[ "$rc" -eq 77 ] && why="fixture skipped: $why"
