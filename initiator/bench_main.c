@@ -552,8 +552,6 @@ static void order_workloads(struct bench_opts *o)
 		}
 }
 
-volatile sig_atomic_t bench_interrupted;
-
 static void on_interrupt(int sig)
 {
 	bench_interrupted = 1;

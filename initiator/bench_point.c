@@ -16,6 +16,8 @@
 #include "initiator/bench_run_priv.h"
 #include "tcq/bufpool.h"
 
+volatile sig_atomic_t bench_interrupted;
+
 static bool run_opened_once;	/* a point opened all its sessions */
 
 /* One point as the main thread sees it; the workers get pt. */

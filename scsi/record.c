@@ -66,7 +66,8 @@ void record_lun_free(struct lun *l)
 
 	if (!r)
 		return;
-	record_stop(l, err, sizeof(err));	/* a LUN that goes ends it */
+	/* a LUN that goes (removed, re-created, tcqd's stop) ends it */
+	record_stop(l, "the LUN went away", err, sizeof(err));
 	pthread_mutex_lock(&r->lock);
 	record_wait_writer_locked(r);
 	pthread_mutex_unlock(&r->lock);

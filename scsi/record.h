@@ -50,9 +50,9 @@ void record_lun_free(struct lun *l);
  */
 int record_start(struct lun *l, const char *path, uint64_t max, char *err,
 		 size_t errlen);
-/* Ends the recording (REC_END stopped) and waits until the file is
- * written: 0, or -1 when l was not recording. */
-int record_stop(struct lun *l, char *err, size_t errlen);
+/* Ends the recording (REC_END stopped, why its text) and waits until the
+ * file is written: 0, or -1 when l was not recording. */
+int record_stop(struct lun *l, const char *why, char *err, size_t errlen);
 /* A named mark (tcqctl mark): 0, or -1 when l is not recording. */
 int record_mark(struct lun *l, const char *text, char *err, size_t errlen);
 void record_info(struct lun *l, struct record_info *out);

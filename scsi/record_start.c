@@ -270,14 +270,14 @@ fail:
 	return -1;
 }
 
-int record_stop(struct lun *l, char *err, size_t errlen)
+int record_stop(struct lun *l, const char *why, char *err, size_t errlen)
 {
 	struct recorder *r = l->rec;
 	int rc = 0;
 
 	pthread_mutex_lock(&r->lock);
 	if (r->active) {
-		record_end_locked(l, r, REC_END_STOPPED, "by tcqctl, or as the LUN went");
+		record_end_locked(l, r, REC_END_STOPPED, why);
 		log_info("LUN %llu: recording %s stopped: %llu records, %llu "
 			 "bytes", (unsigned long long)l->id, r->path,
 			 (unsigned long long)r->records,

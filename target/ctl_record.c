@@ -211,7 +211,7 @@ json_object *ctl_cmd_record(struct ctl_conn *cc, char **argv, int argc)
 	if (argc != 2)
 		return ctl_reply_err("%s", ctl_usage(CTL_CMD_RECORD, "stop",
 						     err, sizeof(err)));
-	if (record_stop(l, err, sizeof(err)) < 0)
+	if (record_stop(l, "tcqctl record stop", err, sizeof(err)) < 0)
 		return ctl_reply_err("record stop: %s", err);
 	record_info(l, &ri);
 	r = ctl_reply_ok();

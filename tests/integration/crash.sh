@@ -165,7 +165,8 @@ bad_recordings_and_states_refused() {
 	[ "$rc" = 2 ] && grep -q 'truncated\|corrupt' <<<"$OUT" ||
 		fail "a truncated recording: status $rc: $OUT"
 	cp "$TEST_TMP/rec" "$TEST_TMP/bad"
-	printf '\x5a' | dd of="$TEST_TMP/bad" bs=1 seek=$((size - 30)) conv=notrunc 2>/dev/null
+	# a byte of the last record's text (before its 4 bytes of CRC)
+	printf '\x5a' | dd of="$TEST_TMP/bad" bs=1 seek=$((size - 6)) conv=notrunc 2>/dev/null
 	rc=0; run "$CRASH" states "$TEST_TMP/bad" || rc=$?
 	[ "$rc" = 2 ] && grep -q 'corrupt (CRC)' <<<"$OUT" ||
 		fail "a corrupt recording: status $rc: $OUT"
