@@ -277,7 +277,8 @@ static void lun_execute(struct tcq_task *t)
 	/* A task that waited while a recording began (tcqctl record start
 	 * holds the LUN) is recorded as it starts: what it writes comes
 	 * after the base. */
-	if (!t->rec_task && !t->rec_armed && lun_recording(t->lun))
+	if (t->lun && !t->rec_task && !t->rec_armed &&
+	    lun_recording(t->lun))
 		record_arrive(t);
 	rc = lun_dispatch(t);
 
