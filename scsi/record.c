@@ -1,6 +1,10 @@
 /*
  * The crash lab's recorder (record.h): records into a ring under a lock,
  * a thread of its own writes the ring to the file.
+ *
+ * The data path leaves a REC_WRITE's CRC to that thread (it seals the
+ * records before it writes them): the data path's share of a 4K write is
+ * then one copy into the ring.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* O_DIRECT */
@@ -26,10 +30,14 @@
 #include "scsi/sdev.h"
 #include "scsi/task.h"
 
-/* The writer thread writes the ring in batches: this many bytes, or what
- * came within this long of the first of them. */
-#define WRITER_BATCH (1u << 20)
-#define WRITER_DELAY_MS 10
+/* While records come, the writer thread wakes by itself every
+ * WRITER_PERIOD_MS and writes what came, so the data path signals nobody:
+ * a wake-up costs a futex call, and in a virtual machine an interrupt
+ * between CPUs. The data path wakes it only when WRITER_WAKE bytes wait,
+ * or for the first bytes after the writer went to sleep (a period with
+ * none). */
+#define WRITER_WAKE (8u << 20)
+#define WRITER_PERIOD_MS 5
 
 int record_lun_init(struct lun *l)
 {
@@ -81,10 +89,51 @@ void record_lun_free(struct lun *l)
 
 /* ---- the writer thread -------------------------------------------------- */
 
+/* The ring's byte at (tail + i), and n bytes from there, modulo cap. */
+static uint8_t ring_at(const struct recorder *r, size_t i)
+{
+	return r->ring[(r->tail + i) % r->cap];
+}
+
+static uint32_t ring_crc(const struct recorder *r, uint32_t crc, size_t i,
+			 size_t n)
+{
+	size_t at = (r->tail + i) % r->cap;
+	size_t first = r->cap - at < n ? r->cap - at : n;
+
+	crc = crc32c_update(crc, r->ring + at, first);
+	return crc32c_update(crc, r->ring, n - first);
+}
+
+/*
+ * Writes the CRC of every whole record in [tail + sealed, tail + upto).
+ * Those bytes are the writer's to read: the data path appends past
+ * tail + len only, and upto was len when the lock was last held. A record
+ * is put whole under the lock, so upto ends at a record's end.
+ */
+static void seal(struct recorder *r, size_t upto)
+{
+	while (r->sealed + REC_FIXED <= upto) {
+		size_t at = r->sealed;
+		uint32_t len = 0, crc;
+
+		for (int i = 3; i >= 0; i--)
+			len = len << 8 | ring_at(r, at + (size_t)i);
+		if (len < REC_FIXED + 4 || at + len > upto)
+			break;	/* cannot be: records are put whole */
+		crc = ~ring_crc(r, 0xffffffffu, at, len - 4);
+		for (int i = 0; i < 4; i++)
+			r->ring[(r->tail + at + len - 4 + (size_t)i) % r->cap] =
+				(uint8_t)(crc >> (8 * i));
+		r->sealed = at + len;
+	}
+}
+
 void *record_writer_main(void *arg)
 {
 	struct lun *l = arg;
 	struct recorder *r = l->rec;
+	bool idle = false;
 
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
@@ -92,39 +141,47 @@ void *record_writer_main(void *arg)
 		uint64_t off;
 		ssize_t w;
 
-		/* Waits for a batch (WRITER_BATCH bytes, or WRITER_DELAY_MS
-		 * after bytes came), so the file gets few large writes and the
-		 * data path rarely wakes this thread; at once when someone
-		 * waits for room or for the end. */
-		while (!r->draining && !r->waiters &&
-		       r->len < WRITER_BATCH) {
+		while (!r->draining && !r->waiters && r->len < WRITER_WAKE) {
 			struct timespec until;
 
-			if (!r->len) {
+			if (!r->len && idle) {
+				r->sleeping = true;
 				pthread_cond_wait(&r->cond, &r->lock);
+				r->sleeping = false;
+				idle = false;
 				continue;
 			}
 			clock_gettime(CLOCK_MONOTONIC, &until);
-			until.tv_nsec += WRITER_DELAY_MS * 1000000L;
+			until.tv_nsec += WRITER_PERIOD_MS * 1000000L;
 			if (until.tv_nsec >= 1000000000L) {
 				until.tv_sec++;
 				until.tv_nsec -= 1000000000L;
 			}
 			if (pthread_cond_timedwait(&r->cond, &r->lock,
-						   &until) == ETIMEDOUT)
+						   &until) != ETIMEDOUT)
+				continue;
+			if (r->len)
 				break;
+			idle = true;	/* a period without records */
 		}
 		if (!r->len) {
 			if (r->draining)
 				break;	/* drained */
 			continue;
 		}
-		n = r->cap - r->tail < r->len ? r->cap - r->tail : r->len;
+		if (r->sealed < r->len) {
+			size_t upto = r->len;
+
+			pthread_mutex_unlock(&r->lock);
+			seal(r, upto);
+			pthread_mutex_lock(&r->lock);
+		}
+		n = r->cap - r->tail < r->sealed ? r->cap - r->tail : r->sealed;
 		wn = n;
 		if (r->direct) {
 			/* whole blocks; the last piece padded (the bytes
 			 * past it are cut off at the end) */
-			if (r->draining && n == r->len)
+			if (r->draining && n == r->len && n == r->sealed)
 				wn = (n + RING_ALIGN - 1) / RING_ALIGN *
 				     RING_ALIGN;
 			else
@@ -165,6 +222,7 @@ void *record_writer_main(void *arg)
 		}
 		r->tail = (r->tail + n) % r->cap;
 		r->len -= n;
+		r->sealed -= n;
 		r->file_off += n;
 		if (r->waiters)
 			pthread_cond_broadcast(&r->room);
@@ -179,7 +237,7 @@ void *record_writer_main(void *arg)
 	r->fd = -1;
 	free(r->ring);
 	r->ring = NULL;
-	r->len = r->tail = 0;
+	r->len = r->tail = r->sealed = 0;
 	r->writer_running = false;
 	pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
@@ -276,10 +334,9 @@ static void taken_locked(struct recorder *r, size_t n)
 	r->seq++;
 	r->records++;
 	r->bytes += n;
-	/* The writer is woken by the first bytes (it then waits for its
-	 * batch on a timer) and by a whole batch, not by every record. */
-	if (r->len == n ||
-	    (r->len >= WRITER_BATCH && r->len - n < WRITER_BATCH))
+	/* The writer wakes by itself while records come (record_writer_main) */
+	if ((r->sleeping && r->len == n) ||
+	    (r->len >= WRITER_WAKE && r->len - n < WRITER_WAKE))
 		pthread_cond_signal(&r->cond);
 }
 
@@ -413,9 +470,8 @@ static void write_locked(struct lun *l, struct recorder *r, uint64_t task,
 	struct rec_write w = { .task = task, .lba = io->offset / bs,
 			       .blocks = (uint32_t)(io->len / bs) };
 	uint8_t flags = (io->flags & BDEV_FUA) ? REC_W_FUA : 0;
-	uint8_t head[REC_WRITE_HEAD], tail[4];
+	uint8_t head[REC_WRITE_HEAD];
 	const void *data = NULL;
-	uint32_t crc;
 	size_t n;
 
 	switch (io->op) {
@@ -449,21 +505,16 @@ static void write_locked(struct lun *l, struct recorder *r, uint64_t task,
 				  "format cannot hold");
 		return;
 	}
-	/* Straight into the ring, the data copied once. */
+	/* Straight into the ring, the data copied once; the CRC's four
+	 * bytes are the writer's (seal). */
 	n = rec_write_size(w.data_len);
 	if (!room_locked(l, r, n))
 		return;
 	rec_write_head(head, r->seq + 1, flags, &w);
-	crc = crc32c_update(0xffffffffu, head, sizeof(head));
 	ring_put(r, head, sizeof(head));
-	if (w.data_len) {
-		crc = crc32c_update(crc, data, w.data_len);
+	if (w.data_len)
 		ring_put(r, data, w.data_len);
-	}
-	crc = ~crc;
-	for (int i = 0; i < 4; i++)
-		tail[i] = (uint8_t)(crc >> (8 * i));
-	ring_put(r, tail, sizeof(tail));
+	r->len += 4;
 	taken_locked(r, n);
 }
 

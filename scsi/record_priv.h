@@ -29,7 +29,11 @@ struct recorder {
 	char ended[160];
 	uint8_t *ring;		/* [tail, tail + len) waits, modulo cap */
 	size_t cap, tail, len;
+	size_t sealed;		/* [tail, tail + sealed) has its CRCs: the
+				 * writer's, which alone moves tail and this */
 	bool draining;		/* no more records: write what is left */
+	bool sleeping;		/* the writer waits for a signal, not a
+				 * timer: the first bytes wake it */
 	const void *nexus[NEXUS_MAX];	/* a recorded nexus' number */
 	uint32_t nnexus;
 	uint8_t *scratch;	/* one record, encoded */

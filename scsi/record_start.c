@@ -232,6 +232,7 @@ int record_start(struct lun *l, const char *path, uint64_t max, char *err,
 	memcpy(r->ring, hdr, hl);
 	r->tail = 0;
 	r->len = hl;
+	r->sealed = hl;	/* the header carries its own CRC */
 	r->nnexus = 0;
 	r->ended[0] = 0;
 	r->draining = false;
