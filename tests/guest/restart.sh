@@ -5,6 +5,10 @@
 # with a graceful stop (SIGTERM); each time the kernel initiator
 # reconnects within its replacement timeout, the writer ends without an
 # error, and every byte reads back, in the guest and in the backing file.
+# The writer's second half waits for a gate the check opens once the old
+# tcqd is gone, so it is sent to a target that is down whatever the speed
+# of the machine (a writer that ended before the stop tested nothing, and
+# found the session still reconnecting).
 # The same with files written on a mounted ext4: e2fsck finds it clean
 # afterwards and every file reads back. And a read error of the backing
 # store (the fault backend) reaches the guest as an I/O error, not a hang.
@@ -47,40 +51,62 @@ teardown_restart() {
 
 port_free() { ! ss -Hltn "sport = :$1" | grep -q .; }
 
-# restart_tcqd SIGNAL: stops tcqd with SIGNAL, starts it again on the same
-# port and file (this check's tcqd from now on).
+# restart_tcqd SIGNAL: stops tcqd with SIGNAL, opens the guest writer's
+# gate (/tmp/go) once it is gone, and starts it again on the same port and
+# file (this check's tcqd from now on).
 restart_tcqd() {
 	kill "-$1" "$TCQD_PID" || fail "cannot signal tcqd"
 	# tcqd is the fixture's child, not this check's: wait for its port.
 	wait_until 300 port_free "$TCQD_PORT" ||
 		fail "tcqd still listens on $TCQD_PORT after SIG$1"
 	TCQD_PID=
+	guest_must "gate opened" "touch /tmp/go"
 	start_tcqd -c "$CONF"
 	say "tcqd restarted after SIG$1 on port $TCQD_PORT"
+}
+
+# writer_started FILE: waits until the guest's writer has written FILE
+# (it has begun).
+writer_started() {
+	guest_must "writer begun" -t 60 "
+		for i in \$(seq 600); do [ -e $1 ] && exit 0; sleep 0.1; done
+		echo the writer did not begin; exit 1"
 }
 
 # write_through_restart SIGNAL SEEK_MIB: a $MIB MiB pattern is written
 # from the guest while tcqd restarts; it must all be there afterwards.
 write_through_restart() {
-	local sig=$1 seek=$2 sum host
+	local sig=$1 seek=$2 sum host half
 	guest_disk 0 || fail "no disk for LUN 0"
 	DISK=$GUEST_DISK
 	guest_must "pattern" "dd if=/dev/urandom of=/tmp/pat bs=1M count=$MIB 2>/dev/null &&
 		rm -f /tmp/dd.rc && sha256sum </tmp/pat"
 	sum=${GUEST_STDOUT%% *}
-	# The writer outlives the command that starts it (setsid).
-	guest_must "writer started" "setsid sh -c 'dd if=/tmp/pat of=/dev/$DISK bs=64k \
-		seek=$((seek * 16)) oflag=direct conv=fsync 2>/tmp/dd.err; echo \$? >/tmp/dd.rc' \
+	# The writer outlives the command that starts it (setsid). Its first
+	# half may be in flight at the stop; its second half waits for the
+	# gate, opened when the old tcqd is gone, so it needs the new one.
+	half=$((MIB * 8))	# 64k blocks
+	guest_must "writer started" "rm -f /tmp/go /tmp/w.begun; setsid sh -c '
+		touch /tmp/w.begun
+		dd if=/tmp/pat of=/dev/$DISK bs=64k count=$half seek=$((seek * 16)) \
+			oflag=direct 2>/tmp/dd.err || { echo \$? >/tmp/dd.rc; exit; }
+		while [ ! -e /tmp/go ]; do sleep 0.05; done
+		dd if=/tmp/pat of=/dev/$DISK bs=64k skip=$half seek=$((seek * 16 + half)) \
+			oflag=direct conv=fsync 2>>/tmp/dd.err; echo \$? >/tmp/dd.rc' \
 		</dev/null >/dev/null 2>&1 &"
-	sleep 1
+	writer_started /tmp/w.begun
 	restart_tcqd "$sig"
 	guest_must "writer finished" -t 150 "
 		for i in \$(seq 1400); do [ -s /tmp/dd.rc ] && break; sleep 0.1; done
 		[ -s /tmp/dd.rc ] || { echo the writer is still running; exit 1; }
 		rc=\$(cat /tmp/dd.rc); [ \"\$rc\" = 0 ] || { cat /tmp/dd.err; echo status \$rc; exit 1; }"
 	ok "SIG$sig: the O_DIRECT writer across the restart ended without an error"
-	guest_must "session back" "cat /sys/class/iscsi_session/$GUEST_SESSION/state"
-	[ "$GUEST_STDOUT" = LOGGED_IN ] || fail "the session is $GUEST_STDOUT"
+	# Its last writes went through the new tcqd, so the session is back;
+	# a moment's wait covers the state file catching up.
+	guest_do -t 60 "for i in \$(seq 300); do
+		[ \"\$(cat /sys/class/iscsi_session/$GUEST_SESSION/state)\" = LOGGED_IN ] && exit 0
+		sleep 0.1; done; cat /sys/class/iscsi_session/$GUEST_SESSION/state; exit 1"
+	[ "$GUEST_RC" = 0 ] || fail "the session is $GUEST_STDOUT"
 	ok "SIG$sig: the kernel initiator is logged in again ($GUEST_SESSION)"
 	guest_must "read back" "dd if=/dev/$DISK bs=1M skip=$seek count=$MIB iflag=direct \
 		2>/dev/null | sha256sum"
@@ -102,11 +128,15 @@ ext4_through_restart() {
 	guest_must "ext4 made and mounted" -t 60 "
 		mountpoint -q /mnt && umount /mnt
 		mkfs.ext4 -q -F /dev/$fs && mkdir -p /mnt && mount -t ext4 /dev/$fs /mnt"
-	guest_must "files writer started" "rm -f /tmp/fs.rc; setsid sh -c '
+	# Six files before the gate (the first perhaps in flight at the
+	# stop), six after it: those need the new tcqd.
+	guest_must "files writer started" "rm -f /tmp/fs.rc /tmp/go /tmp/fs.begun; setsid sh -c '
+		touch /tmp/fs.begun
 		for i in \$(seq 12); do
+			[ \$i = 7 ] && while [ ! -e /tmp/go ]; do sleep 0.05; done
 			dd if=/tmp/pat of=/mnt/f\$i bs=1M count=2 conv=fsync 2>/tmp/fs.err || { echo 1 >/tmp/fs.rc; exit; }
 		done; sync; echo 0 >/tmp/fs.rc' </dev/null >/dev/null 2>&1 &"
-	sleep 1
+	writer_started /tmp/fs.begun
 	restart_tcqd "$sig"
 	guest_must "files writer finished" -t 150 "
 		for i in \$(seq 1400); do [ -s /tmp/fs.rc ] && break; sleep 0.1; done
