@@ -213,7 +213,7 @@ plain_conf() {
 ctl() { run "$TCQCTL" -s "$SOCK" "$@"; }
 
 live_record_start_under_load_is_faithful() {
-	local pid rc=0
+	local pid rc=0 before
 	rm -f "$TEST_TMP/lun0.img" "$TEST_TMP"/rec*
 	plain_conf "$TEST_TMP/tcqd.conf"
 	start_tcqd -c "$TEST_TMP/tcqd.conf"
@@ -222,10 +222,12 @@ live_record_start_under_load_is_faithful() {
 		"$TCQD_URL" || fail "tcq-bench (before): $OUT"
 	# 32 writes in flight while the recording starts: the ones that wait
 	# for the LUN to go still must be recorded when they start
+	before=$(logins)
 	"$BENCH" --quiet --rw randwrite --bs 4k --depth 32 --runtime 2 \
 		--verify "$TCQD_URL" >"$TEST_TMP/bench.out" 2>&1 &
 	pid=$!
-	sleep 0.5
+	wait_logins $((before + 1))	# the load runs: its writes are in flight
+	sleep 0.3
 	ctl record start "$IQN/0" "$TEST_TMP/rec" max=1G ||
 		fail "record start: $OUT"
 	grep -q "recording $IQN/0 into $TEST_TMP/rec (at most 1073741824 bytes)" <<<"$OUT" ||

@@ -166,7 +166,8 @@ kill9_keeps_every_acknowledged_write() {
 		--runtime 3 --span 4M --verify-journal "$TEST_TMP/j3" "$TCQD_URL" \
 		>"$TEST_TMP/kill9.out" 2>&1 &
 	local bench=$!
-	sleep 1.5
+	wait_logins 1	# then a second of writes in flight
+	sleep 1
 	kill -KILL "$TCQD_PID"
 	wait "$TCQD_PID" 2>/dev/null
 	TCQD_PID=

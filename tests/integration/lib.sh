@@ -83,6 +83,17 @@ wait_until() {
 	"$@"
 }
 
+# logins: how many logins the running tcqd has logged; wait_logins N:
+# waits (at most 30 s) until it has logged N, so that a load started in
+# the background is running before a check acts on it (a fixed sleep
+# decides nothing on a slow or loaded machine).
+logins() { grep -c ': logged in (' "$TCQD_LOG" || true; }
+logins_reach() { [ "$(logins)" -ge "$1" ]; }
+wait_logins() {
+	wait_until 300 logins_reach "$1" ||
+		fail "tcqd logged $(logins) logins within 30 s, not $1"
+}
+
 # log_grep GREP-ARGS...: grep in what tcqd logged during the check (not
 # in a pipe: under pipefail an early grep -q would fail tail).
 log_grep() {

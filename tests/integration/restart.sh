@@ -104,9 +104,10 @@ journal_read() {
 		fail "the journal read after the restart failed: $(tail -3 <<<"$OUT")"
 }
 
-# kill_restart SIGNAL: stops tcqd with SIGNAL 2 s into the load, starts
-# it again at once on the same port and file.
+# kill_restart SIGNAL: stops tcqd with SIGNAL 2 s into the load (counted
+# from its login), starts it again at once on the same port and file.
 kill_restart() {
+	wait_logins 1
 	sleep 2
 	if [ "$1" = TERM ]; then
 		stop_tcqd_rc || fail "$STOP_WHY"
@@ -197,6 +198,7 @@ reconnect_gives_up_after_secs() {
 	restart_conf on
 	start_same
 	load giveup --reconnect 1.5
+	wait_logins 1
 	sleep 1.5
 	kill -KILL "$TCQD_PID"
 	wait "$TCQD_PID" 2>/dev/null
@@ -248,15 +250,17 @@ sigkill_restart_fails_without_reconnect() {
 # runs and restarts. A read load of tcq-bench (reads pass a Write
 # Exclusive reservation) spans the restart and logs in again.
 aptpl_saved_state_restart_keeps_reservation() {
-	local saved=$TEST_TMP/saved.conf
+	local saved=$TEST_TMP/saved.conf before
 	restart_conf on
 	start_same
 	run "$PRCLIENT" "$URL" "$INITIATOR" set || fail "register/reserve with APTPL failed"
+	before=$(logins)
 	"$BENCH" --quiet --engine native --depth 8 --bs 4k --rw randread \
 		--runtime 5 --span 4M --verify --reconnect 20 \
 		--json "$TEST_TMP/pr.json" "$URL" >"$TEST_TMP/pr.out" 2>&1 &
 	BENCH_PID=$!
 	BG_PIDS+=("$BENCH_PID")
+	wait_logins $((before + 1))
 	sleep 1.5
 	run "$TCQCTL" -s "$SOCK" save "$saved" || fail "tcqctl save failed"
 	grep -qx "listen = 127.0.0.1:$PORT" "$saved" || fail "the saved state lost the portal"
