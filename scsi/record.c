@@ -89,12 +89,13 @@ void record_lun_free(struct lun *l)
 
 /* ---- the writer thread -------------------------------------------------- */
 
-/* The ring's byte at (tail + i), and n bytes from there, modulo cap. */
+/* The ring's byte at (tail + i), modulo cap. */
 static uint8_t ring_at(const struct recorder *r, size_t i)
 {
 	return r->ring[(r->tail + i) % r->cap];
 }
 
+/* crc continued over the n bytes at (tail + i), modulo cap. */
 static uint32_t ring_crc(const struct recorder *r, uint32_t crc, size_t i,
 			 size_t n)
 {
@@ -106,10 +107,11 @@ static uint32_t ring_crc(const struct recorder *r, uint32_t crc, size_t i,
 }
 
 /*
- * Writes the CRC of every whole record in [tail + sealed, tail + upto).
- * Those bytes are the writer's to read: the data path appends past
- * tail + len only, and upto was len when the lock was last held. A record
- * is put whole under the lock, so upto ends at a record's end.
+ * Writes the CRC of every REC_WRITE in [tail + sealed, tail + upto); the
+ * other records are small and rec_put gave them theirs. Those bytes are
+ * the writer's to read: the data path appends past tail + len only, and
+ * upto was len when the lock was last held. A record is put whole under
+ * the lock, so upto ends at a record's end.
  */
 static void seal(struct recorder *r, size_t upto)
 {
@@ -121,11 +123,13 @@ static void seal(struct recorder *r, size_t upto)
 			len = len << 8 | ring_at(r, at + (size_t)i);
 		if (len < REC_FIXED + 4 || at + len > upto)
 			break;	/* cannot be: records are put whole */
+		r->sealed = at + len;
+		if (ring_at(r, at + 4) != REC_WRITE)
+			continue;
 		crc = ~ring_crc(r, 0xffffffffu, at, len - 4);
 		for (int i = 0; i < 4; i++)
 			r->ring[(r->tail + at + len - 4 + (size_t)i) % r->cap] =
 				(uint8_t)(crc >> (8 * i));
-		r->sealed = at + len;
 	}
 }
 
