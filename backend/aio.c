@@ -288,6 +288,12 @@ static int aio_open_path(struct aio_opening *ao, const struct bdev_params *p,
 
 	ao->flags = (p->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC;
 	if (stat(ao->path, &st) < 0) {
+		if (errno == ENOENT && !p->create && !p->read_only) {
+			/* say how to get it: the key that creates it */
+			snprintf(err, errlen, "aio: %s: no such file (create=yes "
+				 "with a size creates it)", ao->path);
+			return -1;
+		}
 		if (errno != ENOENT || !p->create || p->read_only) {
 			snprintf(err, errlen, "aio: %s: %s", ao->path,
 				 strerror(errno));
