@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 #include "tcq/ctl_client.h"
 #include "tcq/ctl_cmds.h"
+#include "tcq/ctl_words.h"
 #include "ctl/tcqctl.h"
 
 #define TIMEOUT_S 30
@@ -84,22 +85,22 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		o->words[0] = ctl_cmd_defs[CTL_CMD_METRICS].name;
 }
 
-/* The request is one line of space-separated words. */
+/* The request is one line of space-separated words, each
+ * percent-encoded (tcq/ctl_words.h: a value may hold spaces). */
 static void build_request(const struct opts *o, char *line, size_t size)
 {
 	size_t ll = 0;
 
 	for (int i = 0; i < o->nwords; i++) {
-		size_t n = strlen(o->words[i]);
+		size_t n;
 
-		if (!n || strpbrk(o->words[i], " \t\r\n"))
-			die_usage("'%s': arguments may not be empty or contain "
-				  "white space", o->words[i]);
-		if (ll + n + 2 > size)
-			die_usage("request too long%s", "");
-		if (i)
+		if (!o->words[i][0])
+			die_usage("an argument may not be empty%s", "");
+		if (i && ll + 1 < size)
 			line[ll++] = ' ';
-		memcpy(line + ll, o->words[i], n);
+		n = ctl_word_encode(o->words[i], line + ll, size - ll - 1);
+		if (n == (size_t)-1 || ll + n + 2 > size)
+			die_usage("request too long%s", "");
 		ll += n;
 	}
 	line[ll++] = '\n';

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "tcq/ctl_cmds.h"
+#include "tcq/ctl_words.h"
 #include "tcq/list.h"
 #include "tcq/log.h"
 #include "tcq/reactor.h"
@@ -130,6 +131,7 @@ static json_object *ctl_request(struct ctl_conn *cc, char *line)
 	for (char *w; (w = strtok_r(NULL, " \t\r", &save));) {
 		if (argc == CTL_MAX_ARGS)
 			return ctl_reply_err("too many arguments");
+		ctl_word_decode(w);	/* tcqctl percent-encodes each word */
 		argv[argc++] = w;
 	}
 	argv[argc] = NULL;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tcq/ctl_cmds.h"
+#include "tcq/ctl_words.h"
 #include "ctl/tcqctl.h"
 #include "target/ctl_priv.h"
 #include "tests/unit/harness.h"
@@ -255,6 +256,50 @@ START_TEST(help_shows_every_form)
 }
 END_TEST
 
+/* A request's words (tcq/ctl_words.h): a value with spaces travels as
+ * RFC 3986 percent-encoding, and what tcqd decodes is what was typed. */
+START_TEST(words_percent_encoding_known_answers)
+{
+	char out[64], w[64];
+
+	ck_assert_uint_eq(ctl_word_encode("product=Other Disk", out,
+					  sizeof(out)), 20);
+	ck_assert_str_eq(out, "product=Other%20Disk");
+	ctl_word_encode("a%b\tc\r\n", out, sizeof(out));
+	ck_assert_str_eq(out, "a%25b%09c%0D%0A");
+	ctl_word_encode("plain=word", out, sizeof(out));
+	ck_assert_str_eq(out, "plain=word");
+	/* too small: refused, not cut */
+	ck_assert_uint_eq(ctl_word_encode("a b", out, 4), (size_t)-1);
+	ck_assert_uint_eq(ctl_word_encode("abc", out, 4), 3);
+
+	strcpy(w, "product=Other%20Disk");
+	ctl_word_decode(w);
+	ck_assert_str_eq(w, "product=Other Disk");
+	strcpy(w, "%41%2a%2A");
+	ctl_word_decode(w);
+	ck_assert_str_eq(w, "A**");
+	/* a '%' without two hex digits is itself */
+	strcpy(w, "100% %zz %4");
+	ctl_word_decode(w);
+	ck_assert_str_eq(w, "100% %zz %4");
+}
+END_TEST
+
+START_TEST(words_round_trip_every_byte)
+{
+	char w[256], enc[3 * 256 + 1];
+
+	for (int i = 1; i < 256; i++)
+		w[i - 1] = (char)i;
+	w[255] = 0;
+	ck_assert_uint_ne(ctl_word_encode(w, enc, sizeof(enc)), (size_t)-1);
+	ck_assert_ptr_null(strpbrk(enc, " \t\r\n"));
+	ctl_word_decode(enc);
+	ck_assert_mem_eq(enc, w, 256);
+}
+END_TEST
+
 static Suite *ctl_cmds_suite(void)
 {
 	Suite *s = suite_create("ctl_cmds");
@@ -268,6 +313,8 @@ static Suite *ctl_cmds_suite(void)
 	harness_add(tc, forms_of_one_command_start_with_their_own_word);
 	harness_add(tc, usage_known_answers);
 	harness_add(tc, help_shows_every_form);
+	harness_add(tc, words_percent_encoding_known_answers);
+	harness_add(tc, words_round_trip_every_byte);
 	suite_add_tcase(s, tc);
 	return s;
 }
