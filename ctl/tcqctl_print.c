@@ -48,6 +48,10 @@ static void print_lun_head(json_object *l)
 	       geti(l, "blocks"), geti(l, "block_size"),
 	       geti(l, "queue_depth"), gets_(l, "barrier"),
 	       json_object_get_boolean(get(l, "write_cache")) ? "on" : "off");
+	if (get(l, "vendor"))	/* INQUIRY's identity, as the initiator reads it */
+		printf("  inquiry  vendor \"%s\"  product \"%s\"  revision "
+		       "\"%s\"\n", gets_(l, "vendor"), gets_(l, "product"),
+		       gets_(l, "revision"));
 	if (get(l, "model")) {
 		json_object *m = get(l, "model");
 

@@ -81,13 +81,27 @@ void lun_params_default(struct lun_params *p, struct sdev *dev, uint64_t id,
 	p->thin = -1;
 }
 
+/* The default identity of a LUN: TCQ, tcq disk, and the version's
+ * digits, at most 4 ("0.1.0" -> "010"). */
+static void identity_default(char vendor[9], char product[17],
+			     char revision[5])
+{
+	const char *v = PACKAGE_VERSION;
+	size_t vi = 0;
+
+	snprintf(vendor, 9, "TCQ");
+	snprintf(product, 17, "tcq disk");
+	for (; *v && vi < 4; v++)
+		if (*v >= '0' && *v <= '9')
+			revision[vi++] = *v;
+	revision[vi] = 0;
+}
+
 /* The parts every LUN has, from the defaults; NULL: out of memory. */
 static struct lun *lun_new(struct sdev *dev, uint64_t id, struct bdev *b)
 {
 	struct lun *l = calloc(1, sizeof(*l));
 	const char *target_name = dev ? dev->name : "";
-	const char *v = PACKAGE_VERSION;
-	size_t vi = 0;
 
 	if (!l)
 		return NULL;
@@ -100,12 +114,7 @@ static struct lun *lun_new(struct sdev *dev, uint64_t id, struct bdev *b)
 	l->write_cache = l->write_cache_default = true;
 	l->lbpere = true;
 	l->barrier = BARRIER_DRAIN;
-	snprintf(l->vendor, sizeof(l->vendor), "TCQ");
-	snprintf(l->product, sizeof(l->product), "tcq disk");
-	/* Revision: the version's digits, at most 4 ("0.1.0" -> "010"). */
-	for (; *v && vi < sizeof(l->revision) - 1; v++)
-		if (*v >= '0' && *v <= '9')
-			l->revision[vi++] = *v;
+	identity_default(l->vendor, l->product, l->revision);
 
 	uint64_t h = fnv1a(0xcbf29ce484222325ull, target_name,
 			   strlen(target_name));
@@ -165,6 +174,7 @@ struct lun *lun_create(const struct lun_params *p, char *err, size_t errlen)
 	if (p->serial && p->serial[0])	/* the same identity on every
 					 * gateway */
 		lun_set_serial(l, p->serial);
+	lun_set_identity(l, p->vendor, p->product, p->revision);
 	/* A backend without a volatile cache has no WCE to report. */
 	l->write_cache = l->write_cache_default =
 		p->write_cache && !(b && b->write_through);
@@ -205,6 +215,41 @@ struct lun *lun_create(const struct lun_params *p, char *err, size_t errlen)
 	if (b)	/* a backend resized under us (rbd) tells the initiators */
 		bdev_set_resize_hook(b, lun_bdev_resized, l);
 	return l;
+}
+
+bool lun_set_identity(struct lun *l, const char *vendor, const char *product,
+		      const char *revision)
+{
+	char v[9], p[17], r[5];
+	bool changed;
+
+	identity_default(v, p, r);
+	if (vendor && *vendor)
+		snprintf(v, sizeof(v), "%s", vendor);
+	if (product && *product)
+		snprintf(p, sizeof(p), "%s", product);
+	if (revision && *revision)
+		snprintf(r, sizeof(r), "%s", revision);
+	pthread_mutex_lock(&l->lock);
+	changed = strcmp(v, l->vendor) || strcmp(p, l->product) ||
+		  strcmp(r, l->revision);
+	memcpy(l->vendor, v, sizeof(v));
+	memcpy(l->product, p, sizeof(p));
+	memcpy(l->revision, r, sizeof(r));
+	pthread_mutex_unlock(&l->lock);
+	return changed;
+}
+
+void lun_identity(const struct lun *l, char vendor[9], char product[17],
+		  char revision[5])
+{
+	struct lun *m = (struct lun *)l;	/* its lock, not its content */
+
+	pthread_mutex_lock(&m->lock);
+	memcpy(vendor, l->vendor, 9);
+	memcpy(product, l->product, 17);
+	memcpy(revision, l->revision, 5);
+	pthread_mutex_unlock(&m->lock);
 }
 
 void lun_set_serial(struct lun *l, const char *serial)

@@ -134,6 +134,8 @@ struct lun_params {
 				 * closes it, after lun_destroy); NULL: no
 				 * medium (unit tests) */
 	const char *serial;	/* NULL or "": from the device name and id */
+	/* INQUIRY identity (lun_set_identity); NULL or "": the default */
+	const char *vendor, *product, *revision;
 	bool write_cache;	/* WCE (never where the backend has no cache) */
 	enum lun_barrier barrier;
 	uint8_t qam;
@@ -167,6 +169,18 @@ void lun_destroy(struct lun *l);
  * designator from it: gateways configured with one serial report one
  * logical unit whatever their names. */
 void lun_set_serial(struct lun *l, const char *serial);
+/*
+ * Sets the INQUIRY identity: vendor (8 characters at most), product (16),
+ * revision (4); NULL or "" keeps that field's default (TCQ, tcq disk, the
+ * version's digits). Taken under the LUN's lock, as lun_identity reads
+ * it. True when a field changed: the caller raises INQUIRY DATA HAS
+ * CHANGED for every nexus (SPC-4 5.14) on a LUN already serving.
+ */
+bool lun_set_identity(struct lun *l, const char *vendor, const char *product,
+		      const char *revision);
+/* A consistent copy of the identity (for INQUIRY and its VPD pages). */
+void lun_identity(const struct lun *l, char vendor[9], char product[17],
+		  char revision[5]);
 
 /*
  * LOGICAL UNIT RESET side effects on LUN-wide state (SAM-5 6.3.3), made

@@ -81,6 +81,10 @@ static void pad_ascii(uint8_t *dst, const char *s, size_t n)
 
 static uint32_t inquiry_std(const struct lun *l, uint8_t *p)
 {
+	char vendor[9] = "TCQ", product[17] = "tcq disk", revision[5] = "";
+
+	if (l)	/* tcqctl set may change it meanwhile */
+		lun_identity(l, vendor, product, revision);
 	memset(p, 0, 96);
 	if (!l) {
 		p[0] = (PQ_NOT_CONNECTABLE << 5) | PDT_UNKNOWN;
@@ -93,9 +97,9 @@ static uint32_t inquiry_std(const struct lun *l, uint8_t *p)
 	p[3] = 0x20 | 0x10 | 0x02;	/* NormACA, HiSup, format 2 */
 	p[4] = 96 - 5;
 	p[7] = 0x02;		/* CmdQue */
-	pad_ascii(p + 8, l ? l->vendor : "TCQ", 8);
-	pad_ascii(p + 16, l ? l->product : "tcq disk", 16);
-	pad_ascii(p + 32, l ? l->revision : "", 4);
+	pad_ascii(p + 8, vendor, 8);
+	pad_ascii(p + 16, product, 16);
+	pad_ascii(p + 32, revision, 4);
 	/* Version descriptors: SAM-5, iSCSI, SPC-4, SBC-3. */
 	put_be16(p + 58, 0x00a0);
 	put_be16(p + 60, 0x0960);
@@ -111,6 +115,7 @@ static uint32_t vpd_designators(const struct lun *l, uint8_t *p)
 {
 	uint8_t *d = p + 4;
 	const struct sdev *tg = l->dev;
+	char vendor[9], product[17], revision[5];
 
 	/* NAA IEEE Registered Extended, logical unit. */
 	d[0] = 0x01;
@@ -123,7 +128,8 @@ static uint32_t vpd_designators(const struct lun *l, uint8_t *p)
 	d[0] = 0x02;
 	d[1] = 0x01;
 	d[3] = (uint8_t)(8 + sl);
-	pad_ascii(d + 4, l->vendor, 8);
+	lun_identity(l, vendor, product, revision);
+	pad_ascii(d + 4, vendor, 8);
 	memcpy(d + 12, l->serial, sl);
 	d += 4 + d[3];
 	if (tg) {

@@ -45,6 +45,9 @@ struct cfg_lun {
 	uint8_t qam;			/* control page QAM: 0 restricted
 					 * (default), 1 unrestricted */
 	char serial[33];		/* LUN identity; "": from the names */
+	char vendor[9];			/* INQUIRY identity; "": the default */
+	char product[17];
+	char revision[5];
 	bool flush_ignore;		/* flush = ignore: a device that lies */
 	bool fua_ignore;		/* fua = ignore */
 	char *record;			/* record = FILE (crash lab); NULL */
@@ -167,6 +170,12 @@ int cfg_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 /* LUN serial number: 1..32 printable ASCII characters, no spaces; copied
  * into out (33 bytes). */
 int cfg_parse_serial(const char *s, char *out, char *err, size_t errlen);
+/* An INQUIRY identity field (SPC-4 6.6.2: ASCII 20h-7Eh, left-aligned, at
+ * most max bytes: vendor 8, product 16, revision 4); no leading or
+ * trailing space and no ';', so that tcqd.conf reads back what it saved.
+ * Copied to out (max + 1 bytes); -1 with a message otherwise. */
+int cfg_parse_inquiry_text(const char *s, size_t max, char *out, char *err,
+			   size_t errlen);
 /* RFC 7143 3.2.6 iqn./eui./naa. syntax, lower case, at most 223 bytes. */
 int cfg_check_name(const char *name, char *err, size_t errlen);
 

@@ -33,6 +33,9 @@ struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
 	}
 	lun_params_default(&lp, &t->dev, cl->id, b);
 	lp.serial = cl->serial;
+	lp.vendor = cl->vendor;
+	lp.product = cl->product;
+	lp.revision = cl->revision;
 	lp.write_cache = cl->write_cache;
 	lp.barrier = (enum lun_barrier)cl->barrier;
 	lp.qam = cl->qam;

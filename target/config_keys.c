@@ -225,6 +225,14 @@ static int set_serial(const struct cfg_key *k, struct cfg *c, void *base,
 	return cfg_parse_serial(v, FIELD(base, k), err, errlen);
 }
 
+/* vendor, product, revision: the key's max is the field's length. */
+static int set_inq_text(const struct cfg_key *k, struct cfg *c, void *base,
+			const char *v, char *err, size_t errlen)
+{
+	return cfg_parse_inquiry_text(v, (size_t)k->max, FIELD(base, k), err,
+				      errlen);
+}
+
 /* ---- CHAP -------------------------------------------------------------- */
 
 static int set_chap_user(const struct cfg_key *k, struct cfg *c, void *base,
@@ -316,6 +324,7 @@ static const struct cfg_type
 	T_FILE = { "FILE", set_string, false, cfg_fmt_string },
 	T_NAME_TEXT = { "TEXT", set_name_text, false, cfg_fmt_text },
 	T_SERIAL = { "SERIAL", set_serial, false, cfg_fmt_text },
+	T_INQ_TEXT = { "TEXT", set_inq_text, false, cfg_fmt_text },
 	T_METRICS = { "[ADDR:]PORT", set_metrics, false, cfg_fmt_text },
 	T_CHAP_USER = { "NAME", set_chap_user, false, cfg_fmt_text },
 	T_CHAP_SECRET = { "SECRET", set_chap_secret, false, cfg_fmt_text },
@@ -509,6 +518,17 @@ const struct cfg_key cfg_keys[] = {
 	{ "serial", L(serial), &T_SERIAL, 0, 0,
 	  "unit serial number, the same on every gateway of the LUN",
 	  CFG_RECREATE },
+	{ "vendor", L(vendor), &T_INQ_TEXT, 1, 8,
+	  "INQUIRY vendor identification, 1..8 ASCII characters (default TCQ)",
+	  CFG_LIVE },
+	{ "product", L(product), &T_INQ_TEXT, 1, 16,
+	  "INQUIRY product identification, 1..16 ASCII characters (default "
+	  "tcq disk)",
+	  CFG_LIVE },
+	{ "revision", L(revision), &T_INQ_TEXT, 1, 4,
+	  "INQUIRY product revision level, 1..4 ASCII characters (default "
+	  "the version's digits)",
+	  CFG_LIVE },
 	{ "flush", L(flush_ignore), &T_HONOUR, 0, 0,
 	  "SYNCHRONIZE CACHE flushes (honour), or completes at once without "
 	  "(ignore: a device that lies, for the crash lab)",

@@ -206,6 +206,31 @@ int cfg_parse_serial(const char *s, char *out, char *err, size_t errlen)
 	return 0;
 }
 
+int cfg_parse_inquiry_text(const char *s, size_t max, char *out, char *err,
+			   size_t errlen)
+{
+	size_t n = strlen(s);
+
+	if (n < 1 || n > max) {
+		snprintf(err, errlen, "'%s' is %zu characters: 1..%zu", s, n,
+			 max);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e || s[i] == ';') {
+			snprintf(err, errlen, "'%s': printable ASCII (20h-7Eh) "
+				 "without ';'", s);
+			return -1;
+		}
+	if (s[0] == ' ' || s[n - 1] == ' ') {
+		snprintf(err, errlen, "'%s': no leading or trailing space "
+			 "(INQUIRY pads with spaces itself)", s);
+		return -1;
+	}
+	memcpy(out, s, n + 1);
+	return 0;
+}
+
 static bool is_hex_lower(char ch)
 {
 	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');

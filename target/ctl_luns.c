@@ -131,6 +131,14 @@ json_object *ctl_lun_json(const struct lun *l)
 			&l->bdev->queue_depth, memory_order_relaxed) : 0);
 	ctl_add_str(o, "barrier", barrier_name(lun_get_barrier(l)));
 	ctl_add_bool(o, "write_cache", lun_get_write_cache(l));
+	{
+		char v[9], p[17], r[5];
+
+		lun_identity(l, v, p, r);
+		ctl_add_str(o, "vendor", v);
+		ctl_add_str(o, "product", p);
+		ctl_add_str(o, "revision", r);
+	}
 	model_json(o, l->bdev);
 	return o;
 }

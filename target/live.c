@@ -85,6 +85,7 @@ struct lun_change {
 	struct lun *old, *new;
 	const struct cfg_lun *cl;	/* its new section */
 	bool qd, barrier, wc, resize, lying;	/* lying: flush, fua */
+	bool ident;		/* vendor, product, revision */
 };
 
 struct target_update {
@@ -303,6 +304,9 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 			c.lying = key_differs("flush", CFG_LUN, o, ol, p->n, nl) ||
 				  key_differs("fua", CFG_LUN, o, ol, p->n, nl);
 			c.resize = key_differs("size", CFG_LUN, o, ol, p->n, nl);
+			c.ident = key_differs("vendor", CFG_LUN, o, ol, p->n, nl) ||
+				  key_differs("product", CFG_LUN, o, ol, p->n, nl) ||
+				  key_differs("revision", CFG_LUN, o, ol, p->n, nl);
 			if (c.wc && nl->write_cache && c.old->bdev &&
 			    c.old->bdev->write_through) {
 				snprintf(err, errlen, "LUN %s/%u: write_cache on: "
@@ -331,7 +335,8 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 							      c.old->block_size));
 				return -1;
 			}
-			if (c.qd || c.barrier || c.wc || c.resize || c.lying)
+			if (c.qd || c.barrier || c.wc || c.resize || c.lying ||
+			    c.ident)
 				PUSH(p->lc, p->nlc, c);
 			continue;
 		}
@@ -490,6 +495,11 @@ static void apply_settings(struct lun_change *c)
 		if (changed)	/* SPC-4 5.14: MODE PARAMETERS CHANGED */
 			ua_establish_all(l, ASC_MODE_PARAMETERS_CHANGED);
 	}
+	/* SPC-4 5.14: a changed standard INQUIRY data (or VPD page 83h's
+	 * T10 vendor ID) is reported to every nexus */
+	if (c->ident && lun_set_identity(l, cl->vendor, cl->product,
+					 cl->revision))
+		ua_establish_all(l, ASC_INQUIRY_DATA_HAS_CHANGED);
 }
 
 /* Resizes first: the only step of a commit that can still fail. */
@@ -648,7 +658,8 @@ static void commit(struct plan *p)
 			note(p, "LUN %s/%u re-created", c->t->dev.name, c->id);
 		} else if (c->old) {			/* settings */
 			apply_settings(c);
-			if (c->qd || c->barrier || c->wc || c->lying)
+			if (c->qd || c->barrier || c->wc || c->lying ||
+			    c->ident)
 				note(p, "LUN %s/%u settings changed",
 				     c->t->dev.name, c->id);
 		}

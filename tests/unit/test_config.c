@@ -238,6 +238,20 @@ START_TEST(test_bad_values)
 	expect(TGT "tpgt = 0\n" LUN0, 1,
 	       "tcqd.conf:2: bad value for 'tpgt': '0' is out of range 1..65535",
 	       NULL);
+	/* INQUIRY identity: SPC-4 6.6.2's lengths (8, 16, 4) and 4.4.1's
+	 * ASCII (20h-7Eh) */
+	expect(TGT LUN0 "vendor = ACMEACME9\n", 1,
+	       "tcqd.conf:4: bad value for 'vendor': 'ACMEACME9' is 9 "
+	       "characters: 1..8", NULL);
+	expect(TGT LUN0 "product = ABCDEFGHIJKLMNOPQ\n", 1,
+	       "tcqd.conf:4: bad value for 'product': 'ABCDEFGHIJKLMNOPQ' is "
+	       "17 characters: 1..16", NULL);
+	expect(TGT LUN0 "revision = 1.2.3\n", 1,
+	       "tcqd.conf:4: bad value for 'revision': '1.2.3' is 5 "
+	       "characters: 1..4", NULL);
+	expect(TGT LUN0 "product = Disk\x7f\n", 1,
+	       "tcqd.conf:4: bad value for 'product': 'Disk\x7f': printable "
+	       "ASCII (20h-7Eh) without ';'", NULL);
 }
 END_TEST
 
