@@ -205,6 +205,10 @@ static Suite *harness_suite(void)
 	harness_add(tc, sense_parser_refuses_what_is_not_sense);
 	harness_add(tc, assertions_refuse_other_answers);
 	harness_add(tc, checks_run_by_name);
+	/* checks_run_by_name starts this binary four times: under the
+	 * sanitizers, beside make -j's other tests, that took longer than
+	 * libcheck's default 4 s. The timeout guards against a hang only. */
+	tcase_set_timeout(tc, 60);
 	if (named_only)
 		harness_add(tc, fails_when_asked_for);
 	suite_add_tcase(s, tc);
