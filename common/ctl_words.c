@@ -2,17 +2,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include "tcq/ctl_words.h"
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "tcq/kv_value.h"	/* kv_hex_digit */
 
 size_t ctl_word_encode(const char *w, char *out, size_t outlen)
 {
@@ -47,8 +37,9 @@ void ctl_word_decode(char *w)
 	for (; *w; w++) {
 		int hi, lo;
 
-		if (*w == '%' && (hi = hexval(w[1])) >= 0 &&
-		    (lo = hexval(w[2])) >= 0) {
+		if (*w == '%' &&
+		    (hi = kv_hex_digit((unsigned char)w[1])) >= 0 &&
+		    (lo = kv_hex_digit((unsigned char)w[2])) >= 0) {
 			*o++ = (char)(hi << 4 | lo);
 			w += 2;
 		} else {

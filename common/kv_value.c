@@ -7,7 +7,7 @@
 
 /* ---- numbers ------------------------------------------------------------ */
 
-static int hex_digit(int ch)
+int kv_hex_digit(int ch)
 {
 	if (ch >= '0' && ch <= '9')
 		return ch - '0';
@@ -32,7 +32,7 @@ int kv_parse_number(const char *s, uint64_t *v)
 	if (!*s)
 		return -1;
 	for (; *s; s++) {
-		int d = hex_digit((unsigned char)*s);
+		int d = kv_hex_digit((unsigned char)*s);
 
 		if (d < 0 || (unsigned)d >= base)
 			return -1;
@@ -82,11 +82,11 @@ static long decode_hex(const char *s, uint8_t *out, size_t max)
 		int hi = 0, lo;
 
 		if (!(odd && i == 0)) {
-			hi = hex_digit((unsigned char)s[i++]);
+			hi = kv_hex_digit((unsigned char)s[i++]);
 			if (hi < 0)
 				return -1;
 		}
-		lo = hex_digit((unsigned char)s[i++]);
+		lo = kv_hex_digit((unsigned char)s[i++]);
 		if (lo < 0)
 			return -1;
 		out[n++] = (uint8_t)(hi << 4 | lo);

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The value of a hex digit (0-9, a-f, A-F), or -1. */
+int kv_hex_digit(int ch);
 /*
  * A numerical-value: a decimal constant, or a hex constant after 0x or
  * 0X, below 2^64. Leading zeros and signs: "+1" and "-1" are refused,

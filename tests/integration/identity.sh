@@ -41,26 +41,7 @@ inquiry_is() {
 		fail "revision bytes ${hex:64:8}, expected '$3' padded"
 }
 
-# ---- a session that watches (as in live.sh) -----------------------------------
-watch_start() {
-	coproc WATCH { exec "$LIVECDB" "$1" 2>&1; }
-	BG_PIDS+=("$WATCH_PID")
-	read -r -t 20 ANS <&"${WATCH[0]}" || fail "livecdb did not start"
-	[ "$ANS" = READY ] || fail "livecdb: $ANS"
-}
-watch() {
-	printf '%s\n' "$1" >&"${WATCH[1]}"
-	read -r -t 30 ANS <&"${WATCH[0]}" || fail "livecdb gave no answer to '$1'"
-	say "livecdb: $1 -> $ANS"
-}
-watch_settle() {
-	local i
-	for ((i = 0; i < 4; i++)); do
-		watch "0 $TUR"
-		[ "$ANS" = "GOOD -" ] && return 0
-	done
-	fail "LUN 0 does not become ready: $ANS"
-}
+# ---- a session that watches (lib.sh), and its end
 watch_end() {
 	printf 'quit\n' >&"${WATCH[1]}"
 	wait "$WATCH_PID" || fail "livecdb ended with an error"
@@ -100,7 +81,7 @@ luns_shows_the_identity() {
 
 live_set_raises_inquiry_data_has_changed() {
 	watch_start "$TCQD_URL"
-	watch_settle
+	watch_settle 0
 	ctl set 0 "product=Other Disk" revision=2 || fail "set: $OUT"
 	watch "0 $TUR"
 	[ "$ANS" = "$UA_INQ" ] ||

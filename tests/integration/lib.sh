@@ -295,6 +295,30 @@ tcqd_alive() {
 	fi
 }
 
+# ---- a session that watches (live changes, unit attentions) ---------------
+# watch_start URL: a livecdb session (the script sets LIVECDB) as a
+# coprocess; watch CMD sends one "LUN CDB" line and puts the answer in
+# $ANS; watch_settle LUN takes a fresh session's power-on unit attention.
+watch_start() {
+	coproc WATCH { exec "$LIVECDB" "$1" 2>&1; }
+	BG_PIDS+=("$WATCH_PID")
+	read -r -t 20 ANS <&"${WATCH[0]}" || fail "livecdb did not start"
+	[ "$ANS" = READY ] || fail "livecdb: $ANS"
+}
+watch() {
+	printf '%s\n' "$1" >&"${WATCH[1]}"
+	read -r -t 30 ANS <&"${WATCH[0]}" || fail "livecdb gave no answer to '$1'"
+	say "livecdb: $1 -> $ANS"
+}
+watch_settle() {
+	local i
+	for ((i = 0; i < 4; i++)); do
+		watch "$1 000000000000"	# TEST UNIT READY
+		[ "$ANS" = "GOOD -" ] && return 0
+	done
+	fail "LUN $1 does not become ready: $ANS"
+}
+
 # Cleanup on any exit: stop a tcqd we left running, print logs on failure,
 # remove the temp dir (kept when KEEP_TMP is set).
 lib_cleanup() {

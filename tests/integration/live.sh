@@ -46,34 +46,12 @@ refused() {
 }
 config_now() { tc "$TCQCTL" --ctl "$SOCK" config; }
 
-# ---- a session that watches -------------------------------------------------
-# watch_start URL: a livecdb session as a coprocess; watch CMD sends one
-# "LUN CDB" line and puts the answer in $ANS.
-watch_start() {
-	coproc WATCH { exec "$LIVECDB" "$1" 2>&1; }
-	BG_PIDS+=("$WATCH_PID")
-	read -r -t 20 ANS <&"${WATCH[0]}" || fail "livecdb did not start"
-	[ "$ANS" = READY ] || fail "livecdb: $ANS"
-}
-watch() {
-	printf '%s\n' "$1" >&"${WATCH[1]}"
-	read -r -t 30 ANS <&"${WATCH[0]}" || fail "livecdb gave no answer to '$1'"
-	say "livecdb: $1 -> $ANS"
-}
+# ---- a session that watches (lib.sh: watch_start, watch, watch_settle) ------
 # expect_answer LINE WANT WHAT
 expect_answer() {
 	watch "$1"
 	[ "$ANS" = "$2" ] || fail "$3: '$1' answered '$ANS', expected '$2'"
 	ok "$3"
-}
-# A fresh session's power-on unit attention, taken.
-watch_settle() {
-	local i
-	for ((i = 0; i < 4; i++)); do
-		watch "$1 $TUR"
-		[ "$ANS" = "GOOD -" ] && return 0
-	done
-	fail "LUN $1 does not become ready: $ANS"
 }
 
 fixture_live() {
