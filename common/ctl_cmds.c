@@ -33,6 +33,10 @@ const struct ctl_cmd_def ctl_cmd_defs[CTL_NCMDS] = {
 
 	CMD(CTL_CMD_TARGET, "target", CHANGE, 2, -1, CHANGED,
 	    { "add IQN [KEY=VALUE...]", "a new target ([target] keys)" },
+	    { "set IQN KEY=VALUE...", "change [target] keys: redirect=ADDR:PORT\n"
+				      "[,permanent] (empty: none), alias,\n"
+				      "CHAP, limits in place; others\n"
+				      "re-create it" },
 	    { "remove IQN [--force]", "refused while it has sessions;\n"
 				      "--force asks them to log out" }),
 	CMD(CTL_CMD_LUN, "lun", CHANGE, 2, -1, CHANGED,

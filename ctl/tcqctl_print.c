@@ -258,6 +258,11 @@ static void print_targets(json_object *r)
 			printf("%s%d", j ? "," : " ",
 			       json_object_get_int(json_object_array_get_idx(luns, j)));
 		printf("%s\n", nl ? "" : " none");
+		if (get(t, "redirect"))	/* its normal logins go there */
+			printf("  redirect %s (target moved %s)\n",
+			       gets_(t, "redirect"),
+			       json_object_get_boolean(get(t, "redirect_permanent"))
+			       ? "permanently" : "temporarily");
 	}
 }
 

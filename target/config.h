@@ -70,6 +70,8 @@ struct cfg_target {
 	uint32_t max_sessions, max_sessions_per_initiator;
 	struct alua_cfg alua;		/* tpg_id, rel_port_id, tpg keys */
 	bool tpgt_set;			/* tpgt given (else rel_port_id) */
+	char redirect[TCQ_REDIRECT_MAX];	/* "ADDR:PORT[,permanent]";
+						 * "": no redirect */
 };
 
 struct cfg {
@@ -176,6 +178,13 @@ int cfg_parse_serial(const char *s, char *out, char *err, size_t errlen);
  * Copied to out (max + 1 bytes); -1 with a message otherwise. */
 int cfg_parse_inquiry_text(const char *s, size_t max, char *out, char *err,
 			   size_t errlen);
+/* redirect = ADDR:PORT[,permanent]: ADDR a dotted IPv4 address, a
+ * bracketed IPv6 address or a DNS name, PORT 1..65535 (RFC 7143 13.8's
+ * TargetAddress as a redirect carries it: without a portal group tag).
+ * addr gets "ADDR:PORT" (the port in plain decimal), *permanent the
+ * suffix; "" is no redirect (addr ""). -1 with a message otherwise. */
+int cfg_parse_redirect(const char *s, char *addr, size_t addrlen,
+		       bool *permanent, char *err, size_t errlen);
 /* RFC 7143 3.2.6 iqn./eui./naa. syntax, lower case, at most 223 bytes. */
 int cfg_check_name(const char *name, char *err, size_t errlen);
 

@@ -100,6 +100,9 @@ struct target *cfg_build_target(const struct cfg_target *ct,
 	t->chap = ct->chap;
 	t->max_sessions = ct->max_sessions;
 	t->max_sessions_per_initiator = ct->max_sessions_per_initiator;
+	if (cfg_parse_redirect(ct->redirect, t->redirect, sizeof(t->redirect),
+			       &t->redirect_permanent, err, errlen) < 0)
+		goto fail;
 	if (acl_copy(&t->acl, &ct->acl) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;

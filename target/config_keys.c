@@ -233,6 +233,27 @@ static int set_inq_text(const struct cfg_key *k, struct cfg *c, void *base,
 				      errlen);
 }
 
+/* redirect: checked, and kept as "ADDR:PORT[,permanent]" with the port in
+ * plain decimal; "" clears it. */
+static int set_redirect(const struct cfg_key *k, struct cfg *c, void *base,
+			const char *v, char *err, size_t errlen)
+{
+	char addr[TCQ_REDIRECT_MAX - sizeof(",permanent")];
+	bool permanent;
+
+	if (strlen(v) >= TCQ_REDIRECT_MAX) {
+		snprintf(err, errlen, "longer than %d bytes",
+			 TCQ_REDIRECT_MAX - 1);
+		return -1;
+	}
+	if (cfg_parse_redirect(v, addr, sizeof(addr), &permanent, err,
+			       errlen) < 0)
+		return -1;
+	snprintf(FIELD(base, k), TCQ_REDIRECT_MAX, "%s%s", addr,
+		 permanent ? ",permanent" : "");
+	return 0;
+}
+
 /* ---- CHAP -------------------------------------------------------------- */
 
 static int set_chap_user(const struct cfg_key *k, struct cfg *c, void *base,
@@ -326,6 +347,7 @@ static const struct cfg_type
 	T_SERIAL = { "SERIAL", set_serial, false, cfg_fmt_text },
 	T_INQ_TEXT = { "TEXT", set_inq_text, false, cfg_fmt_text },
 	T_METRICS = { "[ADDR:]PORT", set_metrics, false, cfg_fmt_text },
+	T_REDIRECT = { "ADDR:PORT[,permanent]", set_redirect, false, cfg_fmt_text },
 	T_CHAP_USER = { "NAME", set_chap_user, false, cfg_fmt_text },
 	T_CHAP_SECRET = { "SECRET", set_chap_secret, false, cfg_fmt_text },
 	T_CHAP_ALGS = { "ALG[,ALG...]", set_chap_algs, false, cfg_fmt_chap_algs },
@@ -457,6 +479,10 @@ const struct cfg_key cfg_keys[] = {
 	  CFG_LIVE },
 	{ "max_sessions_per_initiator", T(max_sessions_per_initiator), &T_U32,
 	  0, 65535, "sessions of one initiator name, at most; 0: no limit",
+	  CFG_LIVE },
+	{ "redirect", T(redirect), &T_REDIRECT, 0, 0,
+	  "answer normal logins 'target moved' to ADDR:PORT (RFC 7143 0101h; "
+	  "0102h with ,permanent); empty: none",
 	  CFG_LIVE },
 	/* ALUA (scsi/alua.h): this gateway's group and port, and every
 	 * group of the target. */

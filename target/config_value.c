@@ -3,6 +3,7 @@
  * booleans, the few words some keys take, serial numbers and iSCSI names.
  * Each parser gives 0, or -1 with a message in err that quotes the value.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -320,6 +321,133 @@ int cfg_check_name(const char *n, char *err, size_t errlen)
 	}
 	if (why) {
 		snprintf(err, errlen, "bad iSCSI name '%s': %s", n, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- redirect = ADDR:PORT[,permanent] ----------------------------------- */
+
+/* A DNS host name (RFC 1123 2.1): labels of letters, digits and '-', 1..63
+ * bytes, not starting or ending with '-'; at most 253 bytes. */
+static bool is_dns_name(const char *h, size_t n)
+{
+	size_t label = 0;
+
+	if (n == 0 || n > 253)
+		return false;
+	for (size_t i = 0; i <= n; i++) {
+		char ch = i < n ? h[i] : '.';
+
+		if (ch == '.') {
+			if (label == 0 || label > 63 || h[i - 1] == '-')
+				return false;
+			label = 0;
+		} else if (isalnum((unsigned char)ch) ||
+			   (ch == '-' && label > 0)) {
+			label++;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ADDR of ADDR:PORT (h, n bytes): a bracketed IPv6 address, a dotted IPv4
+ * address (a name of digits and dots alone must be one) or a DNS name. */
+static int check_redirect_host(const char *h, size_t n, char *err,
+			       size_t errlen)
+{
+	char buf[256];
+	unsigned char a[16];
+
+	if (n == 0 || n >= sizeof(buf)) {
+		snprintf(err, errlen, "'%.*s': no address before ':PORT'",
+			 (int)(n < 64 ? n : 64), h);
+		return -1;
+	}
+	memcpy(buf, h, n);
+	buf[n] = '\0';
+	if (buf[0] == '[') {
+		buf[n - 1] = '\0';
+		if (n < 3 || h[n - 1] != ']' ||
+		    inet_pton(AF_INET6, buf + 1, a) != 1) {
+			snprintf(err, errlen, "'%.*s' is not a bracketed IPv6 "
+				 "address", (int)n, h);
+			return -1;
+		}
+		return 0;
+	}
+	if (strchr(buf, ':')) {
+		snprintf(err, errlen, "'%s': an IPv6 address goes in brackets, "
+			 "[ADDR]:PORT", buf);
+		return -1;
+	}
+	if (strspn(buf, "0123456789.") == n) {
+		if (inet_pton(AF_INET, buf, a) != 1) {
+			snprintf(err, errlen, "'%s' is not an IPv4 address", buf);
+			return -1;
+		}
+		return 0;
+	}
+	if (!is_dns_name(buf, n)) {
+		snprintf(err, errlen, "'%s' is not an IPv4 address, a "
+			 "bracketed IPv6 address or a DNS name", buf);
+		return -1;
+	}
+	return 0;
+}
+
+int cfg_parse_redirect(const char *s, char *addr, size_t addrlen,
+		       bool *permanent, char *err, size_t errlen)
+{
+	const char *comma = strchr(s, ','), *colon;
+	size_t n = comma ? (size_t)(comma - s) : strlen(s);
+	uint64_t port;
+	char perr[128];
+
+	*permanent = false;
+	addr[0] = '\0';
+	if (!*s)
+		return 0;	/* no redirect */
+	if (comma) {
+		if (strcmp(comma, ",permanent")) {
+			snprintf(err, errlen, "'%s': after ADDR:PORT only "
+				 "',permanent' may follow", s);
+			return -1;
+		}
+		*permanent = true;
+	}
+	/* The port follows the last ':' (an IPv6 address is bracketed). */
+	colon = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == ':')
+			colon = s + i;
+	if (!colon || (s[0] == '[' && colon[-1] != ']')) {
+		snprintf(err, errlen, "'%s': no port (ADDR:PORT[,permanent])",
+			 s);
+		return -1;
+	}
+	{
+		char p[16];
+		size_t pl = n - (size_t)(colon + 1 - s);
+
+		if (pl >= sizeof(p))
+			pl = sizeof(p) - 1;
+		memcpy(p, colon + 1, pl);
+		p[pl] = '\0';
+		if (cfg_parse_uint(p, 1, 65535, &port, perr,
+				   sizeof(perr)) < 0) {
+			snprintf(err, errlen, "'%s': port %s", s, perr);
+			return -1;
+		}
+	}
+	if (check_redirect_host(s, (size_t)(colon - s), err, errlen) < 0)
+		return -1;
+	if ((size_t)snprintf(addr, addrlen, "%.*s:%u", (int)(colon - s), s,
+			     (unsigned)port) >= addrlen) {
+		snprintf(err, errlen, "'%s' is too long", s);
+		addr[0] = '\0';
 		return -1;
 	}
 	return 0;

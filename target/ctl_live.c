@@ -200,6 +200,21 @@ json_object *ctl_cmd_target(struct ctl_conn *cc, char **argv, int argc)
 		if (cfg_set_pairs(ch.c, CFG_TARGET, t, argv + 2, argc - 2, err,
 				  sizeof(err)) < 0)
 			return change_fail(&ch, err);
+	} else if (!strcmp(argv[0], "set")) {
+		/* [target] keys in place: redirect (sessions already open
+		 * stay), alias, CHAP, limits; others re-create it. */
+		struct cfg_target *t = cfg_find_target(ch.c, argv[1]);
+
+		if (argc < 3)
+			return change_fail(&ch, ctl_usage(CTL_CMD_TARGET, "set",
+							  err, sizeof(err)));
+		if (!t) {
+			snprintf(err, sizeof(err), "no target '%.230s'", argv[1]);
+			return change_fail(&ch, err);
+		}
+		if (cfg_set_pairs(ch.c, CFG_TARGET, t, argv + 2, argc - 2, err,
+				  sizeof(err)) < 0)
+			return change_fail(&ch, err);
 	} else if (!strcmp(argv[0], "remove")) {
 		if (argc != 2)
 			return change_fail(&ch, ctl_usage(CTL_CMD_TARGET,
@@ -210,7 +225,7 @@ json_object *ctl_cmd_target(struct ctl_conn *cc, char **argv, int argc)
 			return change_fail(&ch, err);
 		}
 	} else {
-		return change_fail(&ch, "target: expected add or remove");
+		return change_fail(&ch, "target: expected add, set or remove");
 	}
 	return change_commit(cc, &ch);
 }
@@ -228,6 +243,11 @@ json_object *ctl_cmd_targets(struct ctl_conn *cc, char **argv, int argc)
 		ctl_add_u64(o, "tpgt", t->dev.tpgt);
 		ctl_add_u64(o, "sessions", sess_logged_in(t));
 		ctl_add_bool(o, "chap", t->chap.chap.user[0] != 0);
+		if (t->redirect[0]) {	/* where its normal logins are sent */
+			ctl_add_str(o, "redirect", t->redirect);
+			ctl_add_bool(o, "redirect_permanent",
+				     t->redirect_permanent);
+		}
 		for (int j = 0; j < sdev_nluns(&t->dev); j++)
 			if (sdev_lun(&t->dev, (uint64_t)j))
 				json_object_array_add(luns,

@@ -574,12 +574,19 @@ static void commit_lists(struct plan *p)
 		struct target *t = p->tupd[i].t;
 		const struct cfg_target *ct = p->tupd[i].ct;
 		struct acl acl;
+		char rerr[300];
 
 		snprintf(t->alias, sizeof(t->alias), "%s", ct->alias);
 		OPENSSL_cleanse(&t->chap, sizeof(t->chap));
 		t->chap = ct->chap;
 		t->max_sessions = ct->max_sessions;
 		t->max_sessions_per_initiator = ct->max_sessions_per_initiator;
+		/* Checked when set; sessions already open stay where they are. */
+		if (cfg_parse_redirect(ct->redirect, t->redirect,
+				       sizeof(t->redirect),
+				       &t->redirect_permanent, rerr,
+				       sizeof(rerr)) < 0)
+			log_err("target %s: redirect: %s", t->dev.name, rerr);
 		acl_init(&acl);
 		if (acl_copy(&acl, &ct->acl) == 0) {
 			acl_free(&t->acl);

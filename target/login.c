@@ -389,6 +389,52 @@ static void login_respond(struct conn *c, struct login_state *l, bool transit,
 	login_send_chunk(c, l);
 }
 
+/*
+ * A target that has moved (redirect = ADDR:PORT): the first response to a
+ * leading normal login says so (RFC 7143 11.13.5, status 0101h or 0102h)
+ * and names the new address in TargetAddress, without the comma and
+ * portal group tag (13.8: a redirect omits them), before any security
+ * negotiation (11.13.5 allows either). No session is made and no refusal
+ * counted; the connection closes (11.13.5: a status class other than 0).
+ * False when the target is served here.
+ */
+static bool login_redirect(struct conn *c, struct login_state *l)
+{
+	char addr[TCQ_REDIRECT_MAX];
+	bool permanent;
+	struct pdu_login_rsp r;
+	uint8_t bhs[ISCSI_BHS_LEN];
+
+	tcqd_read_lock();
+	memcpy(addr, l->target->redirect, sizeof(addr));
+	permanent = l->target->redirect_permanent;
+	tcqd_read_unlock();
+	if (!addr[0])
+		return false;
+	kvbuf_reset(&l->rsp);
+	if (kvbuf_add(&l->rsp, "TargetAddress", addr)) {
+		login_fail(c, ISCSI_LS_OUT_OF_RESOURCES, "out of memory");
+		return true;
+	}
+	login_fill_rsp(c, l, &r);
+	r.csg = (uint8_t)l->stage;
+	r.status_class = ISCSI_LS_TARGET_MOVED_TEMP >> 8;
+	r.status_detail = (uint8_t)(permanent ? ISCSI_LS_TARGET_MOVED_PERM :
+					       ISCSI_LS_TARGET_MOVED_TEMP);
+	r.data_len = (uint32_t)l->rsp.len;
+	pdu_encode_login_rsp(bhs, &r);
+	log_info("%s: login of %s to %s redirected (0x%04x, target moved %s) "
+		 "to %s", c->peer_text, l->neg.initiator_name,
+		 l->target->dev.name, 0x0100 | r.status_detail,
+		 permanent ? "permanently" : "temporarily", addr);
+	/* conn_close sends what is queued before it frees l->rsp. */
+	if (conn_send_pdu(c, bhs, l->rsp.data, r.data_len))
+		conn_close(c, "cannot queue login response");
+	else
+		conn_close(c, "login redirected");
+	return true;
+}
+
 /* ---- request processing ------------------------------------------------- */
 
 struct prescan {
@@ -485,6 +531,11 @@ static void login_process(struct conn *c, struct login_state *l,
 			login_fail(c, rc, why);
 			return;
 		}
+		/* A leading login of a named initiator (an added connection
+		 * or a nameless one gets its error below). */
+		if (!l->discovery && !l->tsih && l->neg.initiator_name[0] &&
+		    login_redirect(c, l))
+			return;
 	}
 	rc = neg_process(&l->neg, (enum neg_stage)req->csg, l->req.data,
 			 l->req.len, &l->rsp);

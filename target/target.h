@@ -47,6 +47,8 @@ extern const char *const login_refusal_names[LOGIN_REFUSED_N];
 
 #define TCQ_NAME_MAX SDEV_NAME_MAX	/* iSCSI names: at most 223 bytes */
 #define TCQ_MAX_LUNS SDEV_MAX_LUNS
+/* redirect = ADDR:PORT[,permanent]: a DNS name (253) and the rest */
+#define TCQ_REDIRECT_MAX 280
 
 struct portal {
 	char *addr_text;	/* "127.0.0.1:3260", "[::1]:3260": the real one
@@ -68,6 +70,10 @@ struct target {
 	struct acl acl;			/* who may log in; empty: anyone */
 	uint32_t max_sessions;		/* 0: no limit */
 	uint32_t max_sessions_per_initiator;
+	/* "ADDR:PORT": a normal login is answered "target moved" there
+	 * (target/login.c); "": served here */
+	char redirect[TCQ_REDIRECT_MAX];
+	bool redirect_permanent;	/* 0102h, else 0101h */
 	/* logins refused, by enum login_refusal (atomic, relaxed) */
 	uint64_t logins_refused[LOGIN_REFUSED_N];
 	/* lifetime */
