@@ -483,7 +483,103 @@ START_TEST(test_value_parsers)
 }
 END_TEST
 
+/* redirect = ADDR:PORT[,permanent]: RFC 7143 13.8's TargetAddress forms
+ * (a DNS name, a dotted IPv4 address, a bracketed IPv6 address as RFC
+ * 3986 writes it) with the port, which a redirect must carry here. */
+static void redirect_ok(const char *v, const char *addr, bool perm)
+{
+	char a[TCQ_REDIRECT_MAX], err[300] = "";
+	bool p = !perm;
+
+	ck_assert_msg(cfg_parse_redirect(v, a, sizeof(a), &p, err,
+					 sizeof(err)) == 0, "'%s': %s", v, err);
+	ck_assert_str_eq(a, addr);
+	ck_assert(p == perm);
+}
+
+static void redirect_bad(const char *v, const char *msg)
+{
+	char a[TCQ_REDIRECT_MAX], err[300] = "";
+	bool p;
+
+	ck_assert_msg(cfg_parse_redirect(v, a, sizeof(a), &p, err,
+					 sizeof(err)) < 0, "'%s' accepted", v);
+	ck_assert_str_eq(err, msg);
+}
+
+#define NOT_AN_ADDR "' is not an IPv4 address, a bracketed IPv6 address " \
+		    "or a DNS name"
+
+START_TEST(test_redirect)
+{
+	struct cfg c;
+
+	redirect_ok("", "", false);
+	redirect_ok("10.0.0.1:3260", "10.0.0.1:3260", false);
+	redirect_ok("10.0.0.1:3260,permanent", "10.0.0.1:3260", true);
+	redirect_ok("[fd00::1]:3261", "[fd00::1]:3261", false);
+	redirect_ok("[::1]:1,permanent", "[::1]:1", true);
+	redirect_ok("gw-2.Example.com:65535", "gw-2.Example.com:65535", false);
+	redirect_ok("gw2:03260", "gw2:3260", false);	/* plain decimal */
+	redirect_bad("10.0.0.1", "'10.0.0.1': no port (ADDR:PORT[,permanent])");
+	redirect_bad("10.0.0.1,permanent",
+		     "'10.0.0.1,permanent': no port (ADDR:PORT[,permanent])");
+	redirect_bad("[fd00::1]", "'[fd00::1]': no port (ADDR:PORT[,permanent])");
+	redirect_bad("10.0.0.1:0",
+		     "'10.0.0.1:0': port '0' is out of range 1..65535");
+	redirect_bad("10.0.0.1:65536",
+		     "'10.0.0.1:65536': port '65536' is out of range 1..65535");
+	redirect_bad("10.0.0.1:", "'10.0.0.1:': port '' is not a number");
+	redirect_bad("10.0.0.1:32x", "'10.0.0.1:32x': port '32x' is not a number");
+	redirect_bad("10.0.0.1:3260,temporary", "'10.0.0.1:3260,temporary': "
+		     "after ADDR:PORT only ',permanent' may follow");
+	redirect_bad("10.0.0.1:3260,", "'10.0.0.1:3260,': after ADDR:PORT "
+		     "only ',permanent' may follow");
+	redirect_bad("10.0.0.1:3260,1", "'10.0.0.1:3260,1': after ADDR:PORT "
+		     "only ',permanent' may follow");
+	redirect_bad(":3260", "'': no address before ':PORT'");
+	redirect_bad("fd00::1:3260",
+		     "'fd00::1': an IPv6 address goes in brackets, [ADDR]:PORT");
+	redirect_bad("[fd00::zz]:3260",
+		     "'[fd00::zz]' is not a bracketed IPv6 address");
+	redirect_bad("256.0.0.1:3260", "'256.0.0.1' is not an IPv4 address");
+	redirect_bad("10.0.1:3260", "'10.0.1' is not an IPv4 address");
+	redirect_bad("-gw.example.com:3260", "'-gw.example.com" NOT_AN_ADDR);
+	redirect_bad("gw-.example.com:3260", "'gw-.example.com" NOT_AN_ADDR);
+	redirect_bad("gw..example.com:3260", "'gw..example.com" NOT_AN_ADDR);
+	redirect_bad("gw_2:3260", "'gw_2" NOT_AN_ADDR);
+	redirect_bad("gw 2:3260", "'gw 2" NOT_AN_ADDR);
+	/* RFC 1123 2.1: a label has 63 bytes at most. */
+	redirect_ok("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:1",
+		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:1",
+		    false);
+	redirect_bad("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:1",
+		     "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		     NOT_AN_ADDR);
+
+	/* In a file: named by its key and line; kept normalised; empty is
+	 * no redirect. */
+	expect(TGT "redirect = 10.0.0.1\n" LUN0, 1, "tcqd.conf:2: bad value "
+	       "for 'redirect': '10.0.0.1': no port (ADDR:PORT[,permanent])",
+	       NULL);
+	expect(TGT "redirect = 10.0.0.1:3260,perm\n" LUN0, 1, "tcqd.conf:2: "
+	       "bad value for 'redirect': '10.0.0.1:3260,perm': after "
+	       "ADDR:PORT only ',permanent' may follow", NULL);
+	cfg_init(&c);
+	ck_assert_int_eq(cfg_load_string(&c, "tcqd.conf", TGT "redirect = "
+					 "[::1]:03261,permanent\n" LUN0), 0);
+	ck_assert_str_eq(c.targets[0]->redirect, "[::1]:3261,permanent");
+	cfg_free(&c);
+	cfg_init(&c);
+	ck_assert_int_eq(cfg_load_string(&c, "tcqd.conf", TGT "redirect =\n"
+					 LUN0), 0);
+	ck_assert_str_eq(c.targets[0]->redirect, "");
+	cfg_free(&c);
+}
+END_TEST
+
 START_TEST(test_by_hand)
+
 {
 	struct cfg c;
 	char err[300];
@@ -618,6 +714,7 @@ static Suite *config_suite(void)
 	harness_add(tc, test_several_errors_sorted);
 	harness_add(tc, test_file);
 	harness_add(tc, test_value_parsers);
+	harness_add(tc, test_redirect);
 	harness_add(tc, test_by_hand);
 	harness_add(tc, key_table_rows_are_whole_and_unique);
 	harness_add(tc, key_table_matches_documented_conf);

@@ -61,6 +61,7 @@ static const char every_key[] =
 	"allow_network = fd00::/16\n"
 	"max_sessions = 5\n"
 	"max_sessions_per_initiator = 2\n"
+	"redirect = [fd00::2]:3261,permanent\n"
 	"tpg_id = 2\n"
 	"rel_port_id = 7\n"
 	"tpg = 1:active-optimized:1\n"

@@ -194,6 +194,7 @@ START_TEST(usage_known_answers)
 	ck_assert_str_eq(ctl_cmd_def_usage(&ctl_cmd_defs[CTL_CMD_TARGET], NULL,
 					   buf, sizeof(buf)),
 			 "target add IQN [KEY=VALUE...] | "
+			 "target set IQN KEY=VALUE... | "
 			 "target remove IQN [--force]");
 	ck_assert_str_eq(ctl_cmd_def_usage(&ctl_cmd_defs[CTL_CMD_LUN], "resize",
 					   buf, sizeof(buf)),
@@ -205,6 +206,7 @@ START_TEST(usage_known_answers)
 	ck_assert_str_eq(ctl_cmd_def_usage(&ctl_cmd_defs[CTL_CMD_TARGET],
 					   "rem", buf, sizeof(buf)),
 			 "target add IQN [KEY=VALUE...] | "
+			 "target set IQN KEY=VALUE... | "
 			 "target remove IQN [--force]");
 	ck_assert_str_eq(ctl_cmd_def_usage(&ctl_cmd_defs[CTL_CMD_SESSIONS],
 					   NULL, buf, sizeof(buf)), "sessions");
