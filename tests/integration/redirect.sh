@@ -14,6 +14,8 @@
 # by the key's name, live and in a file, and change nothing.
 # shellcheck source=tests/integration/lib.sh
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+# shellcheck source=tests/integration/tcqd2.sh
+. "$top_srcdir/tests/integration/tcqd2.sh"
 
 TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
 RAWCDB=${RAWCDB:-$top_builddir/tests/integration/rawcdb}
@@ -24,44 +26,10 @@ need_built "$TCQCTL" "$RAWCDB" "$LIVECDB" "$REDIRECT" "$SCSICMD"
 listing "$@" || need_tool iscsi-inq iscsi-readcapacity16
 
 SOCK=$TEST_TMP/ctl.sock
+B_ADDR=""			# the second tcqd's portal (TCQD2_ADDR)
 T=iqn.2026-11.org.tcq:moved
 READ0=28000000000000000100:512	# READ(10) of LBA 0, one block
-B_ADDR=				# the second tcqd's portal, ADDR:PORT
-B_PID="" B_OWNER="" B_LOG=""
-
-# The second tcqd: started by the fixture, stopped by its teardown, or
-# killed by whichever shell started it when that ends (checks.sh).
-exit_hook() {
-	[ -n "$B_PID" ] && [ "$B_OWNER" = "$BASHPID" ] || return 0
-	kill -KILL "$B_PID" 2>/dev/null
-	wait "$B_PID" 2>/dev/null
-	B_PID=
-}
-b_start() {
-	local out=$TEST_TMP/second.out line i
-	B_LOG=$TEST_TMP/second.log
-	"$TCQD" -c "$1" >"$out" 2>"$B_LOG" &
-	B_PID=$! B_OWNER=$BASHPID
-	for ((i = 0; i < 100; i++)); do
-		line=$(grep -m1 '^iscsi://' "$out" || true)
-		[ -n "$line" ] && break
-		kill -0 "$B_PID" 2>/dev/null ||
-			{ cat "$B_LOG"; fail "the second tcqd exited before printing its URL"; }
-		sleep 0.1
-	done
-	[ -n "$line" ] || fail "the second tcqd printed no URL within 10 s"
-	B_ADDR=$(sed -E 's#^iscsi://([^/]+)/.*#\1#' <<<"$line")
-}
-b_stop() {
-	local rc=0
-	kill -TERM "$B_PID" 2>/dev/null || fail "the second tcqd died on its own"
-	wait_until 100 eval '! kill -0 "$B_PID" 2>/dev/null' ||
-		fail "the second tcqd did not exit on SIGTERM"
-	wait "$B_PID" || rc=$?
-	B_PID=
-	[ "$rc" -eq 0 ] || fail "the second tcqd exited with status $rc"
-	ok "the second tcqd exited cleanly on SIGTERM"
-}
+exit_hook() { tcqd2_exit_hook; }
 
 ctl() { run "$TCQCTL" --ctl "$SOCK" "$@"; }
 # block_hex BYTE: one 512-byte block of BYTE (hex), as livecdb prints it.
@@ -82,7 +50,8 @@ fixture_redirect() {
 		printf '[global]\nlisten = 127.0.0.1:0\nthreads = 1\n\n[target %s]\n' "$T"
 		lun_conf second 8M Second b2
 	} >"$TEST_TMP/second.conf"
-	b_start "$TEST_TMP/second.conf"
+	tcqd2_start "$TEST_TMP/second.conf"
+	B_ADDR=$TCQD2_ADDR
 	# The first has T too (4 MiB, "First"), redirected to the second.
 	{
 		printf '[global]\nlisten = 127.0.0.1:0\nthreads = 2\nctl = %s\n' "$SOCK"
@@ -94,7 +63,7 @@ fixture_redirect() {
 }
 
 teardown_redirect() {
-	b_stop
+	tcqd2_stop
 	stop_tcqd
 }
 
