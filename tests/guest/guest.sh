@@ -50,6 +50,10 @@
 : "${QEMU:=qemu-system-x86_64}"
 GUEST_INITIATOR=${GUEST_INITIATOR:-iqn.2026-11.org.tcq:guest}
 GUEST_PORTAL=10.0.2.100:3260
+# One more forward, when set before guest_boot: GUEST_FWD2=ADDR:PORT=HOSTPORT
+# makes ADDR:PORT in the guest reach 127.0.0.1:HOSTPORT (redirect.sh: the
+# second tcqd, where the first redirects logins to).
+GUEST_FWD2=${GUEST_FWD2:-}
 GUEST_PID=
 GUEST_QEMU_PID=
 GUEST_OWNER=
@@ -105,7 +109,10 @@ guest_boot() {
 	mkfifo "$dir/ctl.in" "$dir/ctl.out" || fail "cannot make the FIFOs in $dir"
 	: >"$GUEST_LOG"
 	nonce=$$-$SRANDOM
-	gsay "booting (portal $GUEST_PORTAL -> 127.0.0.1:$port, console $GUEST_LOG)"
+	local net="user,id=n0,restrict=on,guestfwd=tcp:$GUEST_PORTAL-cmd:socat - TCP:127.0.0.1:$port"
+	[ -z "$GUEST_FWD2" ] ||
+		net+=",guestfwd=tcp:${GUEST_FWD2%=*}-cmd:socat - TCP:127.0.0.1:${GUEST_FWD2##*=}"
+	gsay "booting (portal $GUEST_PORTAL -> 127.0.0.1:$port${GUEST_FWD2:+, ${GUEST_FWD2%=*} -> 127.0.0.1:${GUEST_FWD2##*=}}, console $GUEST_LOG)"
 	# Under timeout: a guest never outlives a test that died hard.
 	timeout -k 5 "$GUEST_LIFETIME" "$QEMU" -name tcq-guest \
 		-machine q35 -accel tcg -m "$GUEST_MEM" -smp 1 \
@@ -113,7 +120,7 @@ guest_boot() {
 		-serial "file:$GUEST_LOG" -pidfile "$dir/qemu.pid" \
 		-kernel "$GUEST_KERNEL" -initrd "$GUEST_INITRD" \
 		-append "console=ttyS0 panic=-1 tcq.nonce=$nonce tcq.initiator=$GUEST_INITIATOR" \
-		-netdev "user,id=n0,restrict=on,guestfwd=tcp:$GUEST_PORTAL-cmd:socat - TCP:127.0.0.1:$port" \
+		-netdev "$net" \
 		-device virtio-net-pci,netdev=n0 \
 		-device virtio-serial-pci \
 		-chardev "pipe,id=ctl,path=$dir/ctl" \
