@@ -81,8 +81,8 @@ lands_on() {
 
 # no_session_here: the first logged no login and holds no session.
 no_session_here() {
-	if log_grep -q ': logged in ('; then
-		fail "the first logged a login: $(log_grep ': logged in (')"
+	if log_grep -qF ": logged in ($T)"; then
+		fail "the first logged a login of $T"
 	fi
 	ctl targets || fail "tcqctl targets failed"
 	grep -q "^$T  tpgt 1  sessions 0 " <<<"$OUT" || fail "the first has sessions of $T"
