@@ -335,10 +335,12 @@ bool qos_hold(struct taskset *ts, struct tcq_task *t)
 	struct qos_nexus *qn = nexus_of(ts);
 	uint8_t attr = attr_of(t);
 	bool front = attr == TASK_ATTR_HEAD_OF_QUEUE || attr == TASK_ATTR_ACA;
-	bool free_cmd = task_bytes(t) < 0;
+	bool free_cmd;
 
+	/* No limit and nothing of this nexus waiting: straight in. */
 	if (!q || (!limited(q) && qn->n == 0))
 		return false;
+	free_cmd = task_bytes(t) < 0;
 	/* What costs nothing passes where SAM-5 would let it pass the held
 	 * tasks in the task set (qos.h). */
 	if (free_cmd && (qn->n == 0 || front ||
