@@ -23,11 +23,14 @@
  * they arrived and SIMPLE, ORDERED and HEAD OF QUEUE keep their SAM-5
  * meaning. A command that costs nothing passes a nexus' held commands
  * when SAM-5 would let it pass them in the task set: HEAD OF QUEUE and
- * ACA always (8.6.4, 8.9), SIMPLE unless an ORDERED, HEAD OF QUEUE or ACA
- * command is held; else it queues (at no cost). A HEAD OF QUEUE command
- * that costs something is charged like any other but does not wait
- * behind its nexus' held commands: it goes first when the bucket allows
- * (SAM-5 8.6.4 enables it ahead of the older tasks). A held write has its
+ * ACA always (both enter the task set enabled, whatever is older), SIMPLE
+ * unless an ORDERED, HEAD OF QUEUE or ACA command is held (a SIMPLE task
+ * waits for older ones of those); else it queues (at no cost). A HEAD OF
+ * QUEUE command that costs something is charged like any other but does
+ * not wait behind its nexus' held commands: it goes first when the
+ * bucket allows (SAM-5 has it start before the older tasks: held ones
+ * are older tasks that have not started; a limit that a HEAD OF QUEUE
+ * command escaped would be no limit). A held write has its
  * Data-Out solicited as usual (the transport's limits bound it).
  *
  * Fairness: the nexuses with commands waiting are served round robin,

@@ -4,7 +4,9 @@
 # commands (tcqctl stats and the metrics count them) and every command
 # still completes, with no error; tcqctl luns shows the limits; removed
 # live under a load that the old limit would hold for minutes, the load
-# ends at once in its one session (no session dropped); config (what save
+# ends at once in its one session (no session dropped); two initiators
+# sharing a limit each complete; a session lost while commands are held
+# frees them and the LUN serves on; config (what save
 # writes) and save keep the live limits; a bad value (negative,
 # fractional, not a number, too large) is refused by its key's name, live
 # and in a file, and changes nothing.
@@ -137,6 +139,66 @@ live_removal_releases_a_held_load() {
 	ok "removed live, the held load ends: 300 reads in its one session, none held"
 }
 held_some() { qos_counts; [ "$HELD" -gt 0 ]; }
+held_none() { qos_counts; [ "$HELD" -eq 0 ]; }
+session_ended() { [ "$(grep -c ': session TSIH [0-9]* ended' "$TCQD_LOG")" -gt "$ENDED0" ]; }
+
+# Two initiators (two tcq-bench processes, sessions that may live on
+# either reactor) share a limit: each completes every read, none fails.
+two_initiators_share_a_limit_and_complete() {
+	local a b rc=0 d0
+	ctl set 0 qos_iops=300 qos_mbps=0 || fail "set: $OUT"
+	qos_counts
+	d0=$DELAYED
+	for who in a b; do
+		"$BENCH" --quiet --initiator-name "$INITIATOR-$who" --ramp 0 \
+			--rw randread --bs 4k --depth 16 --ios 300 \
+			--json "$TEST_TMP/$who.json" "$TCQD_URL" >"$TEST_TMP/$who.out" 2>&1 &
+		BG_PIDS+=("$!")
+	done
+	b=${BG_PIDS[-1]}
+	a=${BG_PIDS[-2]}
+	wait "$a" || rc=$?
+	wait "$b" || rc=$?
+	unset 'BG_PIDS[-1]' 'BG_PIDS[-2]'
+	[ "$rc" -eq 0 ] || fail "a tcq-bench failed: $(cat "$TEST_TMP/a.out" "$TEST_TMP/b.out")"
+	for who in a b; do
+		[ "$(jq -e '.points[0].ios' "$TEST_TMP/$who.json")" -eq 300 ] ||
+			fail "initiator $who did not complete its 300 reads"
+		[ "$(jq -e '.points[0].errors' "$TEST_TMP/$who.json")" -eq 0 ] ||
+			fail "initiator $who saw errors"
+	done
+	qos_counts
+	[ $((DELAYED - d0)) -gt 0 ] || fail "nothing delayed under qos_iops = 300"
+	[ "$HELD" -eq 0 ] || fail "$HELD still held"
+	ok "two initiators sharing qos_iops = 300 complete 300 reads each, $((DELAYED - d0)) delayed"
+}
+
+# A session lost (its initiator killed) while QoS holds its commands (31
+# of them under qos_iops = 1: half a minute to drain by themselves):
+# they are freed with it (I_T nexus loss), and the LUN serves on.
+held_commands_of_a_lost_session_are_freed() {
+	local pid logins0
+	ctl set 0 qos_iops=1 qos_mbps=0 || fail "set: $OUT"
+	logins0=$(logins)
+	ENDED0=$(grep -c ': session TSIH [0-9]* ended' "$TCQD_LOG" || true)
+	"$BENCH" --quiet --initiator-name "$INITIATOR-lost" --ramp 0 \
+		--rw randwrite --bs 4k --depth 32 --ios 300 "$TCQD_URL" \
+		>"$TEST_TMP/lost.out" 2>&1 &
+	pid=$!
+	BG_PIDS+=("$pid")
+	wait_logins $((logins0 + 1))
+	wait_until 100 held_some || fail "no command held under qos_iops = 1"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || true
+	unset 'BG_PIDS[-1]'
+	# the session's end aborts its tasks (the log line comes just before)
+	wait_until 100 session_ended || fail "tcqd did not end the lost session"
+	wait_until 10 held_none || fail "$HELD commands still held after their session ended"
+	ctl set 0 qos_iops=0 || fail "set qos_iops=0: $OUT"
+	bench --rw randread --bs 4k --depth 4 --ios 50 --json "$TEST_TMP/after.json" ||
+		fail "tcq-bench after the lost session failed: $OUT"
+	ok "the lost session's held commands are freed (none held), and the LUN serves on"
+}
 
 config_and_save_keep_the_limits() {
 	ctl set 0 qos_iops=2000 qos_mbps=50 || fail "set: $OUT"
@@ -190,6 +252,8 @@ CHECKS=(
 	large_reads_under_a_small_mbps_complete
 	metrics_count_the_delayed
 	live_removal_releases_a_held_load
+	two_initiators_share_a_limit_and_complete
+	held_commands_of_a_lost_session_are_freed
 	config_and_save_keep_the_limits
 	negative_iops_refused
 	fractional_mbps_refused
