@@ -52,6 +52,11 @@ static void print_lun_head(json_object *l)
 		printf("  inquiry  vendor \"%s\"  product \"%s\"  revision "
 		       "\"%s\"\n", gets_(l, "vendor"), gets_(l, "product"),
 		       gets_(l, "revision"));
+	if (get(l, "qos_iops"))	/* 0: no limit */
+		printf("  qos      iops %" PRId64 "  MB/s %" PRId64 "%s\n",
+		       geti(l, "qos_iops"), geti(l, "qos_mbps"),
+		       geti(l, "qos_iops") || geti(l, "qos_mbps") ? "" :
+		       "  (no limit)");
 	if (get(l, "model")) {
 		json_object *m = get(l, "model");
 
@@ -185,6 +190,10 @@ static void print_stats(json_object *r)
 		       getd(d, "max"));
 		printf("  flushes    %" PRId64 " (%" PRId64 " for barriers)\n",
 		       geti(fl, "total"), geti(fl, "barrier"));
+		if (get(l, "qos"))
+			printf("  qos        %" PRId64 " delayed, %" PRId64
+			       " held now\n", geti(get(l, "qos"), "delayed"),
+			       geti(get(l, "qos"), "held"));
 		print_crash_lab(l);
 		print_occupancy(get(f, "occupancy_at_submit"));
 	}

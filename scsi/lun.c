@@ -20,6 +20,7 @@
 #include "scsi/sdev.h"
 #include "scsi/sbc_priv.h"
 #include "scsi/pr.h"
+#include "scsi/qos.h"
 #include "scsi/record.h"
 #include "scsi/sense.h"
 #include "scsi/spc.h"
@@ -133,7 +134,8 @@ static struct lun *lun_new(struct sdev *dev, uint64_t id, struct bdev *b)
 		return NULL;
 	}
 	l->stats = stats_new();	/* NULL: the LUN runs without stats */
-	if (record_lun_init(l) < 0 || durab_lun_init(l) < 0) {
+	l->qos = qos_new();
+	if (!l->qos || record_lun_init(l) < 0 || durab_lun_init(l) < 0) {
 		lun_destroy(l);
 		return NULL;
 	}
@@ -190,6 +192,7 @@ struct lun *lun_create(const struct lun_params *p, char *err, size_t errlen)
 	l->read_only = p->read_only || (b && b->read_only);
 	l->flush_ignore = p->flush_ignore;
 	l->fua_ignore = p->fua_ignore;
+	qos_set_limits(l, p->qos_iops, p->qos_mbps);
 	if (p->dev)
 		alua_lun_apply(l, &p->dev->alua);
 	/* Provisioning counts once thin is settled; the threshold needs
@@ -280,6 +283,7 @@ void lun_destroy(struct lun *l)
 	thin_lun_free(l);
 	pr_lun_free(l);
 	stats_free(l->stats);
+	qos_free(l->qos);
 	free(l);
 }
 
@@ -374,11 +378,13 @@ void lun_nexus_leave(struct taskset *ts)
 	l = ts->lun;
 	pthread_mutex_lock(&l->lock);
 	list_del(&ts->nexus_node);
+	qos_nexus_leave_locked(ts);
 	ua_detach_locked(ts);
 	/* Task management on its way here frees it (scsi/tmf.c). */
 	held = ts->refs > 0;
 	ts->left = true;
 	pthread_mutex_unlock(&l->lock);
+	qos_nexus_gone(ts);
 	pr_nexus_lost(l, ts->nexus);
 	sbc_nexus_gone(l, ts->nexus);	/* PREVENT ends with it */
 	if (!held)
@@ -387,6 +393,7 @@ void lun_nexus_leave(struct taskset *ts)
 
 void lun_nexus_abort(struct taskset *ts)
 {
+	qos_abort_all(ts, false);	/* the held ones never entered */
 	taskset_abort_all(ts, false);
 }
 
@@ -524,6 +531,10 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 		t->done(t);
 		return false;
 	}
+	/* QoS may hold it before its task set: its Data-Out comes all the
+	 * same, and it enters in its nexus' order (scsi/qos.h). */
+	if (t->status == SAM_STAT_GOOD && qos_hold(ts, t))
+		return t->req.data_out_len && !t->data_ready;
 	return taskset_arrive(ts, t);
 }
 
@@ -531,6 +542,8 @@ bool lun_task_abort(struct tcq_task *t)
 {
 	if (!t->order.set || t->state == TASK_DONE)
 		return false;
+	if (qos_abort_task(t->order.set, t, false))
+		return true;
 	taskset_abort_task(t->order.set, t, false);
 	return true;
 }

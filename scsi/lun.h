@@ -22,6 +22,7 @@ struct lun_stats;
 struct alua_cfg;
 struct recorder;
 struct durab;
+struct qos;
 
 /* Barrier policy for ORDERED tasks (DESIGN.md, Principles). */
 enum lun_barrier {
@@ -86,6 +87,7 @@ struct lun {
 	/* A device that lies (lun_get_*): SYNCHRONIZE CACHE completes
 	 * without a flush, FUA is not passed on. */
 	bool flush_ignore, fua_ignore;
+	struct qos *qos;	/* scsi/qos.c: limits, held commands */
 };
 
 /*
@@ -146,6 +148,7 @@ struct lun_params {
 	bool local_state;	/* reservations kept in this process even
 				 * where the medium is shared */
 	bool flush_ignore, fua_ignore;	/* a device that lies */
+	uint32_t qos_iops, qos_mbps;	/* QoS limits (scsi/qos.h); 0: none */
 	const char *record_path;	/* record from the start (crash lab) */
 	uint64_t record_max;		/* its bytes at most (0: default) */
 };

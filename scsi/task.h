@@ -129,6 +129,9 @@ struct tcq_task {
 	struct cdb_req req;		/* decoded CDB, its command table row */
 	enum task_state state;
 	bool buf_owned;			/* buf came from bufpool via device server */
+	bool qos_held;			/* held by QoS before its task set
+					 * (scsi/qos.c; order.node is in
+					 * its nexus' queue then) */
 	uint64_t t_arrive_ns;		/* for latency statistics */
 	/* Path stamps of a sampled task (t_rx_ns set), 0 until reached:
 	 * first backend I/O submitted, status final (the pass that reaped

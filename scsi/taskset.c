@@ -21,6 +21,7 @@ struct taskset *taskset_new(struct lun *l, struct reactor *r, void *nexus,
 	list_init(&ts->tasks);
 	list_init(&ts->abort_waiters);
 	list_init(&ts->nexus_node);
+	qos_nexus_init(ts);
 	return ts;
 }
 
@@ -31,7 +32,7 @@ void taskset_free(struct taskset *ts)
 
 unsigned taskset_count(const struct taskset *ts)
 {
-	return ts ? ts->count : 0;
+	return ts ? ts->count + ts->qos.n : 0;
 }
 
 /* The medium range a task touches, for the QAM=0 overlap rule. */

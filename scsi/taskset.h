@@ -16,6 +16,7 @@
 #define TCQ_TASKSET_H
 #include <stdbool.h>
 #include "scsi/task.h"
+#include "scsi/qos.h"
 #include "scsi/sense.h"
 
 struct lun;
@@ -69,6 +70,8 @@ struct taskset {
 	struct list_node nexus_node;
 	unsigned refs;
 	bool left;
+	/* Its commands QoS holds before they enter (scsi/qos.c). */
+	struct qos_nexus qos;
 };
 
 /* A bare task set with explicit ops: lun_nexus_join makes the one of a
@@ -78,7 +81,7 @@ struct taskset {
 struct taskset *taskset_new(struct lun *l, struct reactor *r, void *nexus,
 			    const struct taskset_ops *ops);
 void taskset_free(struct taskset *ts);
-/* Number of tasks not yet completed. */
+/* Number of tasks not yet completed (those QoS holds included). */
 unsigned taskset_count(const struct taskset *ts);
 
 /*

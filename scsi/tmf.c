@@ -14,6 +14,7 @@
 #include "tcq/scsi_proto.h"
 #include "scsi/lun.h"
 #include "scsi/pr.h"
+#include "scsi/qos.h"
 #include "scsi/sdev.h"
 #include "scsi/taskset.h"
 #include "scsi/tmf.h"
@@ -126,10 +127,13 @@ static void part_run(void *arg)
 	}
 	switch (p->op) {
 	case PART_ABORT_ALL:
-		n = taskset_abort_all(ts, p->report);
+		/* those QoS holds first: none of them enters meanwhile */
+		n = qos_abort_all(ts, p->report);
+		n += taskset_abort_all(ts, p->report);
 		break;
 	case PART_ABORT_TASK:
-		n = taskset_abort_task(ts, p->run->m->task, false);
+		n = qos_abort_task(ts, p->run->m->task, false) ||
+		    taskset_abort_task(ts, p->run->m->task, false);
 		break;
 	case PART_CLEAR_ACA:
 		taskset_clear_aca(ts);

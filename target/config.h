@@ -17,6 +17,10 @@
 #define CFG_DEFAULT_BACKEND "aio"
 #define CFG_DEFAULT_QUEUE_DEPTH 128
 #define CFG_MAX_QUEUE_DEPTH 1024
+/* QoS limits (scsi/qos.h): far above what one LUN serves, and low enough
+ * that the token arithmetic cannot overflow */
+#define CFG_MAX_QOS_IOPS 1000000
+#define CFG_MAX_QOS_MBPS 100000
 #define CFG_MAX_THREADS 64	/* BDEV_MAX_QUEUES: one backend queue per reactor */
 
 /* Words of the config file parser's bitmap of the keys a section set. */
@@ -50,6 +54,8 @@ struct cfg_lun {
 	char revision[5];
 	bool flush_ignore;		/* flush = ignore: a device that lies */
 	bool fua_ignore;		/* fua = ignore */
+	uint32_t qos_iops;		/* QoS limits (scsi/qos.h); 0: none */
+	uint32_t qos_mbps;		/* MB/s, 1 MB = 10^6 bytes */
 	char *record;			/* record = FILE (crash lab); NULL */
 	uint64_t record_max;		/* its bytes at most; 0: default */
 	bool no_shared_state;		/* shared_state = none: reservations

@@ -48,6 +48,8 @@ struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
 	lp.local_state = cl->no_shared_state;
 	lp.flush_ignore = cl->flush_ignore;
 	lp.fua_ignore = cl->fua_ignore;
+	lp.qos_iops = cl->qos_iops;
+	lp.qos_mbps = cl->qos_mbps;
 	lp.record_path = cl->record;
 	lp.record_max = cl->record_max;
 	l = lun_create(&lp, why, sizeof(why));

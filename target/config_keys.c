@@ -562,6 +562,14 @@ const struct cfg_key cfg_keys[] = {
 	{ "fua", L(fua_ignore), &T_HONOUR, 0, 0,
 	  "the FUA bit of a write reaches the medium (honour), or not (ignore)",
 	  CFG_LIVE },
+	{ "qos_iops", L(qos_iops), &T_U32, 0, CFG_MAX_QOS_IOPS,
+	  "QoS: the LUN's reads, writes and other medium commands per second, "
+	  "over every initiator, shared round robin (0: no limit)",
+	  CFG_LIVE },
+	{ "qos_mbps", L(qos_mbps), &T_U32, 0, CFG_MAX_QOS_MBPS,
+	  "QoS: the LUN's data moved to and from the medium, MB/s (10^6 "
+	  "bytes), over every initiator, shared round robin (0: no limit)",
+	  CFG_LIVE },
 	{ "record", L(record), &T_FILE, 0, 0,
 	  "record what the LUN is asked to write, flush and order into FILE "
 	  "from its creation (crash lab; tcq-crash reads it)",

@@ -10,6 +10,7 @@
 #include "tcq/log.h"
 #include "backend/bdev.h"
 #include "scsi/lun.h"
+#include "scsi/qos.h"
 #include "scsi/ua.h"
 #include "target/config.h"
 #include "target/ctl.h"
@@ -138,6 +139,13 @@ json_object *ctl_lun_json(const struct lun *l)
 		ctl_add_str(o, "vendor", v);
 		ctl_add_str(o, "product", p);
 		ctl_add_str(o, "revision", r);
+	}
+	{
+		uint32_t iops, mbps;
+
+		qos_limits(l, &iops, &mbps);
+		ctl_add_u64(o, "qos_iops", iops);
+		ctl_add_u64(o, "qos_mbps", mbps);
 	}
 	model_json(o, l->bdev);
 	return o;

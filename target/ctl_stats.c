@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include "tcq/bufpool.h"
 #include "scsi/lun.h"
+#include "scsi/qos.h"
 #include "scsi/stats.h"
 #include "target/ctl.h"
 #include "target/ctl_priv.h"
@@ -123,6 +124,16 @@ static void stats_add(struct lun *l, void *array)
 	ctl_add_u64(x, "barrier", s->c.barrier_flushes);
 	json_object_object_add(o, "flushes", x);
 	ctl_record_stats(l, o);	/* the crash lab's: recording, unflushed */
+	{	/* QoS: commands it delayed, and holds now (scsi/qos.h) */
+		uint64_t delayed;
+		unsigned held;
+
+		qos_counts(l, &delayed, &held);
+		x = json_object_new_object();
+		ctl_add_u64(x, "delayed", delayed);
+		ctl_add_u64(x, "held", held);
+		json_object_object_add(o, "qos", x);
+	}
 
 	json_object_array_add(arr, o);
 	free(s);

@@ -20,6 +20,7 @@
 #include "backend/bdev.h"
 #include "scsi/lun.h"
 #include "scsi/pr.h"
+#include "scsi/qos.h"
 #include "scsi/ua.h"
 #include "target/config.h"
 #include "target/config_keys.h"
@@ -86,6 +87,7 @@ struct lun_change {
 	const struct cfg_lun *cl;	/* its new section */
 	bool qd, barrier, wc, resize, lying;	/* lying: flush, fua */
 	bool ident;		/* vendor, product, revision */
+	bool qos;		/* qos_iops, qos_mbps */
 };
 
 struct target_update {
@@ -307,6 +309,8 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 			c.ident = key_differs("vendor", CFG_LUN, o, ol, p->n, nl) ||
 				  key_differs("product", CFG_LUN, o, ol, p->n, nl) ||
 				  key_differs("revision", CFG_LUN, o, ol, p->n, nl);
+			c.qos = key_differs("qos_iops", CFG_LUN, o, ol, p->n, nl) ||
+				key_differs("qos_mbps", CFG_LUN, o, ol, p->n, nl);
 			if (c.wc && nl->write_cache && c.old->bdev &&
 			    c.old->bdev->write_through) {
 				snprintf(err, errlen, "LUN %s/%u: write_cache on: "
@@ -336,7 +340,7 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 				return -1;
 			}
 			if (c.qd || c.barrier || c.wc || c.resize || c.lying ||
-			    c.ident)
+			    c.ident || c.qos)
 				PUSH(p->lc, p->nlc, c);
 			continue;
 		}
@@ -500,6 +504,9 @@ static void apply_settings(struct lun_change *c)
 	if (c->ident && lun_set_identity(l, cl->vendor, cl->product,
 					 cl->revision))
 		ua_establish_all(l, ASC_INQUIRY_DATA_HAS_CHANGED);
+	/* In place: held commands go at the new rates (all, with none) */
+	if (c->qos)
+		qos_set_limits(l, cl->qos_iops, cl->qos_mbps);
 }
 
 /* Resizes first: the only step of a commit that can still fail. */
@@ -666,7 +673,7 @@ static void commit(struct plan *p)
 		} else if (c->old) {			/* settings */
 			apply_settings(c);
 			if (c->qd || c->barrier || c->wc || c->lying ||
-			    c->ident)
+			    c->ident || c->qos)
 				note(p, "LUN %s/%u settings changed",
 				     c->t->dev.name, c->id);
 		}

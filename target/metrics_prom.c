@@ -13,6 +13,7 @@
 #include <config.h>	/* autoconf's: PACKAGE_VERSION */
 #include "backend/bdev.h"
 #include "scsi/lun.h"
+#include "scsi/qos.h"
 #include "scsi/record.h"
 #include "scsi/sdev.h"
 #include "target/ctl_priv.h"
@@ -150,6 +151,8 @@ static uint64_t v_barrier_flushes(const struct prom_lun *l)
 {
 	return l->s.c.barrier_flushes;
 }
+static uint64_t v_qos_delayed(const struct prom_lun *l) { return l->qos_delayed; }
+static uint64_t v_qos_held(const struct prom_lun *l) { return l->qos_held; }
 
 static uint64_t v_path_samples(const struct prom_lun *l)
 {
@@ -361,6 +364,11 @@ static void render_luns(struct prom_buf *b, const struct prom_view *v)
 	lun_family(b, v, "tcq_lun_barrier_flushes_total", "counter",
 		   "Of those, flushes before ORDERED writes (barrier=flush).",
 		   v_barrier_flushes);
+	lun_family(b, v, "tcq_lun_qos_delayed_total", "counter",
+		   "Commands QoS held before their task set (qos_iops, qos_mbps).",
+		   v_qos_delayed);
+	lun_family(b, v, "tcq_lun_qos_held", "gauge",
+		   "Commands QoS holds now.", v_qos_held);
 	render_path(b, v);
 }
 
@@ -473,6 +481,7 @@ static void collect_lun(struct lun *l, void *arg)
 	pl->queue_depth = l->bdev ? atomic_load_explicit(&l->bdev->queue_depth,
 							  memory_order_relaxed) : 0;
 	stats_snapshot(l, &pl->s);
+	qos_counts(l, &pl->qos_delayed, &pl->qos_held);
 	{
 		struct record_info *ri = malloc(sizeof(*ri));
 

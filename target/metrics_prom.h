@@ -42,6 +42,8 @@ struct prom_lun {
 	uint64_t lun;
 	uint32_t queue_depth;
 	struct stats_snapshot s;
+	uint64_t qos_delayed;	/* scsi/qos.h: commands held, ever */
+	unsigned qos_held;	/* held now */
 	/* the crash lab's: the recorder (scsi/record.h) and the audit of
 	 * what is acknowledged but not yet durable (scsi/durability.h) */
 	bool recording;

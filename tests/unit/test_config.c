@@ -252,6 +252,22 @@ START_TEST(test_bad_values)
 	expect(TGT LUN0 "product = Disk\x7f\n", 1,
 	       "tcqd.conf:4: bad value for 'product': 'Disk\x7f': printable "
 	       "ASCII (20h-7Eh) without ';'", NULL);
+	/* QoS limits: whole numbers, 0 (none) up to the documented bounds */
+	expect(TGT LUN0 "qos_iops = -1\n", 1,
+	       "tcqd.conf:4: bad value for 'qos_iops': '-1' is not a number",
+	       NULL);
+	expect(TGT LUN0 "qos_mbps = 1.5\n", 1,
+	       "tcqd.conf:4: bad value for 'qos_mbps': '1.5' is not a number",
+	       NULL);
+	expect(TGT LUN0 "qos_mbps = fast\n", 1,
+	       "tcqd.conf:4: bad value for 'qos_mbps': 'fast' is not a "
+	       "number", NULL);
+	expect(TGT LUN0 "qos_iops = 1000001\n", 1,
+	       "tcqd.conf:4: bad value for 'qos_iops': '1000001' is out of "
+	       "range 0..1000000", NULL);
+	expect(TGT LUN0 "qos_mbps = 100001\n", 1,
+	       "tcqd.conf:4: bad value for 'qos_mbps': '100001' is out of "
+	       "range 0..100000", NULL);
 }
 END_TEST
 

@@ -99,6 +99,8 @@ static void fixture_view(struct prom_view *v, struct prom_target *t,
 	l->s.c.drain_ns_total = 30000;
 	l->s.c.flushes = 2;
 	l->s.c.barrier_flushes = 1;
+	l->qos_delayed = 9;	/* QoS: 9 commands held, 3 of them now */
+	l->qos_held = 3;
 	/* three sampled commands, two with backend I/O */
 	l->s.c.path_samples = 3;
 	l->s.c.path_io_samples = 2;
@@ -257,6 +259,12 @@ static const char expected[] =
 	"# HELP tcq_lun_barrier_flushes_total Of those, flushes before ORDERED writes (barrier=flush).\n"
 	"# TYPE tcq_lun_barrier_flushes_total counter\n"
 	"tcq_lun_barrier_flushes_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 1\n"
+	"# HELP tcq_lun_qos_delayed_total Commands QoS held before their task set (qos_iops, qos_mbps).\n"
+	"# TYPE tcq_lun_qos_delayed_total counter\n"
+	"tcq_lun_qos_delayed_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 9\n"
+	"# HELP tcq_lun_qos_held Commands QoS holds now.\n"
+	"# TYPE tcq_lun_qos_held gauge\n"
+	"tcq_lun_qos_held{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 3\n"
 	"# HELP tcq_lun_path_samples_total Commands sampled for the path breakdown (one in 16).\n"
 	"# TYPE tcq_lun_path_samples_total counter\n"
 	"tcq_lun_path_samples_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 3\n"
