@@ -225,3 +225,16 @@ void cfg_fmt_port_group(const struct cfg_key *k, const struct cfg *c,
 	}
 }
 
+/* luns: the whole map, from the section itself (the key's field is
+ * only a place holder). */
+void cfg_fmt_lun_map(const struct cfg_key *k, const struct cfg *c,
+		     const void *base, cfg_emit *emit, void *ctx)
+{
+	const struct cfg_initiator *ci = base;
+	char v[TCQ_MAX_LUNS * 12 + 8];
+
+	if (!ci->has_map)
+		return;
+	cfg_format_lun_map(ci, v, sizeof(v));
+	emit(ctx, v);
+}

@@ -23,6 +23,7 @@
 #include "scsi/ua.h"
 #include "target/config.h"
 #include "target/config_keys.h"
+#include "target/initiator.h"
 #include "target/live.h"
 #include "target/live_priv.h"
 #include "target/portal.h"
@@ -91,6 +92,9 @@ struct lun_change {
 struct target_update {
 	struct target *t;
 	const struct cfg_target *ct;
+	bool inits;			/* its [initiator] sections changed: */
+	struct tgt_inits *ti;		/* the new ones (before the commit),
+					 * then the old ones, to free */
 };
 
 struct plan {
@@ -157,6 +161,8 @@ static void plan_free(struct plan *p, bool committed)
 		cfg_free(p->n);
 		free(p->n);
 	}
+	for (int i = 0; i < p->ntupd; i++)
+		tinit_free(p->tupd[i].ti);
 	free(p->padd);
 	free(p->prm);
 	free(p->tadd);
@@ -383,10 +389,14 @@ static int plan_targets(struct plan *p, const struct cfg *o, char *err,
 		}
 		if (nc && !section_differs(CFG_TARGET, CFG_RECREATE, o, oc, n,
 					   nc, &which)) {
-			if (section_differs(CFG_TARGET, CFG_LIVE, o, oc, n, nc,
-					    NULL)) {
-				struct target_update u = { t, nc };
+			struct target_update u = { t, nc, false, NULL };
 
+			u.inits = tinit_differ(o, n, t->dev.name);
+			if (u.inits && tinit_build(n, t->dev.name, &u.ti, err,
+						   errlen) < 0)
+				return -1;
+			if (u.inits || section_differs(CFG_TARGET, CFG_LIVE, o,
+						       oc, n, nc, NULL)) {
 				PUSH(p->tupd, p->ntupd, u);
 			}
 			if (plan_luns(p, t, o, oc, nc, err, errlen) < 0)
@@ -408,6 +418,8 @@ static int plan_targets(struct plan *p, const struct cfg *o, char *err,
 		if (!(nt = cfg_build_target(nc, &n->set, err, errlen)))
 			return -1;
 		PUSH(p->tadd, p->ntadd, nt);
+		if (tinit_attach(nt, n, err, errlen) < 0)
+			return -1;
 	}
 	for (int i = 0; i < n->ntargets; i++) {
 		struct target *nt;
@@ -418,6 +430,8 @@ static int plan_targets(struct plan *p, const struct cfg *o, char *err,
 					    errlen)))
 			return -1;
 		PUSH(p->tadd, p->ntadd, nt);
+		if (tinit_attach(nt, n, err, errlen) < 0)
+			return -1;
 	}
 	return 0;
 oom:
@@ -580,6 +594,9 @@ static void commit_lists(struct plan *p)
 		t->chap = ct->chap;
 		t->max_sessions = ct->max_sessions;
 		t->max_sessions_per_initiator = ct->max_sessions_per_initiator;
+		/* The old list is freed with the plan, after the lock. */
+		if (p->tupd[i].inits)
+			p->tupd[i].ti = tinit_replace(t, p->tupd[i].ti);
 		acl_init(&acl);
 		if (acl_copy(&acl, &ct->acl) == 0) {
 			acl_free(&t->acl);
@@ -617,7 +634,8 @@ static void commit(struct plan *p)
 	}
 	commit_lists(p);
 	for (int i = 0; i < p->ntupd; i++)
-		note(p, "target %s changed", p->tupd[i].t->dev.name);
+		note(p, "target %s changed%s", p->tupd[i].t->dev.name,
+		     p->tupd[i].inits ? " (its [initiator] sections)" : "");
 	if (p->log_level && p->n->log_level >= 0)
 		log_set_level((enum log_level)p->n->log_level);
 	if (p->discovery_chap)

@@ -28,6 +28,7 @@
 #include "scsi/sdev.h"
 
 struct lun;
+struct tgt_inits;
 
 /* Why a login was refused, as tcqd's metrics count it (target/login.c,
  * target/session.c; docs/metrics.md): CHAP or another authentication
@@ -68,6 +69,10 @@ struct target {
 	struct acl acl;			/* who may log in; empty: anyone */
 	uint32_t max_sessions;		/* 0: no limit */
 	uint32_t max_sessions_per_initiator;
+	/* [initiator] sections: their CHAP and LUN maps (initiator.h);
+	 * inits_gen (atomic) counts their replacements */
+	struct tgt_inits *inits;
+	uint64_t inits_gen;
 	/* logins refused, by enum login_refusal (atomic, relaxed) */
 	uint64_t logins_refused[LOGIN_REFUSED_N];
 	/* lifetime */
