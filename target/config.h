@@ -155,13 +155,16 @@ struct cfg_initiator *cfg_find_initiator(const struct cfg *c,
 					 const char *name);
 int cfg_remove_initiator(struct cfg *c, const char *target,
 			 const char *name);
-/* A luns value, "N[:M][:ro],..." or "none", into ci's map; -1 with a
- * message naming the entry (bad number, M given twice, N twice). */
+/* A luns value, "N[:M][:ro],..." or "none", added to ci's map; -1 with
+ * a message naming the entry (bad number, M given twice, N twice), and
+ * the map unchanged. */
 int cfg_parse_lun_map(const char *s, struct cfg_initiator *ci, char *err,
 		      size_t errlen);
-/* "0,1:2:ro" again from ci's map ("none" for an empty one). */
-void cfg_format_lun_map(const struct cfg_initiator *ci, char *out,
-			size_t len);
+/* "0,1:2:ro" again from entries from..to-1 of ci's map ("none" for an
+ * empty map). */
+void cfg_format_lun_map(const struct cfg_initiator *ci, int from, int to,
+			char *out, size_t len);
+#define CFG_MAP_PER_LINE 16	/* entries per luns line written */
 /* "key=value" words into a section (base: &c->set, a cfg_target or a
  * cfg_lun), through the key table: the same keys and values as the
  * file. 0, or -1 with a message naming the key in err (base may be

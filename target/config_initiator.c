@@ -158,11 +158,14 @@ int cfg_parse_lun_map(const char *s, struct cfg_initiator *ci, char *err,
 		      size_t errlen)
 {
 	struct cfg_map_ent map[TCQ_MAX_LUNS];
-	int n = 0;
+	int n = ci->nmap;
 
+	/* Each line adds to the map (a long one takes several lines: a
+	 * line holds at most 197 characters): the line's entries are
+	 * checked against the map so far, and all of them go in, or none. */
+	memcpy(map, ci->map, sizeof(map[0]) * (size_t)n);
 	if (!strcasecmp(s, "none")) {
 		ci->has_map = true;
-		ci->nmap = 0;
 		return 0;
 	}
 	for (const char *p = s;;) {
@@ -204,8 +207,8 @@ int cfg_parse_lun_map(const char *s, struct cfg_initiator *ci, char *err,
 	return 0;
 }
 
-void cfg_format_lun_map(const struct cfg_initiator *ci, char *out,
-			size_t len)
+void cfg_format_lun_map(const struct cfg_initiator *ci, int from, int to,
+			char *out, size_t len)
 {
 	size_t o = 0;
 
@@ -215,16 +218,17 @@ void cfg_format_lun_map(const struct cfg_initiator *ci, char *out,
 		snprintf(out, len, "none");
 		return;
 	}
-	for (int i = 0; i < ci->nmap && o < len; i++) {
+	for (int i = from; i < to && i < ci->nmap && o < len; i++) {
 		const struct cfg_map_ent *e = &ci->map[i];
 		int w;
 
 		if (e->as == e->lun)
-			w = snprintf(out + o, len - o, "%s%u%s", i ? "," : "",
-				     e->lun, e->ro ? ":ro" : "");
+			w = snprintf(out + o, len - o, "%s%u%s",
+				     i > from ? "," : "", e->lun,
+				     e->ro ? ":ro" : "");
 		else
 			w = snprintf(out + o, len - o, "%s%u:%u%s",
-				     i ? "," : "", e->lun, e->as,
+				     i > from ? "," : "", e->lun, e->as,
 				     e->ro ? ":ro" : "");
 		if (w < 0)
 			break;

@@ -273,7 +273,7 @@ static int set_chap_algs(const struct cfg_key *k, struct cfg *c, void *base,
 	return 0;
 }
 
-/* luns of an [initiator] section: the whole map at once. */
+/* luns of an [initiator] section: each line adds to the map. */
 static int set_lun_map(const struct cfg_key *k, struct cfg *c, void *base,
 		       const char *v, char *err, size_t errlen)
 {
@@ -336,7 +336,7 @@ static const struct cfg_type
 	T_CHAP_USER = { "NAME", set_chap_user, false, cfg_fmt_text },
 	T_CHAP_SECRET = { "SECRET", set_chap_secret, false, cfg_fmt_text },
 	T_CHAP_ALGS = { "ALG[,ALG...]", set_chap_algs, false, cfg_fmt_chap_algs },
-	T_LUN_MAP = { "N[:M][:ro],...", set_lun_map, false, cfg_fmt_lun_map },
+	T_LUN_MAP = { "N[:M][:ro],...", set_lun_map, true, cfg_fmt_lun_map },
 	T_LISTEN = { "ADDR:PORT", add_listen, true, cfg_fmt_listen },
 	T_ALLOW_NAME = { "NAME-PATTERN", add_allowed_name, true, cfg_fmt_allow_name },
 	T_ALLOW_NET = { "ADDR[/BITS]", add_allowed_net, true, cfg_fmt_allow_net },

@@ -422,6 +422,13 @@ static json_object *acl_initiator(struct ctl_conn *cc, struct change *ch,
 	if (!ci && !(ci = cfg_add_initiator(ch->c, argv[1], argv[2], err,
 					    sizeof(err))))
 		return change_fail(ch, err);
+	/* luns= replaces the map (several luns= words add up). */
+	for (int i = 3; i < argc; i++) {
+		if (!strncmp(argv[i], "luns=", 5)) {
+			ci->has_map = false;
+			ci->nmap = 0;
+		}
+	}
 	if (cfg_set_pairs(ch->c, CFG_INITIATOR, ci, argv + 3, argc - 3, err,
 			  sizeof(err)) < 0)
 		return change_fail(ch, err);
