@@ -23,9 +23,10 @@ static bool same_map(const struct sdev_map *a, const struct sdev_map *b)
 	       !memcmp(a->e, b->e, sizeof(a->e[0]) * (size_t)a->n);
 }
 
-/* SPC-4 6.33, 7.x: the inventory this nexus sees changed. Raised on the
- * LUNs it reaches and has used (a LUN it has not used yet reports POWER
- * ON, RESET first, which tells it as much). */
+/* SPC-4 5.14, 6.33: the inventory this nexus sees changed: REPORTED
+ * LUNS DATA HAS CHANGED on every LUN it now reaches, whichever number
+ * it uses, so that it rescans. A LUN it reaches for the first time is
+ * joined here, and reports POWER ON, RESET first. */
 static void announce(struct session *s)
 {
 	const struct sdev *d = &s->target->dev;
@@ -34,7 +35,7 @@ static void announce(struct session *s)
 	for (int i = 0; i < n; i++) {
 		bool ro;
 		struct lun *l = sdev_map_lun(d, s->map, (uint64_t)i, &ro);
-		struct taskset *ts = l ? sess_taskset_of(s, l) : NULL;
+		struct taskset *ts = l ? sess_taskset(s, l) : NULL;
 
 		if (ts)
 			ua_establish(ts, ASC_REPORTED_LUNS_CHANGED);
