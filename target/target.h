@@ -6,8 +6,9 @@
  *
  * Who reads what, and how it stays safe while it changes:
  *  - the lists of portals and targets, and a target's login settings
- *    (alias, CHAP, ACL, limits), are read under tcqd_read_lock() (login,
- *    discovery; short) and changed under tcqd_write_lock();
+ *    (alias, CHAP, ACL, limits, [initiator] sections), are read under
+ *    tcqd_read_lock() (login, discovery, a session copying its LUN map;
+ *    short) and changed under tcqd_write_lock();
  *  - a target outlives its removal while anything holds it: a login in
  *    progress or a session takes a reference (target_get/target_put);
  *  - the data path finds LUNs in the target's sdev map without a lock
