@@ -392,12 +392,15 @@ static int plan_targets(struct plan *p, const struct cfg *o, char *err,
 			struct target_update u = { t, nc, false, NULL };
 
 			u.inits = tinit_differ(o, n, t->dev.name);
-			if (u.inits && tinit_build(n, t->dev.name, &u.ti, err,
-						   errlen) < 0)
-				return -1;
 			if (u.inits || section_differs(CFG_TARGET, CFG_LIVE, o,
 						       oc, n, nc, NULL)) {
 				PUSH(p->tupd, p->ntupd, u);
+				/* prepared now; plan_free frees it if refused */
+				if (u.inits &&
+				    tinit_build(n, t->dev.name,
+						&p->tupd[p->ntupd - 1].ti, err,
+						errlen) < 0)
+					return -1;
 			}
 			if (plan_luns(p, t, o, oc, nc, err, errlen) < 0)
 				return -1;
