@@ -55,9 +55,15 @@ const struct ctl_cmd_def ctl_cmd_defs[CTL_NCMDS] = {
 				  "others re-create the LUN" }),
 	CMD(CTL_CMD_PORTAL, "portal", CHANGE, 2, 2, CHANGED,
 	    { "add|remove ADDR:PORT", "listen on one more address, or stop" }),
-	CMD(CTL_CMD_ACL, "acl", CHANGE, 3, 3, CHANGED,
+	CMD(CTL_CMD_ACL, "acl", CHANGE, 3, -1, CHANGED,
 	    { "add|remove TARGET NAME|NET", "who may log in (an initiator name\n"
-					    "pattern, or ADDR[/BITS])" }),
+					    "pattern, or ADDR[/BITS])" },
+	    { "set TARGET INITIATOR-NAME KEY=VALUE...",
+	      "an initiator's own [initiator] keys:\n"
+	      "chap_user, chap_secret, luns=N[:M][:ro],..." },
+	    { "clear TARGET INITIATOR-NAME",
+	      "remove its [initiator] section: it sees\n"
+	      "the target's LUNs and CHAP again" }),
 	CMD(CTL_CMD_CHAP, "chap", CHANGE, 2, 6, CHANGED,
 	    { "set TARGET user=U secret=S [mutual_user=U mutual_secret=S]",
 	      "" },

@@ -508,7 +508,7 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 			t->req.blocks = allowed / l->block_size;
 			t->req.data_out_len = allowed;
 		} else if (cdb_access(&t->req) == CDB_ACCESS_WRITE &&
-			   (l->read_only || l->swp)) {
+			   lun_write_protected(t)) {
 			/* The medium refuses the write whatever the data:
 			 * that comes first (libiscsi's ReadOnly test sends
 			 * WRITE SAME without its block). */

@@ -127,6 +127,12 @@ static inline bool lun_held(const struct lun *l)
 {
 	return __atomic_load_n(&l->held, __ATOMIC_ACQUIRE);
 }
+/* Whether t may not modify its LUN's medium: a read-only LUN, software
+ * write protect, or an initiator's LUN map that makes it read-only. */
+static inline bool lun_write_protected(const struct tcq_task *t)
+{
+	return t->lun->read_only || t->lun->swp || t->map_ro;
+}
 
 /* What a logical unit is made of (a [lun] section of tcqd.conf). */
 struct lun_params {

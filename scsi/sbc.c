@@ -66,7 +66,7 @@ struct exec_rc sbc_check_access(const struct tcq_task *t, bool write)
 	struct sense_info si;
 	uint32_t max = spc_max_xfer_blocks(l);
 
-	if (write && (l->read_only || l->swp))
+	if (write && lun_write_protected(t))
 		return exec_sense(SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
 	if (max && t->req.blocks > max)	/* its row knows the field */
 		return exec_cdb_field(t->req.cmd->len_byte, -1);
@@ -434,7 +434,7 @@ struct exec_rc sbc_unmap(struct tcq_task *t)
 	if (!l->bdev || !l->bdev->thin)
 		return exec_sense(SK_ILLEGAL_REQUEST,
 				  ASC_INVALID_COMMAND_OPERATION_CODE);
-	if (l->read_only || l->swp)
+	if (lun_write_protected(t))
 		return exec_sense(SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
 	if (len == 0)
 		return exec_good(t);

@@ -186,7 +186,7 @@ static struct exec_rc sanitize_check(const struct tcq_task *t)
 	if (sa != SAN_OVERWRITE && t->req.data_out_len)
 		return exec_cdb_field(7, -1);	/* these take no parameter
 						 * list */
-	if (l->read_only || l->swp)
+	if (lun_write_protected(t))
 		return exec_sense(SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
 	if (sa != SAN_OVERWRITE && sa != SAN_EXIT_FAILURE_MODE &&
 	    !sbc_thin(t))

@@ -88,7 +88,7 @@ struct exec_rc sbc_write_same(struct tcq_task *t)
 	struct sense_info si;
 	bool ndob = t->req.flags & CDBF_WS_NDOB;
 
-	if (l->read_only || l->swp)
+	if (lun_write_protected(t))
 		return exec_sense(SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
 	if (cdb_check_range(&t->req, l->nblocks, &si))
 		return exec_si(&si);

@@ -24,6 +24,40 @@ void sdev_set_lun(struct sdev *d, unsigned nr, struct lun *l)
 		__atomic_store_n(&d->nluns, (int)nr + 1, __ATOMIC_RELEASE);
 }
 
+struct lun *sdev_map_lun(const struct sdev *d, const struct sdev_map *m,
+			 uint64_t nr, bool *ro)
+{
+	*ro = false;
+	if (!m)
+		return sdev_lun(d, nr);
+	if (nr >= SDEV_MAX_LUNS || !m->e[nr].used)
+		return NULL;
+	*ro = m->e[nr].ro;
+	return sdev_lun(d, m->e[nr].lun);
+}
+
+int sdev_map_number(const struct sdev_map *m, unsigned lun, bool *ro)
+{
+	*ro = false;
+	if (!m)
+		return lun < SDEV_MAX_LUNS ? (int)lun : -1;
+	for (int i = 0; i < m->n; i++) {
+		if (m->e[i].used && m->e[i].lun == lun) {
+			*ro = m->e[i].ro;
+			return i;
+		}
+	}
+	return -1;
+}
+
+const struct sdev_map *sdev_nexus_map(const struct sdev *d,
+				      const void *nexus)
+{
+	if (nexus && d && d->ops && d->ops->lun_map)
+		return d->ops->lun_map(nexus);
+	return NULL;
+}
+
 const char *sdev_initiator_port(const struct lun *l, const void *nexus)
 {
 	const struct sdev *d = l ? l->dev : NULL;

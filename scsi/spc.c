@@ -256,14 +256,18 @@ struct exec_rc spc_report_luns(struct tcq_task *t)
 {
 	uint8_t buf[8 + SDEV_MAX_LUNS * 8];
 	const struct sdev *tg = task_dev(t);
+	const struct sdev_map *m = sdev_nexus_map(tg, t->nexus);
+	int nr = m ? m->n : sdev_nluns(tg);
 	uint32_t n = 8;
+	bool ro;
 
 	memset(buf, 0, 8);
-	/* SELECT REPORT 1 (well known LUs only): none. */
+	/* SELECT REPORT 1 (well known LUs only): none. Else the LUNs this
+	 * nexus reaches, under its own numbers (its map's). */
 	if (t->req.page != 1) {
 		if (tg) {
-			for (int i = 0; i < sdev_nluns(tg); i++)
-				if (sdev_lun(tg, (uint64_t)i)) {
+			for (int i = 0; i < nr; i++)
+				if (sdev_map_lun(tg, m, (uint64_t)i, &ro)) {
 					put_be64(buf + n, pdu_lun_encode(
 						 (uint64_t)i));
 					n += 8;
@@ -444,8 +448,8 @@ struct exec_rc spc_mode_sense(struct tcq_task *t)
 			n += thin_mode_page(l, pc, buf + n);
 	}
 	uint8_t dsp = 0x10;	/* DPOFUA */
-	if (l->read_only || l->swp)
-		dsp |= 0x80;	/* WP */
+	if (lun_write_protected(t))
+		dsp |= 0x80;	/* WP (SBC-3 6.4.1), as this nexus sees it */
 	if (ten) {
 		put_be16(buf, (uint16_t)(n - 2));
 		buf[3] = dsp;

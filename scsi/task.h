@@ -96,6 +96,8 @@ struct tcq_task {
 	uint64_t lun_nr;		/* as addressed, for sense/logs */
 	void *nexus;			/* I_T nexus identity (session) */
 	struct sdev *dev;		/* for REPORT LUNS when lun is NULL */
+	bool map_ro;			/* the nexus' LUN map makes lun
+					 * read-only (scsi/sdev.h) */
 	uint8_t cdb[TASK_CDB_MAX];
 	uint16_t cdb_len;
 	uint8_t attr;			/* TASK_ATTR_*; untagged = SIMPLE */

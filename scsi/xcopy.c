@@ -82,11 +82,16 @@ static struct exec_rc xc_abort(struct tcq_task *t, uint16_t asc)
 	return exec_sense(SK_COPY_ABORTED, asc);
 }
 
-/* The LUN an identification target descriptor names, or NULL. */
-static struct lun *xc_target_lun(struct tcq_task *t, const uint8_t *d)
+/* The LUN an identification target descriptor names, or NULL; one the
+ * nexus' LUN map does not show is not reachable for it, and *ro says
+ * whether the map makes it read-only. */
+static struct lun *xc_target_lun(struct tcq_task *t, const uint8_t *d,
+				 bool *ro)
 {
 	struct sdev *tg = t->lun->dev;
 	uint8_t dlen = d[7];
+
+	*ro = t->map_ro;
 
 	if ((d[1] & 0x1f) != PDT_DIRECT_ACCESS)
 		return NULL;
@@ -99,6 +104,10 @@ static struct lun *xc_target_lun(struct tcq_task *t, const uint8_t *d)
 		struct lun *l = sdev_lun(tg, (uint64_t)i);
 		if (l && !memcmp(d + 8, l->naa, 16)) {
 			uint32_t bs = get_be24(d + 29);
+
+			if (sdev_map_number(sdev_nexus_map(tg, t->nexus),
+					    l->id, ro) < 0)
+				return NULL;
 			return bs == l->block_size ? l : NULL;
 		}
 	}
@@ -115,8 +124,10 @@ static struct exec_rc xc_segment(struct tcq_task *t, struct xc_seg *sg)
 
 	if (si >= tdl / XC_TGT_LEN || di >= tdl / XC_TGT_LEN)
 		return xc_abort(t, ASC_COPY_TARGET_DEVICE_NOT_REACHABLE);
-	sg->src = xc_target_lun(t, p + XC_HDR + XC_TGT_LEN * si);
-	sg->dst = xc_target_lun(t, p + XC_HDR + XC_TGT_LEN * di);
+	bool src_ro, dst_ro;
+
+	sg->src = xc_target_lun(t, p + XC_HDR + XC_TGT_LEN * si, &src_ro);
+	sg->dst = xc_target_lun(t, p + XC_HDR + XC_TGT_LEN * di, &dst_ro);
 	if (!sg->src || !sg->dst || !sg->src->bdev || !sg->dst->bdev)
 		return xc_abort(t, ASC_COPY_TARGET_DEVICE_NOT_REACHABLE);
 	sg->blocks = get_be16(d + 10);
@@ -127,7 +138,7 @@ static struct exec_rc xc_segment(struct tcq_task *t, struct xc_seg *sg)
 	    sg->dst_lba > sg->dst->nblocks ||
 	    sg->blocks > sg->dst->nblocks - sg->dst_lba)
 		return xc_abort(t, ASC_NO_ADDITIONAL_SENSE);
-	if (sg->dst->read_only || sg->dst->swp) {
+	if (sg->dst->read_only || sg->dst->swp || dst_ro) {
 		xc_record(t, XCS_FAILED);
 		return exec_sense(SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
 	}

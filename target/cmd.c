@@ -431,7 +431,7 @@ void cmd_dispatch(struct session *s, struct cmd *cmd)
 	}
 	t->lun_nr = lun_nr;
 	t->dev = s->target ? &s->target->dev : NULL;
-	t->lun = sdev_lun(t->dev, lun_nr);
+	t->lun = sess_lun(s, lun_nr, &t->map_ro);
 	t->nexus = s;
 	/* t->cdb (with any extended CDB) was filled when the header came. */
 	t->attr = bhs[BHS_FLAGS] & ISCSI_CMD_ATTR_MASK;

@@ -91,6 +91,7 @@ void cfg_free(struct cfg *c)
 		free(c->luns[i]);
 	}
 	free(c->luns);
+	cfg_free_initiators(c, NULL);
 	for (int i = 0; i < c->nmsgs; i++)
 		free(c->msgs[i]);
 	free(c->msgs);
@@ -290,6 +291,7 @@ int cfg_finish(struct cfg *c, const char *fname)
 			cfg_msg(c, fname, c->targets[i]->line, true, "%s: %s",
 				what, err);
 	}
+	cfg_finish_initiators(c, fname);
 	cfg_sort_msgs(c);
 	return c->nerrors ? -1 : 0;
 }
@@ -345,6 +347,7 @@ int cfg_remove_target(struct cfg *c, const char *name)
 		for (unsigned j = 0; j < TCQ_MAX_LUNS; j++)
 			if (t->luns[j])
 				cfg_remove_lun(c, t->name, j);
+		cfg_free_initiators(c, t->name);
 		acl_free(&t->acl);
 		OPENSSL_cleanse(&t->chap, sizeof(t->chap));
 		free(t);
@@ -374,7 +377,7 @@ int cfg_set_pairs(struct cfg *c, enum cfg_section sec, void *base,
 		  char *const *words, int n, char *err, size_t errlen)
 {
 	static const char *const names[] = { "[global]", "[target]",
-					     "[lun]" };
+					     "[lun]", "[initiator]" };
 
 	for (int i = 0; i < n; i++) {
 		const char *eq = strchr(words[i], '=');

@@ -80,6 +80,26 @@ struct cfg_target {
 						 * "": no redirect */
 };
 
+/* One entry of an initiator's LUN map: the target's LUN lun, seen by the
+ * initiator as LUN as, read-only when ro. */
+struct cfg_map_ent {
+	uint16_t lun, as;
+	bool ro;
+};
+
+/* [initiator TARGET NAME]: one initiator's own CHAP credentials and LUN
+ * map on a target (config_initiator.c; target/initiator.h runs them).
+ * Who may log in stays the target's acl keys' business. */
+struct cfg_initiator {
+	char target[TCQ_NAME_MAX];
+	char name[TCQ_NAME_MAX];	/* the iSCSI initiator name */
+	struct auth_cred chap;		/* user[0] == 0: the target's CHAP */
+	bool has_map;			/* luns given: exactly these */
+	int nmap;
+	struct cfg_map_ent map[TCQ_MAX_LUNS];	/* in the order written */
+	int line;			/* of the section header */
+};
+
 struct cfg {
 	struct tcq_settings set;
 	int log_level;			/* enum log_level, or -1: not set */
@@ -89,6 +109,8 @@ struct cfg {
 	int ntargets;
 	struct cfg_lun **luns;		/* every LUN, in file order */
 	int nluns;
+	struct cfg_initiator **inits;	/* [initiator] sections, file order */
+	int ninits;
 	/* Diagnostics, "FILE:LINE: message", sorted by line once loaded. */
 	char **msgs;
 	int *msg_lines;			/* line of each message (sort key) */
@@ -130,6 +152,27 @@ int cfg_remove_listen(struct cfg *c, const char *addr);
 struct cfg_target *cfg_find_target(const struct cfg *c, const char *name);
 struct cfg_lun *cfg_find_lun(const struct cfg *c, const char *target,
 			     unsigned id);
+/* [initiator TARGET NAME] sections (config_initiator.c): added (refused
+ * when the names are bad or the section exists: NULL with err), found,
+ * removed (-1: none). Removing a target removes its sections. */
+struct cfg_initiator *cfg_add_initiator(struct cfg *c, const char *target,
+					const char *name, char *err,
+					size_t errlen);
+struct cfg_initiator *cfg_find_initiator(const struct cfg *c,
+					 const char *target,
+					 const char *name);
+int cfg_remove_initiator(struct cfg *c, const char *target,
+			 const char *name);
+/* A luns value, "N[:M][:ro],..." or "none", added to ci's map; -1 with
+ * a message naming the entry (bad number, M given twice, N twice), and
+ * the map unchanged. */
+int cfg_parse_lun_map(const char *s, struct cfg_initiator *ci, char *err,
+		      size_t errlen);
+/* "0,1:2:ro" again from entries from..to-1 of ci's map ("none" for an
+ * empty map). */
+void cfg_format_lun_map(const struct cfg_initiator *ci, int from, int to,
+			char *out, size_t len);
+#define CFG_MAP_PER_LINE 16	/* entries per luns line written */
 /* "key=value" words into a section (base: &c->set, a cfg_target or a
  * cfg_lun), through the key table: the same keys and values as the
  * file. 0, or -1 with a message naming the key in err (base may be

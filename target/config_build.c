@@ -6,6 +6,7 @@
 #include "backend/bdev.h"
 #include "scsi/lun.h"
 #include "target/config.h"
+#include "target/initiator.h"
 #include "target/portal.h"
 #include "target/session.h"
 
@@ -133,6 +134,7 @@ void cfg_destroy_target(struct target *t)
 		cfg_destroy_lun(sdev_lun(&t->dev, (uint64_t)j));
 	acl_free(&t->acl);
 	OPENSSL_cleanse(&t->chap, sizeof(t->chap));
+	tinit_free(t->inits);
 	free(t);
 }
 
@@ -161,6 +163,8 @@ struct tcqd *cfg_build(const struct cfg *c, char *err, size_t errlen)
 		if (!t)
 			goto fail;
 		d->targets[d->ntargets++] = t;
+		if (tinit_attach(t, c, err, errlen) < 0)
+			goto fail;
 		/* One target: its portals are its portal group. */
 		if (c->ntargets == 1)
 			for (int j = 0; j < d->nportals; j++)

@@ -18,7 +18,7 @@
 #include "target/config_keys.h"
 #include "target/config_priv.h"
 
-enum sect { S_NONE, S_GLOBAL, S_TARGET, S_LUN, S_SKIP };
+enum sect { S_NONE, S_GLOBAL, S_TARGET, S_LUN, S_INITIATOR, S_SKIP };
 
 struct parser {
 	struct cfg *c;
@@ -30,9 +30,11 @@ struct parser {
 	int line;
 	bool eof;
 	enum sect sect;
-	char sect_text[TCQ_NAME_MAX + 32];	/* "[target NAME]" for messages */
+	char sect_text[2 * TCQ_NAME_MAX + 32];	/* "[target NAME]" for
+						 * messages */
 	struct cfg_target *tgt;
 	struct cfg_lun *lun;
+	struct cfg_initiator *init;
 	/* keys set in the current section, a bit per place in cfg_keys[],
 	 * and in [global] (which may recur) */
 	uint64_t seen[CFG_SEEN_WORDS], global_seen[CFG_SEEN_WORDS];
@@ -75,6 +77,7 @@ static void section_end(struct parser *p)
 	p->sect = S_NONE;
 	p->tgt = NULL;
 	p->lun = NULL;
+	p->init = NULL;
 	memset(p->seen, 0, sizeof(p->seen));
 }
 
@@ -136,9 +139,24 @@ static void section_begin(struct parser *p, char *hdr)
 		snprintf(p->sect_text, sizeof(p->sect_text), "[lun %s %u]",
 			 w[1], (unsigned)id);
 		p->sect = S_LUN;
+	} else if (strcasecmp(w[0], "initiator") == 0) {
+		if (n != 3) {
+			ERR(p, "bad section header: expected [initiator "
+			    "TARGET-NAME INITIATOR-NAME]");
+			return;
+		}
+		if (!(p->init = cfg_add_initiator(p->c, w[1], w[2], err,
+						  sizeof(err)))) {
+			ERR(p, "%s", err);
+			return;
+		}
+		p->init->line = p->line;
+		snprintf(p->sect_text, sizeof(p->sect_text),
+			 "[initiator %s %s]", w[1], w[2]);
+		p->sect = S_INITIATOR;
 	} else {
-		ERR(p, "unknown section [%s] (expected global, target or lun)",
-		    w[0]);
+		ERR(p, "unknown section [%s] (expected global, target, lun or "
+		    "initiator)", w[0]);
 	}
 }
 
@@ -179,6 +197,10 @@ static int on_key(void *user, const char *section, const char *name,
 	case S_TARGET:
 		cs = CFG_TARGET;
 		base = p->tgt;
+		break;
+	case S_INITIATOR:
+		cs = CFG_INITIATOR;
+		base = p->init;
 		break;
 	case S_LUN:
 	default:

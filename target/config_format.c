@@ -225,3 +225,21 @@ void cfg_fmt_port_group(const struct cfg_key *k, const struct cfg *c,
 	}
 }
 
+/* luns: the map, from the section itself (the key's field is only a
+ * place holder), 16 entries a line so that each fits a line of the file
+ * ("255:255:ro," is 11 characters). */
+void cfg_fmt_lun_map(const struct cfg_key *k, const struct cfg *c,
+		     const void *base, cfg_emit *emit, void *ctx)
+{
+	const struct cfg_initiator *ci = base;
+	char v[CFG_MAP_PER_LINE * 12 + 8];
+	int i = 0;
+
+	if (!ci->has_map)
+		return;
+	do {
+		cfg_format_lun_map(ci, i, i + CFG_MAP_PER_LINE, v, sizeof(v));
+		emit(ctx, v);
+		i += CFG_MAP_PER_LINE;
+	} while (i < ci->nmap);
+}

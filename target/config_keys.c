@@ -294,6 +294,13 @@ static int set_chap_algs(const struct cfg_key *k, struct cfg *c, void *base,
 	return 0;
 }
 
+/* luns of an [initiator] section: each line adds to the map. */
+static int set_lun_map(const struct cfg_key *k, struct cfg *c, void *base,
+		       const char *v, char *err, size_t errlen)
+{
+	return cfg_parse_lun_map(v, base, err, errlen);
+}
+
 /* ---- repeatable: each line adds one ------------------------------------ */
 
 static int add_listen(const struct cfg_key *k, struct cfg *c, void *base,
@@ -351,6 +358,7 @@ static const struct cfg_type
 	T_CHAP_USER = { "NAME", set_chap_user, false, cfg_fmt_text },
 	T_CHAP_SECRET = { "SECRET", set_chap_secret, false, cfg_fmt_text },
 	T_CHAP_ALGS = { "ALG[,ALG...]", set_chap_algs, false, cfg_fmt_chap_algs },
+	T_LUN_MAP = { "N[:M][:ro],...", set_lun_map, true, cfg_fmt_lun_map },
 	T_LISTEN = { "ADDR:PORT", add_listen, true, cfg_fmt_listen },
 	T_ALLOW_NAME = { "NAME-PATTERN", add_allowed_name, true, cfg_fmt_allow_name },
 	T_ALLOW_NET = { "ADDR[/BITS]", add_allowed_net, true, cfg_fmt_allow_net },
@@ -361,6 +369,7 @@ static const struct cfg_type
 #define G(f) CFG_GLOBAL, offsetof(struct tcq_settings, f)
 #define T(f) CFG_TARGET, offsetof(struct cfg_target, f)
 #define L(f) CFG_LUN, offsetof(struct cfg_lun, f)
+#define I(f) CFG_INITIATOR, offsetof(struct cfg_initiator, f)
 #define G_CFG CFG_GLOBAL, 0	/* [global], but kept in struct cfg itself */
 #define DSL_MAX 16777215	/* data segment and burst lengths: 2^24 - 1 */
 
@@ -581,6 +590,18 @@ const struct cfg_key cfg_keys[] = {
 	{ "shared_state", L(no_shared_state), &T_SHARED_STATE, 0, 0,
 	  "reservations of an rbd LUN in RADOS (auto) or here only (none)",
 	  CFG_RECREATE },
+
+	/* [initiator TARGET NAME] (config_initiator.c) */
+	{ "chap_user", I(chap.user), &T_CHAP_USER, 0, 0,
+	  "this initiator's own CHAP name, instead of the target's",
+	  CFG_LIVE },
+	{ "chap_secret", I(chap.secret), &T_CHAP_SECRET, 0, 0,
+	  "its CHAP secret (the next login uses it)",
+	  CFG_LIVE },
+	{ "luns", I(chap), &T_LUN_MAP, 0, 0,
+	  "the LUNs it sees: target LUN N as M, read-only with :ro; none: "
+	  "no LUN (default: the target's own)",
+	  CFG_LIVE },
 };
 
 const size_t cfg_nkeys = sizeof(cfg_keys) / sizeof(cfg_keys[0]);

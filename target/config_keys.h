@@ -17,6 +17,8 @@ enum cfg_section {
 	CFG_GLOBAL,	/* [global]: into struct tcq_settings */
 	CFG_TARGET,	/* [target NAME]: into struct cfg_target */
 	CFG_LUN,	/* [lun TARGET N]: into struct cfg_lun */
+	CFG_INITIATOR,	/* [initiator TARGET NAME]: into struct
+			 * cfg_initiator */
 };
 
 /* Parses v and stores it into base, the section's struct (a few types

@@ -14,6 +14,10 @@ void cfg_msg(struct cfg *c, const char *fname, int line, bool error,
 	     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Sorts the messages by line, keeping the order of one line's. */
 void cfg_sort_msgs(struct cfg *c);
+/* config_initiator.c: frees the [initiator] sections of target (NULL:
+ * all); the checks of them that need the whole file. */
+void cfg_free_initiators(struct cfg *c, const char *target);
+void cfg_finish_initiators(struct cfg *c, const char *fname);
 
 /* config_format.c: the formatter of each value type (config_keys.h). */
 #include "target/config_keys.h"
@@ -37,4 +41,5 @@ cfg_formatter cfg_fmt_listen;
 cfg_formatter cfg_fmt_allow_name;
 cfg_formatter cfg_fmt_allow_net;
 cfg_formatter cfg_fmt_port_group;
+cfg_formatter cfg_fmt_lun_map;
 #endif

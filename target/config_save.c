@@ -197,6 +197,15 @@ char *cfg_format(const struct cfg *c, const char *header)
 			put_section(&o, CFG_LUN, c, t->luns[j], &dflt, dl);
 		}
 	}
+	/* After every target, so that one naming no target is written
+	 * too, and refused when read back. */
+	for (int i = 0; i < c->ninits; i++) {
+		static const struct cfg_initiator none;
+		const struct cfg_initiator *ci = c->inits[i];
+
+		put(&o, "\n[initiator %s %s]\n", ci->target, ci->name);
+		put_section(&o, CFG_INITIATOR, c, ci, &dflt, &none);
+	}
 	cfg_free(&dflt);
 	if (o.oom) {
 		free(o.buf);
@@ -327,6 +336,8 @@ static void first_error(const struct cfg *c, const char *text, char *err,
 				break;
 			p = eol + 1;
 		}
+		if (rest[0] == '[')	/* it names its section itself */
+			section[0] = '\0';
 		snprintf(err, errlen, "%s%s%s", section, section[0] ? ": " : "",
 			 rest);
 		return;

@@ -415,6 +415,46 @@ static bool is_network(const char *s)
 	return acl_parse_net(s, &n, err, sizeof(err)) == 0;
 }
 
+/* acl set TARGET INITIATOR-NAME KEY=VALUE...: the keys of its
+ * [initiator] section (made if missing); acl clear: the section goes. */
+static json_object *acl_initiator(struct ctl_conn *cc, struct change *ch,
+				  char **argv, int argc)
+{
+	bool set = !strcmp(argv[0], "set");
+	struct cfg_initiator *ci;
+	char err[700];
+
+	if (!cfg_find_target(ch->c, argv[1])) {
+		snprintf(err, sizeof(err), "no target '%.230s'", argv[1]);
+		return change_fail(ch, err);
+	}
+	ci = cfg_find_initiator(ch->c, argv[1], argv[2]);
+	if (!set) {
+		if (!ci) {
+			snprintf(err, sizeof(err), "target %.230s has no "
+				 "[initiator] section for '%.230s'", argv[1],
+				 argv[2]);
+			return change_fail(ch, err);
+		}
+		cfg_remove_initiator(ch->c, argv[1], argv[2]);
+		return change_commit(cc, ch);
+	}
+	if (!ci && !(ci = cfg_add_initiator(ch->c, argv[1], argv[2], err,
+					    sizeof(err))))
+		return change_fail(ch, err);
+	/* luns= replaces the map (several luns= words add up). */
+	for (int i = 3; i < argc; i++) {
+		if (!strncmp(argv[i], "luns=", 5)) {
+			ci->has_map = false;
+			ci->nmap = 0;
+		}
+	}
+	if (cfg_set_pairs(ch->c, CFG_INITIATOR, ci, argv + 3, argc - 3, err,
+			  sizeof(err)) < 0)
+		return change_fail(ch, err);
+	return change_commit(cc, ch);
+}
+
 json_object *ctl_cmd_acl(struct ctl_conn *cc, char **argv, int argc)
 {
 	struct change ch = { .what = "acl" };
@@ -423,6 +463,16 @@ json_object *ctl_cmd_acl(struct ctl_conn *cc, char **argv, int argc)
 	json_object *r;
 	bool net;
 
+	if (argc >= 4 && !strcmp(argv[0], "set")) {
+		if ((r = change_begin(&ch, err, sizeof(err))))
+			return r;
+		return acl_initiator(cc, &ch, argv, argc);
+	}
+	if (argc == 3 && !strcmp(argv[0], "clear")) {
+		if ((r = change_begin(&ch, err, sizeof(err))))
+			return r;
+		return acl_initiator(cc, &ch, argv, argc);
+	}
 	if (argc != 3 || (strcmp(argv[0], "add") && strcmp(argv[0], "remove")))
 		return ctl_reply_err("%s", ctl_usage(CTL_CMD_ACL, NULL, err,
 						      sizeof(err)));

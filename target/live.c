@@ -24,6 +24,7 @@
 #include "scsi/ua.h"
 #include "target/config.h"
 #include "target/config_keys.h"
+#include "target/initiator.h"
 #include "target/live.h"
 #include "target/live_priv.h"
 #include "target/portal.h"
@@ -93,6 +94,9 @@ struct lun_change {
 struct target_update {
 	struct target *t;
 	const struct cfg_target *ct;
+	bool inits;			/* its [initiator] sections changed: */
+	struct tgt_inits *ti;		/* the new ones (before the commit),
+					 * then the old ones, to free */
 };
 
 struct plan {
@@ -159,6 +163,8 @@ static void plan_free(struct plan *p, bool committed)
 		cfg_free(p->n);
 		free(p->n);
 	}
+	for (int i = 0; i < p->ntupd; i++)
+		tinit_free(p->tupd[i].ti);
 	free(p->padd);
 	free(p->prm);
 	free(p->tadd);
@@ -387,11 +393,18 @@ static int plan_targets(struct plan *p, const struct cfg *o, char *err,
 		}
 		if (nc && !section_differs(CFG_TARGET, CFG_RECREATE, o, oc, n,
 					   nc, &which)) {
-			if (section_differs(CFG_TARGET, CFG_LIVE, o, oc, n, nc,
-					    NULL)) {
-				struct target_update u = { t, nc };
+			struct target_update u = { t, nc, false, NULL };
 
+			u.inits = tinit_differ(o, n, t->dev.name);
+			if (u.inits || section_differs(CFG_TARGET, CFG_LIVE, o,
+						       oc, n, nc, NULL)) {
 				PUSH(p->tupd, p->ntupd, u);
+				/* prepared now; plan_free frees it if refused */
+				if (u.inits &&
+				    tinit_build(n, t->dev.name,
+						&p->tupd[p->ntupd - 1].ti, err,
+						errlen) < 0)
+					return -1;
 			}
 			if (plan_luns(p, t, o, oc, nc, err, errlen) < 0)
 				return -1;
@@ -412,6 +425,8 @@ static int plan_targets(struct plan *p, const struct cfg *o, char *err,
 		if (!(nt = cfg_build_target(nc, &n->set, err, errlen)))
 			return -1;
 		PUSH(p->tadd, p->ntadd, nt);
+		if (tinit_attach(nt, n, err, errlen) < 0)
+			return -1;
 	}
 	for (int i = 0; i < n->ntargets; i++) {
 		struct target *nt;
@@ -422,6 +437,8 @@ static int plan_targets(struct plan *p, const struct cfg *o, char *err,
 					    errlen)))
 			return -1;
 		PUSH(p->tadd, p->ntadd, nt);
+		if (tinit_attach(nt, n, err, errlen) < 0)
+			return -1;
 	}
 	return 0;
 oom:
@@ -594,6 +611,9 @@ static void commit_lists(struct plan *p)
 				       &t->redirect_permanent, rerr,
 				       sizeof(rerr)) < 0)
 			log_err("target %s: redirect: %s", t->dev.name, rerr);
+		/* The old list is freed with the plan, after the lock. */
+		if (p->tupd[i].inits)
+			p->tupd[i].ti = tinit_replace(t, p->tupd[i].ti);
 		acl_init(&acl);
 		if (acl_copy(&acl, &ct->acl) == 0) {
 			acl_free(&t->acl);
@@ -631,7 +651,8 @@ static void commit(struct plan *p)
 	}
 	commit_lists(p);
 	for (int i = 0; i < p->ntupd; i++)
-		note(p, "target %s changed", p->tupd[i].t->dev.name);
+		note(p, "target %s changed%s", p->tupd[i].t->dev.name,
+		     p->tupd[i].inits ? " (its [initiator] sections)" : "");
 	if (p->log_level && p->n->log_level >= 0)
 		log_set_level((enum log_level)p->n->log_level);
 	if (p->discovery_chap)

@@ -11,6 +11,7 @@
 #include "target/acl.h"
 #include "target/auth.h"
 #include "target/conn.h"
+#include "target/initiator.h"
 #include "target/login.h"
 #include "target/login_priv.h"
 #include "target/session.h"
@@ -32,13 +33,18 @@ static const struct login_auth auth_none = {
 /* Which policy applies to a target (NULL: discovery): CHAP when it has
  * credentials (auth.c), otherwise none. */
 /* Copies the credentials the login will check (under the lock: they
- * change live) and picks the authentication they call for. */
+ * change live) and picks the authentication they call for: an
+ * initiator's own CHAP ([initiator] section) stands in for the
+ * target's, so that one may need CHAP on a target without it. */
 static const struct login_auth *login_auth_policy(struct login_state *l)
 {
 	const struct login_auth *a;
 
 	tcqd_read_lock();
-	l->chap_cfg = l->target ? l->target->chap : tcqd->set.discovery_chap;
+	if (l->target)
+		tinit_chap(l->target, l->neg.initiator_name, &l->chap_cfg);
+	else
+		l->chap_cfg = tcqd->set.discovery_chap;
 	tcqd_read_unlock();
 	a = auth_login_policy(&l->chap_cfg);
 	return a ? a : &auth_none;

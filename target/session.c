@@ -187,6 +187,12 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 	list_init(&s->reg_node);
 	list_init(&s->all_node);
 	reactor_defer_init(&s->idle_defer, sess_idle_deferred, s);
+	/* Its LUN map, before any command can look a LUN up. */
+	if (s->target && !sess_map_load(s, false)) {
+		target_count_refusal(sl->target, LOGIN_REFUSED_OTHER);
+		free(s);
+		return ISCSI_LS_OUT_OF_RESOURCES;
+	}
 
 	pthread_mutex_lock(&reg_lock);
 	/* Reinstatement: same initiator, ISID and target replaces the old
@@ -210,6 +216,7 @@ int sess_create(struct conn *c, const struct sess_login *sl, uint16_t *tsih)
 		log_warn("%s: session of %s refused: %s", c->peer_text,
 			 s->iname, limit);
 		target_count_refusal(s->target, LOGIN_REFUSED_LIMIT);
+		free(s->map);
 		free(s);
 		return ISCSI_LS_OUT_OF_RESOURCES;
 	}
@@ -282,6 +289,7 @@ const char *sess_initiator_port(const void *nexus)
 
 const struct sdev_ops sess_sdev_ops = {
 	.initiator_port = sess_initiator_port,
+	.lun_map = sess_lun_map,
 };
 
 uint16_t sess_tsih(const void *nexus)
@@ -408,6 +416,7 @@ static void sess_idle_deferred(struct reactor_defer *d)
 	pthread_mutex_unlock(&reg_lock);
 	cmd_pool_free(s);
 	target_put(s->target);
+	free(s->map);
 	free(s);
 }
 

@@ -121,6 +121,11 @@ struct session {
 	uint8_t isid[6];
 	struct login_params params;	/* as negotiated */
 	struct taskset *ts[TCQ_MAX_LUNS];	/* per LUN, made on first use */
+	/* its initiator's LUN map on the target (session_map.c): NULL, the
+	 * target's own LUNs; copied at login and again when the target's
+	 * inits_gen moves past map_gen */
+	struct sdev_map *map;
+	uint64_t map_gen;
 	struct sess_window win;
 	struct sess_cmds cmds;
 	uint32_t next_r2t_ttt;		/* Target Transfer Tag (data_out.c) */
@@ -150,6 +155,28 @@ void sess_leave_tasksets(struct session *s);
  * none is freed. Destructors call this and nothing else of the
  * protocol. */
 void sess_cmd_gone(struct session *s);
+
+/* session_map.c. Copies the initiator's map from the target again (at
+ * login, and after a live change: REPORTED LUNS DATA HAS CHANGED on the
+ * LUNs it reaches when the map changed); false when out of memory (the
+ * map is unchanged, the next command tries again). */
+bool sess_map_load(struct session *s, bool announce);
+/* The LUN the initiator's number nr reaches in this session, and
+ * whether its map makes it read-only; NULL: none (LOGICAL UNIT NOT
+ * SUPPORTED). Inline: once per command. */
+static inline struct lun *sess_lun(struct session *s, uint64_t nr,
+				   bool *ro)
+{
+	*ro = false;
+	if (!s->target)
+		return NULL;
+	if (__atomic_load_n(&s->target->inits_gen, __ATOMIC_ACQUIRE) !=
+	    s->map_gen && !sess_map_load(s, true))
+		return NULL;
+	return sdev_map_lun(&s->target->dev, s->map, nr, ro);
+}
+/* The sdev op: the session's map. */
+const struct sdev_map *sess_lun_map(const void *nexus);
 
 /* session_rx.c: the CmdSN window */
 void sess_window_init(struct session *s, uint32_t cmdsn);

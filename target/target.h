@@ -6,8 +6,9 @@
  *
  * Who reads what, and how it stays safe while it changes:
  *  - the lists of portals and targets, and a target's login settings
- *    (alias, CHAP, ACL, limits), are read under tcqd_read_lock() (login,
- *    discovery; short) and changed under tcqd_write_lock();
+ *    (alias, CHAP, ACL, limits, [initiator] sections), are read under
+ *    tcqd_read_lock() (login, discovery, a session copying its LUN map;
+ *    short) and changed under tcqd_write_lock();
  *  - a target outlives its removal while anything holds it: a login in
  *    progress or a session takes a reference (target_get/target_put);
  *  - the data path finds LUNs in the target's sdev map without a lock
@@ -28,6 +29,7 @@
 #include "scsi/sdev.h"
 
 struct lun;
+struct tgt_inits;
 
 /* Why a login was refused, as tcqd's metrics count it (target/login.c,
  * target/session.c; docs/metrics.md): CHAP or another authentication
@@ -74,6 +76,10 @@ struct target {
 	 * (target/login.c); "": served here */
 	char redirect[TCQ_REDIRECT_MAX];
 	bool redirect_permanent;	/* 0102h, else 0101h */
+	/* [initiator] sections: their CHAP and LUN maps (initiator.h);
+	 * inits_gen (atomic) counts their replacements */
+	struct tgt_inits *inits;
+	uint64_t inits_gen;
 	/* logins refused, by enum login_refusal (atomic, relaxed) */
 	uint64_t logins_refused[LOGIN_REFUSED_N];
 	/* lifetime */

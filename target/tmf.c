@@ -83,11 +83,12 @@ static struct lun *cmd_lun(const struct cmd *cmd)
 {
 	struct session *s = cmd->sess;
 	uint64_t n;
+	bool ro;
 
 	if (cmd->dispatched)
 		return cmd->task.lun;
 	n = pdu_lun_decode(get_be64(cmd->bhs + BHS_LUN));
-	return s->target ? sdev_lun(&s->target->dev, n) : NULL;
+	return sess_lun(s, n, &ro);
 }
 
 /* This session's commands on l (NULL: every LUN) still waiting for
@@ -229,8 +230,9 @@ void tmf_rx(struct conn *c, const uint8_t *bhs)
 	m->itt = q.itt;
 	m->function = q.function;
 	if (tmf_lun_scoped(q.function)) {
-		m->core.lun = s->target ?
-			sdev_lun(&s->target->dev, pdu_lun_decode(q.lun)) : NULL;
+		bool ro;
+
+		m->core.lun = sess_lun(s, pdu_lun_decode(q.lun), &ro);
 		if (!m->core.lun) {
 			tmf_answer_now(m, ISCSI_TMF_RSP_NO_LUN);
 			return;

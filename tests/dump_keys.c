@@ -20,7 +20,8 @@ int main(int argc, char **argv)
 			       bdev_disk_opts.opts[i].help);
 		return 0;
 	}
-	static const char *const sections[] = { "global", "target", "lun" };
+	static const char *const sections[] = { "global", "target", "lun",
+						"initiator" };
 	static const char *const live[] = {
 		[CFG_LIVE] = "live", [CFG_RECREATE] = "recreate",
 		[CFG_RESTART] = "restart",

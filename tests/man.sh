@@ -42,6 +42,7 @@ conf_entries() {
 	/^\.SS "\[global/ { sec = "global" }
 	/^\.SS "\[target/ { sec = "target" }
 	/^\.SS "\[lun/ { sec = "lun" }
+	/^\.SS "\[initiator/ { sec = "initiator" }
 	/^\.TP/ { flush(); tp = 1; next }
 	tp && sec != "" && match($0, /^\\fB[a-z0-9_]+\\fR = \\fI.*\\fR$/) {
 		line = $0

@@ -347,7 +347,8 @@ START_TEST(test_sections)
 	       "tcqd.conf:1: LUN 0: unknown target 'iqn.2026-11.org.tcq:other' "
 	       "(no [target iqn.2026-11.org.tcq:other] section)", NULL);
 	expect(TGT LUN0 "[disk]\nx = 1\n", 1,
-	       "tcqd.conf:4: unknown section [disk] (expected global, target or lun)",
+	       "tcqd.conf:4: unknown section [disk] (expected global, target, "
+	       "lun or initiator)",
 	       NULL);
 	expect("x = 1\n" TGT LUN0, 1,
 	       "tcqd.conf:1: key 'x' outside any section", NULL);
@@ -356,6 +357,88 @@ START_TEST(test_sections)
 	/* [global] may recur; its keys still may not. */
 	expect("[global]\nthreads = 1\n" TGT LUN0 "[global]\nthreads = 2\n", 1,
 	       "tcqd.conf:7: duplicate key 'threads' in [global]", NULL);
+}
+END_TEST
+
+/* [initiator TARGET NAME]: an initiator's own CHAP and LUN map. */
+#define I1 "iqn.2026-11.org.tcq:host1"
+#define LUN1 "[lun " T1 " 1]\npath = /y\n"
+#define INIT "[initiator " T1 " " I1 "]\n"
+
+START_TEST(test_initiator_sections)
+{
+	struct cfg c;
+	const struct cfg_initiator *ci;
+
+	cfg_init(&c);
+	ck_assert_int_eq(cfg_load_string(&c, "tcqd.conf",
+		TGT LUN0 LUN1 INIT "chap_user = host1\n"
+		"chap_secret = host1-secret-1\nluns = 1:0:ro, 0:7\n"
+		"[initiator " T1 " iqn.2026-11.org.tcq:host2]\nluns = none\n"
+		"[initiator " T1 " iqn.2026-11.org.tcq:host3]\n"
+		"luns = 0:Ro\n"), 0);
+	ck_assert_int_eq(c.ninits, 3);
+	ci = cfg_find_initiator(&c, T1, "IQN.2026-11.org.tcq:HOST1");
+	ck_assert_ptr_nonnull(ci);
+	ck_assert_str_eq(ci->chap.user, "host1");
+	ck_assert_str_eq(ci->chap.secret, "host1-secret-1");
+	ck_assert(ci->has_map);
+	ck_assert_int_eq(ci->nmap, 2);
+	ck_assert_uint_eq(ci->map[0].lun, 1);
+	ck_assert_uint_eq(ci->map[0].as, 0);
+	ck_assert(ci->map[0].ro);
+	ck_assert_uint_eq(ci->map[1].lun, 0);
+	ck_assert_uint_eq(ci->map[1].as, 7);
+	ck_assert(!ci->map[1].ro);
+	ci = cfg_find_initiator(&c, T1, "iqn.2026-11.org.tcq:host2");
+	ck_assert(ci->has_map && ci->nmap == 0);
+	ci = cfg_find_initiator(&c, T1, "iqn.2026-11.org.tcq:host3");
+	ck_assert(ci->map[0].ro && ci->map[0].as == 0);
+	ck_assert_ptr_null(cfg_find_initiator(&c, T1, "iqn.2026-11.org.tcq:x"));
+	cfg_free(&c);
+}
+END_TEST
+
+START_TEST(test_initiator_refusals)
+{
+	expect(TGT LUN0 "[initiator iqn.2026-11.org.tcq:other " I1 "]\n"
+	       "luns = 0\n", 1, "tcqd.conf:4: [initiator "
+	       "iqn.2026-11.org.tcq:other " I1 "]: unknown target "
+	       "'iqn.2026-11.org.tcq:other' (no [target "
+	       "iqn.2026-11.org.tcq:other] section)", NULL);
+	expect(TGT LUN0 INIT "luns = 0,5\n", 1, "tcqd.conf:4: [initiator "
+	       T1 " " I1 "]: luns: target " T1 " has no LUN 5", NULL);
+	expect(TGT LUN0 LUN1 INIT "luns = 0:3,1:3\n", 1,
+	       "tcqd.conf:7: bad value for 'luns': LUN 3 is mapped twice "
+	       "(entries 1 and 2)", NULL);
+	expect(TGT LUN0 LUN1 INIT "luns = 1:2,1:3\n", 1,
+	       "tcqd.conf:7: bad value for 'luns': target LUN 1 is listed "
+	       "twice (entries 1 and 2)", NULL);
+	expect(TGT LUN0 INIT "luns = 256\n", 1,
+	       "tcqd.conf:5: bad value for 'luns': '256': expected "
+	       "N[:M][:ro] with LUN numbers 0..255", NULL);
+	expect(TGT LUN0 INIT "luns = 0:1:ro:ro\n", 1,
+	       "tcqd.conf:5: bad value for 'luns': '0:1:ro:ro': expected "
+	       "N[:M][:ro] with LUN numbers 0..255", NULL);
+	expect(TGT LUN0 INIT "luns = 0,,1\n", 1,
+	       "tcqd.conf:5: bad value for 'luns': '': expected "
+	       "N[:M][:ro] with LUN numbers 0..255", NULL);
+	/* the target's own rule for a secret: 12..255 bytes */
+	expect(TGT LUN0 INIT "chap_user = u\nchap_secret = 12345678901\n", 2,
+	       "tcqd.conf:4: [initiator " T1 " " I1 "]: CHAP needs both "
+	       "chap_user and chap_secret",
+	       "tcqd.conf:6: bad value for 'chap_secret': a CHAP secret must "
+	       "be 12..255 bytes long");
+	expect(TGT LUN0 INIT INIT, 1, "tcqd.conf:5: duplicate [initiator "
+	       T1 " " I1 "] (first defined earlier)", NULL);
+	expect(TGT LUN0 "[initiator " T1 "]\n", 1, "tcqd.conf:4: bad section "
+	       "header: expected [initiator TARGET-NAME INITIATOR-NAME]",
+	       NULL);
+	expect(TGT LUN0 "[initiator " T1 " iqn.2026-11.org.tcq:Host]\n", 1,
+	       "tcqd.conf:4: bad initiator name: bad iSCSI name "
+	       "'iqn.2026-11.org.tcq:Host': must be lower case", NULL);
+	expect(TGT LUN0 INIT "alias = x\n", 1, "tcqd.conf:5: unknown key "
+	       "'alias' in [initiator " T1 " " I1 "]", NULL);
 }
 END_TEST
 
@@ -625,7 +708,7 @@ END_TEST
 static const char *section_name(enum cfg_section sec)
 {
 	return sec == CFG_GLOBAL ? "global" : sec == CFG_TARGET ? "target"
-							     : "lun";
+		: sec == CFG_LUN ? "lun" : "initiator";
 }
 
 /* Every row is a whole key: a name, a type that can set it, a range that
@@ -690,6 +773,8 @@ START_TEST(key_table_matches_documented_conf)
 			sec = CFG_TARGET;
 		else if (!strncmp(p, "[lun ", 5))
 			sec = CFG_LUN;
+		else if (!strncmp(p, ";[initiator ", 12))
+			sec = CFG_INITIATOR;	/* an example, commented */
 		if (*p == ';')
 			p++;
 		while ((p[n] >= 'a' && p[n] <= 'z') || p[n] == '_' ||
@@ -724,6 +809,8 @@ static Suite *config_suite(void)
 	harness_add(tc, test_names);
 	harness_add(tc, test_name_check);
 	harness_add(tc, test_sections);
+	harness_add(tc, test_initiator_sections);
+	harness_add(tc, test_initiator_refusals);
 	harness_add(tc, test_syntax);
 	harness_add(tc, test_lun_checks);
 	harness_add(tc, test_warnings);

@@ -99,7 +99,18 @@ static const char every_key[] =
 	"\n"
 	"[lun " T2 " 3]\n"
 	"backend = null\n"
-	"size = 1000448\n";
+	"size = 1000448\n"
+	"\n"
+	"[initiator " T1 " iqn.2026-11.org.tcq:host1]\n"
+	"chap_user = host1\n"
+	"chap_secret = host1-secret-01\n"
+	"luns = 0:5:ro\n"
+	"\n"
+	"[initiator " T2 " iqn.2026-11.org.tcq:host1]\n"
+	"luns = 3:0\n"
+	"\n"
+	"[initiator " T2 " iqn.2026-11.org.tcq:host2]\n"
+	"luns = none\n";
 
 static void load(struct cfg *c, const char *text)
 {
@@ -115,6 +126,7 @@ static void expect_same(const struct cfg *a, const struct cfg *b)
 {
 	ck_assert_int_eq(a->ntargets, b->ntargets);
 	ck_assert_int_eq(a->nluns, b->nluns);
+	ck_assert_int_eq(a->ninits, b->ninits);
 	for (size_t i = 0; i < cfg_nkeys; i++) {
 		const struct cfg_key *k = &cfg_keys[i];
 
@@ -139,6 +151,17 @@ static void expect_same(const struct cfg *a, const struct cfg *b)
 			ck_assert_msg(cfg_key_equal(k, a, la, b, lb),
 				      "[lun %s %u] %s differs", la->target,
 				      la->id, k->name);
+		}
+		for (int n = 0; k->section == CFG_INITIATOR && n < a->ninits;
+		     n++) {
+			struct cfg_initiator *ia = a->inits[n];
+			struct cfg_initiator *ib =
+				cfg_find_initiator(b, ia->target, ia->name);
+
+			ck_assert_ptr_nonnull(ib);
+			ck_assert_msg(cfg_key_equal(k, a, ia, b, ib),
+				      "[initiator %s %s] %s differs",
+				      ia->target, ia->name, k->name);
 		}
 	}
 }
@@ -269,6 +292,91 @@ START_TEST(pairs_name_the_bad_key)
 }
 END_TEST
 
+/* [initiator] sections are written after the targets, each with its
+ * keys as they were read, and set by key=value words (tcqctl acl set). */
+START_TEST(initiator_sections_written_and_set)
+{
+	static const char want[] =
+		"\n[initiator " T1 " iqn.2026-11.org.tcq:host1]\n"
+		"chap_user = host1\n"
+		"chap_secret = host1-secret-01\n"
+		"luns = 0:5:ro\n"
+		"\n[initiator " T2 " iqn.2026-11.org.tcq:host1]\n"
+		"luns = 3:0\n"
+		"\n[initiator " T2 " iqn.2026-11.org.tcq:host2]\n"
+		"luns = none\n";
+	char *remap[] = { "luns=3:9:ro" }, *bad[] = { "luns=3:1,3:2" };
+	char *short_secret[] = { "chap_secret=short" };
+	struct cfg a;
+	struct cfg_initiator *ci;
+	char err[300], *text;
+
+	load(&a, every_key);
+	text = cfg_format(&a, NULL);
+	ck_assert_ptr_nonnull(strstr(text, want));
+	free(text);
+	ci = cfg_find_initiator(&a, T2, "iqn.2026-11.org.tcq:host2");
+	ck_assert_int_eq(cfg_set_pairs(&a, CFG_INITIATOR, ci, remap, 1, err,
+				       sizeof(err)), 0);
+	ck_assert(ci->nmap == 1 && ci->map[0].as == 9 && ci->map[0].ro);
+	ck_assert_int_eq(cfg_set_pairs(&a, CFG_INITIATOR, ci, bad, 1, err,
+				       sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "'luns'"));
+	ck_assert_int_eq(cfg_set_pairs(&a, CFG_INITIATOR, ci, short_secret, 1,
+				       err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "'chap_secret'"));
+	ck_assert_ptr_null(strstr(err, "short"));	/* never echoed */
+	text = cfg_format(&a, NULL);
+	ck_assert_ptr_nonnull(strstr(text, "host2]\nluns = 3:9:ro\n"));
+	free(text);
+	cfg_free(&a);
+}
+END_TEST
+
+/* A map of all 256 LUNs is written in lines that a file holds (at most
+ * 197 characters each) and loads back whole, in its order. */
+START_TEST(long_map_saved_in_lines_that_load_back)
+{
+	static char text[40000];
+	size_t o = 0;
+	struct cfg a, b;
+	char *saved;
+	const char *p;
+
+	o += (size_t)snprintf(text + o, sizeof(text) - o,
+			      "[global]\nlisten = 127.0.0.1:0\n[target " T2
+			      "]\n");
+	for (int i = 0; i < 256; i++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o,
+				      "[lun " T2 " %d]\nbackend = null\n"
+				      "size = 1M\n", i);
+	o += (size_t)snprintf(text + o, sizeof(text) - o,
+			      "[initiator " T2 " iqn.2026-11.org.tcq:host1]\n");
+	for (int i = 0; i < 256; i++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o,
+				      "%s%d:%d:ro%s", i % 10 ? "," : "luns = ",
+				      i, 255 - i, i % 10 == 9 ? "\n" : "");
+	snprintf(text + o, sizeof(text) - o, "\n");
+	load(&a, text);
+	ck_assert_int_eq(a.inits[0]->nmap, 256);
+	saved = cfg_format(&a, NULL);
+	for (p = saved; *p; p = strchr(p, '\n') + 1)
+		ck_assert_uint_le(strcspn(p, "\n"), 197);
+	load(&b, saved);
+	ck_assert_int_eq(b.inits[0]->nmap, 256);
+	for (int i = 0; i < 256; i++) {
+		const struct cfg_map_ent *x = &a.inits[0]->map[i];
+		const struct cfg_map_ent *y = &b.inits[0]->map[i];
+
+		ck_assert(x->lun == y->lun && x->as == y->as && x->ro == y->ro);
+		ck_assert(x->lun == i && x->as == 255 - i && x->ro);
+	}
+	free(saved);
+	cfg_free(&a);
+	cfg_free(&b);
+}
+END_TEST
+
 START_TEST(removing_parts)
 {
 	struct cfg a, b;
@@ -278,13 +386,23 @@ START_TEST(removing_parts)
 	ck_assert_int_eq(cfg_remove_lun(&a, T2, 3), 0);
 	ck_assert_int_eq(cfg_remove_lun(&a, T2, 3), -1);
 	ck_assert_int_eq(cfg_remove_listen(&a, "[::1]:3261"), 0);
+	ck_assert_int_eq(cfg_remove_initiator(&a, T2,
+					      "iqn.2026-11.org.tcq:host2"), 0);
+	ck_assert_int_eq(cfg_remove_initiator(&a, T2,
+					      "iqn.2026-11.org.tcq:host2"), -1);
+	/* a target goes with its [initiator] sections; the LUN a map
+	 * named goes first, so T2's map must go too */
+	ck_assert_int_eq(cfg_remove_initiator(&a, T2,
+					      "iqn.2026-11.org.tcq:host1"), 0);
 	ck_assert_int_eq(cfg_remove_target(&a, T1), 0);
 	ck_assert_int_eq(a.ntargets, 1);
 	ck_assert_int_eq(a.nluns, 0);
+	ck_assert_int_eq(a.ninits, 0);
 	ck_assert_int_eq(cfg_copy(&b, &a, err, sizeof(err)), 0);
 	text = cfg_format(&b, NULL);
 	ck_assert_ptr_null(strstr(text, "[::1]:3261"));
 	ck_assert_ptr_null(strstr(text, T1));
+	ck_assert_ptr_null(strstr(text, "[initiator"));
 	ck_assert_ptr_nonnull(strstr(text, "[target " T2 "]"));
 	free(text);
 	cfg_free(&a);
@@ -302,6 +420,8 @@ static Suite *config_save_suite(void)
 	harness_add(tc, defaults_are_left_out);
 	harness_add(tc, save_is_atomic_and_private);
 	harness_add(tc, pairs_name_the_bad_key);
+	harness_add(tc, initiator_sections_written_and_set);
+	harness_add(tc, long_map_saved_in_lines_that_load_back);
 	harness_add(tc, removing_parts);
 	suite_add_tcase(s, tc);
 	return s;
