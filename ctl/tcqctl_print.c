@@ -52,6 +52,9 @@ static void print_lun_head(json_object *l)
 		printf("  inquiry  vendor \"%s\"  product \"%s\"  revision "
 		       "\"%s\"\n", gets_(l, "vendor"), gets_(l, "product"),
 		       gets_(l, "revision"));
+	if (get(l, "medium"))	/* a cdrom: its disc */
+		printf("  cdrom  medium %s  profile %s\n", gets_(l, "medium"),
+		       gets_(l, "profile"));
 	if (get(l, "model")) {
 		json_object *m = get(l, "model");
 
