@@ -12,9 +12,9 @@
 # open session's next command: 06/28/00, GET EVENT STATUS NOTIFICATION:
 # NewMedia, the new image reads back) and path= takes it out (02/3A/01,
 # MediaRemoval); PREVENT ALLOW MEDIUM REMOVAL holds the disc against
-# tcqctl and START STOP UNIT (05/53/02); save keeps type and disc; an
-# image that is not whole 2048-byte sectors and keys that do not apply
-# are refused by name and change nothing.
+# tcqctl and START STOP UNIT (05/53/02), unless tcqctl is forced; save
+# keeps type and disc; an image that is not whole 2048-byte sectors and
+# keys that do not apply are refused by name and change nothing.
 # shellcheck source=tests/integration/lib.sh
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 # shellcheck source=tests/integration/cu.sh
@@ -276,6 +276,23 @@ prevent_holds_the_disc() {
 	ok "the disc is still a.iso"
 }
 
+force_changes_a_held_disc() {
+	watch_start "$TCQD_URL"
+	watch_settle 0
+	watch "0 1e0000000100"		# PREVENT
+	ctl set 0 "path=$TEST_TMP/b.iso" --force || fail "set --force: $OUT"
+	watch "0 $TUR"
+	[ "$ANS" = "$UA_CHANGED" ] || fail "after the forced change: $ANS"
+	ok "tcqctl set --force changes a prevented disc; the nexus gets 06/28/00"
+	watch "0 1e0000000000"		# ALLOW
+	watch_end
+	read_all "$TEST_TMP/b.iso"
+	[ "${OUT#GOOD }" = "$(hex_of "$TEST_TMP/b.iso")" ] ||
+		fail "the forced change did not load b.iso"
+	ctl set 0 "path=$TEST_TMP/a.iso" || fail "set path back: $OUT"
+	ok "the disc read back is b.iso"
+}
+
 # refused WANT ARGS...: tcqctl ARGS fails naming WANT; the disc is a.iso.
 refused() {
 	local want=$1 rc=0
@@ -349,6 +366,7 @@ CHECKS=(
 	live_change_loads_the_other_disc
 	empty_path_takes_the_disc_out
 	prevent_holds_the_disc
+	force_changes_a_held_disc
 	odd_sized_image_refused
 	write_cache_refused
 	thin_refused
