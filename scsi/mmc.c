@@ -3,7 +3,8 @@
  * that describe the disc (READ TOC/PMA/ATIP, READ DISC INFORMATION, READ
  * TRACK INFORMATION), report events (GET EVENT STATUS NOTIFICATION) and
  * the mechanism (MECHANISM STATUS), move the tray (START STOP UNIT), and
- * read it (READ CD; READ (10/12) are the block device's sbc_read).
+ * read it (READ CD; READ (10/12) are the block device's sbc_read;
+ * PREVENT ALLOW MEDIUM REMOVAL keeps its list of nexuses in sbc_lun).
  * GET CONFIGURATION and READ DISC STRUCTURE are in mmc_config.c, the mode
  * pages in mmc_mode.c.
  */
@@ -272,7 +273,7 @@ struct exec_rc mmc_read_track_info(struct tcq_task *t)
 	case 1:		/* track a */
 	case 2:		/* the first track of session a */
 		if (a != 1)
-			return exec_cdb_field(5, -1);
+			return exec_cdb_field(2, -1);
 		break;
 	default:
 		return exec_cdb_field(1, 1);
@@ -351,25 +352,33 @@ struct exec_rc mmc_mechanism_status(struct tcq_task *t)
 struct exec_rc mmc_start_stop(struct tcq_task *t)
 {
 	struct lun *l = t->lun;
+	struct sbc_lun *s = l->sbc;
 	uint8_t b4 = t->req.flags;
-	bool was_open = tray_open(l);
-	struct exec_rc rc;
+	bool load = b4 & 0x01, prevented, was_open = false;
 
-	/* LoEj with a power condition of 0: the tray moves (sbc_start_stop
-	 * keeps PREVENT); the rest starts or stops a spindle we have not. */
-	if ((b4 >> 4) != 0 || !(b4 & 0x02))
+	/* LoEj with a power condition of 0 moves the tray; the rest starts
+	 * or stops a spindle we have not. */
+	if ((b4 >> 4) != 0 || !(b4 & 0x02) || !s)
 		return exec_good(t);
-	rc = sbc_start_stop(t);
-	if (exec_failed(rc) || no_image(l))
-		return rc;
-	if (!was_open && tray_open(l)) {
-		set_event(l, MMC_EV_MEDIA_REMOVAL);
-	} else if (was_open && !tray_open(l)) {
-		/* The same disc back: a new medium to the initiators. */
-		set_event(l, MMC_EV_NEW_MEDIA);
-		ua_establish_others(l, t->nexus, ASC_NOT_READY_TO_READY_CHANGE);
+	pthread_mutex_lock(&l->lock);
+	/* PREVENT holds the disc in (MMC-6 6.39): an eject is refused; a
+	 * load finds the tray closed already. */
+	prevented = !load && s->nprevent > 0;
+	if (!prevented) {
+		was_open = s->ejected;
+		__atomic_store_n(&s->ejected, !load, __ATOMIC_RELEASE);
+		if (was_open == load && !no_image(l))	/* the disc moved */
+			l->mmc->event = load ? MMC_EV_NEW_MEDIA
+					     : MMC_EV_MEDIA_REMOVAL;
 	}
-	return rc;
+	pthread_mutex_unlock(&l->lock);
+	if (prevented)
+		return exec_sense(SK_ILLEGAL_REQUEST,
+				  ASC_MEDIUM_REMOVAL_PREVENTED);
+	/* The same disc back: a new medium to the other initiators. */
+	if (load && was_open && !no_image(l))
+		ua_establish_others(l, t->nexus, ASC_NOT_READY_TO_READY_CHANGE);
+	return exec_good(t);
 }
 
 /* The speed asked for is a wish (MMC-6 6.37): we read at memory speed. */
