@@ -98,6 +98,10 @@ START_TEST(inquiry_is_an_mmc_device)
 	ck_assert_uint_eq(cmd_data(c)[1], 0x80);
 	ck_assert_uint_eq(cmd_data(c)[5] & 0x30, 0);
 	ck_assert(!memcmp(cmd_data(c) + 16, "tcq cdrom       ", 16));
+	/* version descriptors: SAM-5, iSCSI, SPC-4, MMC-6 (no version
+	 * claimed, SPC-4 table 32: 04E0h) */
+	ck_assert_uint_eq(get_be16(cmd_data(c) + 58), 0x00a0);
+	ck_assert_uint_eq(get_be16(cmd_data(c) + 64), 0x04e0);
 	expect_data(cd(A, vpd0, 6, 16), pages, sizeof(pages));
 	EXPECT_SENSE(cd(A, vpdb0, 6, 64), SK_ILLEGAL_REQUEST, 0x24, 0x00);
 }
