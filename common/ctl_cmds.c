@@ -51,8 +51,9 @@ const struct ctl_cmd_def ctl_cmd_defs[CTL_NCMDS] = {
 	      "device or rbd image is re-read" }),
 	CMD(CTL_CMD_SET, "set", CHANGE, 2, -1, SET,
 	    { "LUN KEY=VALUE...", "change [lun] keys: queue_depth,\n"
-				  "barrier, write_cache change in place;\n"
-				  "others re-create the LUN" }),
+				  "barrier, write_cache (a cdrom's path:\n"
+				  "its disc) change in place; others\n"
+				  "re-create the LUN" }),
 	CMD(CTL_CMD_PORTAL, "portal", CHANGE, 2, 2, CHANGED,
 	    { "add|remove ADDR:PORT", "listen on one more address, or stop" }),
 	CMD(CTL_CMD_ACL, "acl", CHANGE, 3, -1, CHANGED,

@@ -57,6 +57,9 @@ static void print_lun_head(json_object *l)
 		       geti(l, "qos_iops"), geti(l, "qos_mbps"),
 		       geti(l, "qos_iops") || geti(l, "qos_mbps") ? "" :
 		       "  (no limit)");
+	if (get(l, "medium"))	/* a cdrom: its disc */
+		printf("  cdrom  medium %s  profile %s\n", gets_(l, "medium"),
+		       gets_(l, "profile"));
 	if (get(l, "model")) {
 		json_object *m = get(l, "model");
 

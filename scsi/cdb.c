@@ -98,6 +98,12 @@ static int bad_opcode(struct sense_info *err)
 int cdb_decode(const uint8_t *cdb, uint16_t len, uint32_t block_size,
 	       struct cdb_req *req, struct sense_info *err)
 {
+	return cdb_decode_for(cdb, len, block_size, 0, req, err);
+}
+
+int cdb_decode_for(const uint8_t *cdb, uint16_t len, uint32_t block_size,
+		   unsigned feat, struct cdb_req *req, struct sense_info *err)
+{
 	memset(req, 0, sizeof(*req));
 	memset(err, 0, sizeof(*err));
 	err->bit = -1;
@@ -116,14 +122,15 @@ int cdb_decode(const uint8_t *cdb, uint16_t len, uint32_t block_size,
 	if (cdb_rsvd(cdb, clen - 1, 0x38, err))
 		return -1;
 
-	const struct opc_entry *e = opc_first(req->opcode);
+	const struct opc_entry *e = opc_first(req->opcode, feat);
 	if (!e)
 		return bad_opcode(err);
 	if (e->decode(e, cdb, block_size, req, err))
 		return -1;
 	if (e->flags & OPC_F_SA) {
 		/* The decoder read and checked the service action. */
-		e = opc_find(req->opcode, req->sa, OPC_FEAT_ALL);
+		e = opc_find(req->opcode, req->sa,
+			     OPC_FEAT_ALL | (feat & OPC_FEAT_MMC));
 		if (!e)
 			return cdb_bad_field(err, 1, 4);
 	}

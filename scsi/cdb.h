@@ -26,6 +26,7 @@
 #define CDBF_ANCHOR 0x01	/* UNMAP */
 #define CDBF_WS_NDOB 0x01	/* WRITE SAME (16): no data-out buffer */
 #define CDBF_WS_UNMAP 0x08	/* WRITE SAME: deallocate */
+#define CDBF_MSF 0x02		/* READ TOC/PMA/ATIP: MSF addresses */
 
 /* What a command does to the medium, for ordering decisions. */
 enum cdb_access { CDB_ACCESS_NONE, CDB_ACCESS_READ, CDB_ACCESS_WRITE };
@@ -38,6 +39,11 @@ enum cdb_access { CDB_ACCESS_NONE, CDB_ACCESS_READ, CDB_ACCESS_WRITE };
  */
 int cdb_decode(const uint8_t *cdb, uint16_t len, uint32_t block_size,
 	       struct cdb_req *req, struct sense_info *err);
+
+/* The same for a LUN whose command table feat names (OPC_FEAT_MMC: the
+ * MMC device's, scsi/opcodes.h); cdb_decode is the block device's. */
+int cdb_decode_for(const uint8_t *cdb, uint16_t len, uint32_t block_size,
+		   unsigned feat, struct cdb_req *req, struct sense_info *err);
 
 /* CDB length implied by an opcode's group code; 0 when not supported. */
 uint16_t cdb_group_len(uint8_t opcode);

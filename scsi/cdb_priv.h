@@ -70,4 +70,14 @@ CDB_DECODER(cdb_dec_read_defect_10);
 CDB_DECODER(cdb_dec_read_defect_12);
 CDB_DECODER(cdb_dec_sanitize);
 CDB_DECODER(cdb_dec_unmap);
+/* MMC-6 (scsi/mmc_decode.c) */
+CDB_DECODER(cdb_dec_read_toc);
+CDB_DECODER(cdb_dec_get_configuration);
+CDB_DECODER(cdb_dec_gesn);
+CDB_DECODER(cdb_dec_read_disc_info);
+CDB_DECODER(cdb_dec_read_track_info);
+CDB_DECODER(cdb_dec_mechanism_status);
+CDB_DECODER(cdb_dec_set_cd_speed);
+CDB_DECODER(cdb_dec_read_cd);
+CDB_DECODER(cdb_dec_read_disc_structure);
 #endif

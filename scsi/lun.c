@@ -14,6 +14,7 @@
 #include "scsi/durability.h"
 #include "scsi/exec.h"
 #include "scsi/lun.h"
+#include "scsi/mmc.h"
 #include "scsi/opcodes.h"
 #include "backend/lun_store.h"
 #include "scsi/sbc.h"
@@ -82,16 +83,16 @@ void lun_params_default(struct lun_params *p, struct sdev *dev, uint64_t id,
 	p->thin = -1;
 }
 
-/* The default identity of a LUN: TCQ, tcq disk, and the version's
- * digits, at most 4 ("0.1.0" -> "010"). */
-static void identity_default(char vendor[9], char product[17],
-			     char revision[5])
+/* The default identity of a LUN: TCQ, tcq disk (tcq cdrom), and the
+ * version's digits, at most 4 ("0.1.0" -> "010"). */
+static void identity_default(const struct lun *l, char vendor[9],
+			     char product[17], char revision[5])
 {
 	const char *v = PACKAGE_VERSION;
 	size_t vi = 0;
 
 	snprintf(vendor, 9, "TCQ");
-	snprintf(product, 17, "tcq disk");
+	snprintf(product, 17, l->mmc ? "tcq cdrom" : "tcq disk");
 	for (; *v && vi < 4; v++)
 		if (*v >= '0' && *v <= '9')
 			revision[vi++] = *v;
@@ -115,7 +116,7 @@ static struct lun *lun_new(struct sdev *dev, uint64_t id, struct bdev *b)
 	l->write_cache = l->write_cache_default = true;
 	l->lbpere = true;
 	l->barrier = BARRIER_DRAIN;
-	identity_default(l->vendor, l->product, l->revision);
+	identity_default(l, l->vendor, l->product, l->revision);
 
 	uint64_t h = fnv1a(0xcbf29ce484222325ull, target_name,
 			   strlen(target_name));
@@ -173,6 +174,16 @@ struct lun *lun_create(const struct lun_params *p, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	if (p->cdrom) {	/* before the identity: its default product */
+		l->mmc = mmc_lun_new(!b);
+		if (!l->mmc) {
+			snprintf(err, errlen, "out of memory");
+			lun_destroy(l);
+			return NULL;
+		}
+		l->block_size = MMC_BLOCK_SIZE;
+		l->nblocks = b ? b->size / MMC_BLOCK_SIZE : 0;
+	}
 	if (p->serial && p->serial[0])	/* the same identity on every
 					 * gateway */
 		lun_set_serial(l, p->serial);
@@ -182,14 +193,14 @@ struct lun *lun_create(const struct lun_params *p, char *err, size_t errlen)
 		p->write_cache && !(b && b->write_through);
 	l->barrier = p->barrier;
 	l->qam = p->qam;
-	l->removable = p->removable;
+	l->removable = p->removable || p->cdrom;
 	l->sanitize_ok = p->sanitize;
 	for (l->lbppbe = 0; p->phys_block_size &&
 	     (l->block_size << l->lbppbe) < p->phys_block_size;)
 		l->lbppbe++;
 	if (b && p->thin >= 0)
 		b->thin = p->thin;
-	l->read_only = p->read_only || (b && b->read_only);
+	l->read_only = p->read_only || p->cdrom || (b && b->read_only);
 	l->flush_ignore = p->flush_ignore;
 	l->fua_ignore = p->fua_ignore;
 	qos_set_limits(l, p->qos_iops, p->qos_mbps);
@@ -226,7 +237,7 @@ bool lun_set_identity(struct lun *l, const char *vendor, const char *product,
 	char v[9], p[17], r[5];
 	bool changed;
 
-	identity_default(v, p, r);
+	identity_default(l, v, p, r);
 	if (vendor && *vendor)
 		snprintf(v, sizeof(v), "%s", vendor);
 	if (product && *product)
@@ -255,6 +266,21 @@ void lun_identity(const struct lun *l, char vendor[9], char product[17],
 	pthread_mutex_unlock(&m->lock);
 }
 
+unsigned lun_opc_features(const struct lun *l)
+{
+	unsigned feat = 0;
+
+	if (!l)
+		return 0;
+	if (l->mmc)
+		return OPC_FEAT_MMC;
+	if (l->bdev && l->bdev->thin)
+		feat |= OPC_FEAT_THIN;
+	if (l->sanitize_ok)
+		feat |= OPC_FEAT_SANITIZE;
+	return feat;
+}
+
 void lun_set_serial(struct lun *l, const char *serial)
 {
 	size_t n = strnlen(serial, sizeof(l->serial) - 1);
@@ -280,6 +306,7 @@ void lun_destroy(struct lun *l)
 	durab_lun_free(l);
 	pthread_mutex_destroy(&l->lock);
 	sbc_lun_free(l->sbc);
+	mmc_lun_free(l->mmc);
 	thin_lun_free(l);
 	pr_lun_free(l);
 	stats_free(l->stats);
@@ -310,7 +337,8 @@ static struct exec_rc lun_dispatch(struct tcq_task *t)
 	 * older task of the same nexus already counts. */
 	if (pr_active(t->lun) && pr_conflict(t))
 		return exec_conflict();
-	rc = sbc_ready(t);	/* ejected, sanitizing */
+	rc = t->lun->mmc ? mmc_ready(t) : sbc_ready(t);	/* no medium,
+							 * sanitizing */
 	if (exec_failed(rc))
 		return rc;
 	return e->exec(t);
@@ -467,13 +495,13 @@ bool lun_task_arrive(struct taskset *ts, struct tcq_task *t)
 	t->exec.buf_len = 0;
 	t->order.set = NULL;
 	list_init(&t->order.node);
-	int bad = cdb_decode(t->cdb, t->cdb_len, l ? l->block_size : 512,
-			     &t->req, &si);
+	int bad = cdb_decode_for(t->cdb, t->cdb_len, l ? l->block_size : 512,
+				 lun_opc_features(l), &t->req, &si);
 	if (!l) {
 		/* No LUN here: answered at once, outside any task set. Only
 		 * the commands the table lets at any LUN (INQUIRY, REPORT
 		 * LUNS, REQUEST SENSE) get further. */
-		const struct opc_entry *e = t->cdb_len ? opc_first(t->cdb[0])
+		const struct opc_entry *e = t->cdb_len ? opc_first(t->cdb[0], 0)
 						       : NULL;
 		t->order.set = NULL;
 		t->state = TASK_RUNNING;

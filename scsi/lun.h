@@ -23,6 +23,7 @@ struct alua_cfg;
 struct recorder;
 struct durab;
 struct qos;
+struct mmc_lun;
 
 /* Barrier policy for ORDERED tasks (DESIGN.md, Principles). */
 enum lun_barrier {
@@ -72,6 +73,8 @@ struct lun {
 	uint8_t lbppbe;		/* log2(physical / logical block size),
 				 * READ CAPACITY(16) */
 	struct sbc_lun *sbc;	/* range locks, medium state, copy results */
+	struct mmc_lun *mmc;	/* type cdrom: the MMC device (scsi/mmc.h);
+				 * NULL: a block device */
 	struct thin_lun *thin;	/* scsi/thin.c: resource counts and the
 				 * soft threshold; NULL: not thin, or the
 				 * backend cannot tell its allocation */
@@ -148,6 +151,9 @@ struct lun_params {
 	enum lun_barrier barrier;
 	uint8_t qam;
 	bool read_only, removable, sanitize;
+	bool cdrom;		/* an MMC device (scsi/mmc.h): read-only,
+				 * removable, 2048-byte blocks; bdev NULL:
+				 * no medium */
 	uint32_t phys_block_size;	/* 0: the logical one */
 	int thin;		/* 0 or 1; -1: the backend's choice */
 	unsigned thin_threshold;	/* soft threshold, percent; 0: none */
@@ -187,6 +193,9 @@ void lun_set_serial(struct lun *l, const char *serial);
  */
 bool lun_set_identity(struct lun *l, const char *vendor, const char *product,
 		      const char *revision);
+/* The features that pick l's rows of the command table (OPC_FEAT_*:
+ * thin, sanitize, the MMC device's table); 0 for no LUN. */
+unsigned lun_opc_features(const struct lun *l);
 /* A consistent copy of the identity (for INQUIRY and its VPD pages). */
 void lun_identity(const struct lun *l, char vendor[9], char product[17],
 		  char revision[5]);

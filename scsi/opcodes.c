@@ -10,6 +10,7 @@
 #include "tcq/scsi_proto.h"
 #include "scsi/alua.h"
 #include "scsi/cdb_priv.h"
+#include "scsi/mmc.h"
 #include "scsi/opcodes.h"
 #include "scsi/pr.h"
 #include "scsi/rsoc.h"
@@ -345,31 +346,46 @@ const struct opc_entry *opc_table(unsigned *n)
 	return opc_tab;
 }
 
+const struct opc_entry *opc_table_for(unsigned feat, unsigned *n)
+{
+	return feat & OPC_FEAT_MMC ? mmc_opc_table(n) : opc_table(n);
+}
+
 bool opc_present(const struct opc_entry *e, unsigned feat)
 {
 	return (!(e->flags & OPC_F_THIN) || (feat & OPC_FEAT_THIN)) &&
 	       (!(e->flags & OPC_F_SANITIZE) || (feat & OPC_FEAT_SANITIZE));
 }
 
-/* Rows of one opcode indexed by it: decode runs on every command. Built
- * before main runs, so the lookup is one load. */
-static const struct opc_entry *first_of[256];
+/* Rows of one opcode indexed by it, per table (the block device's, the
+ * MMC device's): decode runs on every command. Built before main runs,
+ * so the lookup is one load. */
+static const struct opc_entry *first_of[2][256];
 
 __attribute__((constructor)) static void build_index(void)
 {
-	for (size_t i = ARRAY_SIZE(opc_tab); i-- > 0;)
-		first_of[opc_tab[i].op] = &opc_tab[i];
+	for (unsigned k = 0; k < 2; k++) {
+		unsigned n;
+		const struct opc_entry *tab =
+			opc_table_for(k ? OPC_FEAT_MMC : 0, &n);
+
+		for (unsigned i = n; i-- > 0;)
+			first_of[k][tab[i].op] = &tab[i];
+	}
 }
 
-const struct opc_entry *opc_first(uint8_t op)
+const struct opc_entry *opc_first(uint8_t op, unsigned feat)
 {
-	return first_of[op];
+	return first_of[feat & OPC_FEAT_MMC ? 1 : 0][op];
 }
 
 const struct opc_entry *opc_find(uint8_t op, uint16_t sa, unsigned feat)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(opc_tab); i++) {
-		const struct opc_entry *e = &opc_tab[i];
+	unsigned n;
+	const struct opc_entry *tab = opc_table_for(feat, &n);
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct opc_entry *e = &tab[i];
 
 		if (e->op != op || !opc_present(e, feat))
 			continue;
@@ -381,8 +397,11 @@ const struct opc_entry *opc_find(uint8_t op, uint16_t sa, unsigned feat)
 
 bool opc_has_sa(uint8_t op, unsigned feat)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(opc_tab); i++)
-		if (opc_tab[i].op == op && opc_present(&opc_tab[i], feat))
-			return opc_tab[i].flags & OPC_F_SA;
+	unsigned n;
+	const struct opc_entry *tab = opc_table_for(feat, &n);
+
+	for (unsigned i = 0; i < n; i++)
+		if (tab[i].op == op && opc_present(&tab[i], feat))
+			return tab[i].flags & OPC_F_SA;
 	return false;
 }

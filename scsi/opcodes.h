@@ -66,6 +66,9 @@ enum opc_resv {
 #define OPC_FEAT_THIN 0x01
 #define OPC_FEAT_SANITIZE 0x02
 #define OPC_FEAT_ALL (OPC_FEAT_THIN | OPC_FEAT_SANITIZE)
+/* Not a feature of the block table: the LUN is an MMC device (type
+ * cdrom), whose commands are the rows of scsi/mmc_opcodes.c instead. */
+#define OPC_FEAT_MMC 0x04
 
 #define OPC_CDB_MAX 16		/* longest CDB in the table */
 #define OPC_MAX_ENTRIES 96	/* table capacity (checked at build time) */
@@ -102,13 +105,17 @@ struct opc_entry {
 
 /* The whole table, including entries a given LUN does not have. */
 const struct opc_entry *opc_table(unsigned *n);
+/* The table of a LUN with features feat: the MMC device's with
+ * OPC_FEAT_MMC, else the block device's (opc_table). */
+const struct opc_entry *opc_table_for(unsigned feat, unsigned *n);
 
 /* The entry for op (and sa when op has service actions) that a LUN with
  * features feat implements; NULL when it does not. */
 const struct opc_entry *opc_find(uint8_t op, uint16_t sa, unsigned feat);
-/* The first entry of op whatever the features (the decoder of an opcode
- * with service actions); NULL when op is not implemented at all. */
-const struct opc_entry *opc_first(uint8_t op);
+/* The first entry of op in the table of feat (OPC_FEAT_MMC or not),
+ * whatever the other features (the decoder of an opcode with service
+ * actions); NULL when op is not implemented at all. */
+const struct opc_entry *opc_first(uint8_t op, unsigned feat);
 
 /* Whether the device server implements service actions for op. */
 bool opc_has_sa(uint8_t op, unsigned feat);

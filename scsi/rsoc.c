@@ -35,7 +35,7 @@ static void put_timeouts(uint8_t *buf, uint32_t cap, uint32_t *off,
 uint32_t opc_encode_all(uint8_t *buf, uint32_t cap, bool rctd, unsigned feat)
 {
 	unsigned n;
-	const struct opc_entry *tab = opc_table(&n);
+	const struct opc_entry *tab = opc_table_for(feat, &n);
 	uint32_t off = 4;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -113,10 +113,7 @@ struct exec_rc rsoc_report_supported_opcodes(struct tcq_task *t)
 {
 	uint8_t buf[OPC_REPORT_MAX];
 	const struct lun *l = t->lun;
-	unsigned feat = l && l->bdev && l->bdev->thin ? OPC_FEAT_THIN : 0;
-
-	if (l && l->sanitize_ok)
-		feat |= OPC_FEAT_SANITIZE;
+	unsigned feat = lun_opc_features(l);
 	bool rctd = t->req.flags & RSOC_RCTD;
 	unsigned opt = t->req.flags & RSOC_OPT_MASK;
 	struct sense_info si;

@@ -88,6 +88,9 @@ static uint32_t inquiry_std(const struct lun *l, uint8_t *p)
 	memset(p, 0, 96);
 	if (!l) {
 		p[0] = (PQ_NOT_CONNECTABLE << 5) | PDT_UNKNOWN;
+	} else if (l->mmc) {	/* no REPORT TARGET PORT GROUPS: TPGS 0 */
+		p[0] = PDT_MMC;
+		p[1] = 0x80;	/* RMB */
 	} else {
 		p[0] = PDT_DIRECT_ACCESS;
 		p[1] = l->removable ? 0x80 : 0;
@@ -100,16 +103,18 @@ static uint32_t inquiry_std(const struct lun *l, uint8_t *p)
 	pad_ascii(p + 8, vendor, 8);
 	pad_ascii(p + 16, product, 16);
 	pad_ascii(p + 32, revision, 4);
-	/* Version descriptors: SAM-5, iSCSI, SPC-4, SBC-3. */
+	/* Version descriptors: SAM-5, iSCSI, SPC-4, SBC-3 (MMC-6). */
 	put_be16(p + 58, 0x00a0);
 	put_be16(p + 60, 0x0960);
 	put_be16(p + 62, 0x0460);
-	put_be16(p + 64, 0x04c0);
+	put_be16(p + 64, l && l->mmc ? 0x04e0 : 0x04c0);
 	return 96;
 }
 
 static const uint8_t vpd_pages[] = { 0x00, 0x80, 0x83, 0x86, 0xb0, 0xb1,
 				     0xb2 };
+/* An MMC device's: the block device's pages 86h and Bxh are SBC's. */
+#define MMC_VPD_PAGES 3
 
 static uint32_t vpd_designators(const struct lun *l, uint8_t *p)
 {
@@ -168,11 +173,13 @@ static uint32_t inquiry_vpd(const struct lun *l, uint8_t page, uint8_t *p)
 	uint32_t n;
 
 	memset(p, 0, 512);	/* caller's buffer is 512 bytes */
-	p[0] = PDT_DIRECT_ACCESS;
+	p[0] = l->mmc ? PDT_MMC : PDT_DIRECT_ACCESS;
 	p[1] = page;
+	if (l->mmc && page != 0x00 && page != 0x80 && page != 0x83)
+		return 0;
 	switch (page) {
 	case 0x00:
-		n = sizeof(vpd_pages);
+		n = l->mmc ? MMC_VPD_PAGES : sizeof(vpd_pages);
 		memcpy(p + 4, vpd_pages, n);
 		p[3] = (uint8_t)n;
 		return 4 + n;

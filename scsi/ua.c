@@ -87,7 +87,8 @@ bool ua_check(struct taskset *ts, struct tcq_task *t)
 	struct sense_info si;
 	/* A CDB that did not decode has no row: its opcode's stands in. */
 	const struct opc_entry *e = t->req.cmd ? t->req.cmd :
-				    t->cdb_len ? opc_first(t->cdb[0]) : NULL;
+				    t->cdb_len ? opc_first(t->cdb[0],
+				    lun_opc_features(t->lun)) : NULL;
 
 	/* SAM-5 5.14: the rows that say so run while a UA is pending;
 	 * REQUEST SENSE takes the UA itself (spc_request_sense). */

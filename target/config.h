@@ -26,10 +26,18 @@
 /* Words of the config file parser's bitmap of the keys a section set. */
 #define CFG_SEEN_WORDS 2
 
+struct bdev;
+
+/* [lun] type: a block device (SBC), or a CD/DVD drive (MMC, scsi/mmc.h)
+ * whose path is an ISO image. */
+enum cfg_lun_type { CFG_LUN_DISK, CFG_LUN_CDROM };
+
 struct cfg_lun {
 	char target[TCQ_NAME_MAX];	/* owning target's name */
 	unsigned id;			/* 0..TCQ_MAX_LUNS-1 */
-	char *path;			/* NULL: none (null/ram backends) */
+	char *path;			/* NULL: none (null/ram backends; a
+					 * cdrom without a medium) */
+	uint8_t type;			/* enum cfg_lun_type */
 	char *backend;			/* backend spec, default "aio" */
 	uint64_t size;			/* bytes; 0: from the file */
 	uint32_t block_size;		/* 512 or 4096 */
@@ -250,6 +258,11 @@ void cfg_destroy_target(struct target *t);
 struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
 			  char *err, size_t errlen);
 void cfg_destroy_lun(struct lun *l);
+/* Opens the backend of cl into *out (NULL: a cdrom with no medium); -1
+ * with a message naming the LUN, and for a cdrom an image that is not a
+ * whole number of 2048-byte sectors, naming path. */
+int cfg_open_lun_bdev(const struct target *t, const struct cfg_lun *cl,
+		      struct bdev **out, char *err, size_t errlen);
 /* Closes LUNs and backends and frees what cfg_build made. */
 void cfg_destroy_tcqd(struct tcqd *d);
 #endif

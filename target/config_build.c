@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <openssl/crypto.h>
 #include "backend/bdev.h"
 #include "scsi/lun.h"
@@ -10,29 +11,63 @@
 #include "target/portal.h"
 #include "target/session.h"
 
-struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
-			  char *err, size_t errlen)
+int cfg_open_lun_bdev(const struct target *t, const struct cfg_lun *cl,
+		      struct bdev **out, char *err, size_t errlen)
 {
+	bool cdrom = cl->type == CFG_LUN_CDROM;
 	struct bdev_params bp = {
 		.path = cl->path,
 		.size = cl->size,
-		.block_size = cl->block_size,
-		.read_only = cl->read_only,
+		/* an image's 2048-byte sectors are read as 512-byte
+		 * blocks of the backend: its size is checked here */
+		.block_size = cdrom ? 512 : cl->block_size,
+		.read_only = cl->read_only || cdrom,
 		.create = cl->create,
 		.queue_depth = cl->queue_depth,
 	};
+	char why[256];
+	struct bdev *b;
+
+	struct stat st;
+
+	*out = NULL;
+	if (cdrom && !cl->path)		/* an empty drive */
+		return 0;
+	if (cdrom && stat(cl->path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_size % 2048 || !st.st_size))
+		goto not_iso;
+	b = bdev_open(cl->backend, &bp, why, sizeof(why));
+	if (!b) {
+		snprintf(err, errlen, "[lun %s %u] %s: %s", t->dev.name, cl->id,
+			 cl->path ? cl->path : cl->backend, why);
+		return -1;
+	}
+	if (cdrom && b->size % 2048) {
+		st.st_size = (off_t)b->size;
+		bdev_close(b);
+		goto not_iso;
+	}
+	*out = b;
+	return 0;
+not_iso:
+	snprintf(err, errlen, "[lun %s %u] path = %s: %llu bytes is not an "
+		 "ISO image (a whole number of 2048-byte sectors)",
+		 t->dev.name, cl->id, cl->path, (unsigned long long)st.st_size);
+	return -1;
+}
+
+struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
+			  char *err, size_t errlen)
+{
 	struct lun_params lp;
 	char why[256];
 	struct bdev *b;
 	struct lun *l;
 
-	b = bdev_open(cl->backend, &bp, why, sizeof(why));
-	if (!b) {
-		snprintf(err, errlen, "[lun %s %u] %s: %s", t->dev.name, cl->id,
-			 cl->path ? cl->path : cl->backend, why);
+	if (cfg_open_lun_bdev(t, cl, &b, err, errlen) < 0)
 		return NULL;
-	}
 	lun_params_default(&lp, &t->dev, cl->id, b);
+	lp.cdrom = cl->type == CFG_LUN_CDROM;
 	lp.serial = cl->serial;
 	lp.vendor = cl->vendor;
 	lp.product = cl->product;
@@ -55,7 +90,8 @@ struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
 	lp.record_max = cl->record_max;
 	l = lun_create(&lp, why, sizeof(why));
 	if (!l) {
-		bdev_close(b);
+		if (b)
+			bdev_close(b);
 		snprintf(err, errlen, "[lun %s %u] %s", t->dev.name, cl->id,
 			 why);
 		return NULL;

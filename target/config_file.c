@@ -50,12 +50,53 @@ static bool backend_is_aio(const char *spec)
 	return bdev_spec_uses_path(spec);	/* aio, maybe under wrappers */
 }
 
+static bool key_seen(const struct parser *p, const char *name)
+{
+	const struct cfg_key *k = cfg_key_find(CFG_LUN, name);
+	size_t i = (size_t)(k - cfg_keys);
+
+	return k && (p->seen[i / 64] & (1ull << (i % 64)));
+}
+
+/*
+ * type = cdrom (scsi/mmc.h): a read-only, removable medium of 2048-byte
+ * blocks (which block_size cannot say) whose size is the image's. Keys
+ * that would say otherwise, or that act on writes or on a block device
+ * only, are refused by name.
+ */
+static void cdrom_section_end(struct parser *p, struct cfg_lun *l)
+{
+	static const char *const no[] = {
+		"size", "create", "block_size", "physical_block_size",
+		"write_cache",
+		"thin", "thin_threshold", "sanitize", "flush", "fua",
+		"record", "record_max", "barrier", "qam",
+	};
+
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (key_seen(p, no[i]))
+			cfg_msg(p->c, p->fname, l->line, true,
+				"[lun %s %u] type = cdrom: %s does not apply "
+				"(a read-only CD/DVD image)", l->target, l->id,
+				no[i]);
+	if (key_seen(p, "read_only") && !l->read_only)
+		cfg_msg(p->c, p->fname, l->line, true,
+			"[lun %s %u] type = cdrom: read_only = no: a CD/DVD "
+			"image is read-only", l->target, l->id);
+	if (key_seen(p, "removable") && !l->removable)
+		cfg_msg(p->c, p->fname, l->line, true,
+			"[lun %s %u] type = cdrom: removable = no: a CD/DVD "
+			"drive's medium is removable", l->target, l->id);
+}
+
 /* Checks that need the whole section: run when the next one starts. */
 static void section_end(struct parser *p)
 {
 	struct cfg_lun *l = p->lun;
 
-	if (p->sect == S_LUN && l) {
+	if (p->sect == S_LUN && l && l->type == CFG_LUN_CDROM)
+		cdrom_section_end(p, l);
+	else if (p->sect == S_LUN && l) {
 		if (l->size && l->size % l->block_size)
 			cfg_msg(p->c, p->fname, l->size_line, true,
 				"size %llu is not a multiple of block_size %u",

@@ -131,6 +131,13 @@ void cfg_fmt_honour(const struct cfg_key *k, const struct cfg *c,
 	emit(ctx, *(const bool *)FIELD(base, k) ? "ignore" : "honour");
 }
 
+void cfg_fmt_lun_type(const struct cfg_key *k, const struct cfg *c,
+		      const void *base, cfg_emit *emit, void *ctx)
+{
+	emit(ctx, *(const uint8_t *)FIELD(base, k) == CFG_LUN_CDROM ? "cdrom"
+								    : "disk");
+}
+
 void cfg_fmt_log_level(const struct cfg_key *k, const struct cfg *c,
 			  const void *base, cfg_emit *emit, void *ctx)
 {

@@ -116,6 +116,36 @@ static int set_tristate(const struct cfg_key *k, struct cfg *c, void *base,
 	return 0;
 }
 
+/* disk|cdrom into enum cfg_lun_type. */
+static int set_lun_type(const struct cfg_key *k, struct cfg *c, void *base,
+			const char *v, char *err, size_t errlen)
+{
+	static const char *const words[] = { "disk", "cdrom" };
+	unsigned i;
+
+	if (cfg_parse_choice(v, words, 2, &i, err, errlen) < 0)
+		return -1;
+	*(uint8_t *)FIELD(base, k) = (uint8_t)i;
+	return 0;
+}
+
+/* A path, or none when empty (a cdrom without a medium: tcqctl set LUN
+ * path= takes the image out). */
+static int set_path(const struct cfg_key *k, struct cfg *c, void *base,
+		    const char *v, char *err, size_t errlen)
+{
+	char **field = (char **)FIELD(base, k);
+	char *d = NULL;
+
+	if (*v && !(d = strdup(v))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	free(*field);
+	*field = d;
+	return 0;
+}
+
 /* allow|deny into a bool. */
 static int set_digest(const struct cfg_key *k, struct cfg *c, void *base,
 		      const char *v, char *err, size_t errlen)
@@ -350,6 +380,8 @@ static const struct cfg_type
 	T_LOG_LEVEL = { "error|warn|info|debug", set_log_level, false, cfg_fmt_log_level },
 	T_STRING = { "TEXT", set_string, false, cfg_fmt_string },
 	T_FILE = { "FILE", set_string, false, cfg_fmt_string },
+	T_PATH = { "TEXT", set_path, false, cfg_fmt_string },
+	T_LUN_TYPE = { "disk|cdrom", set_lun_type, false, cfg_fmt_lun_type },
 	T_NAME_TEXT = { "TEXT", set_name_text, false, cfg_fmt_text },
 	T_SERIAL = { "SERIAL", set_serial, false, cfg_fmt_text },
 	T_INQ_TEXT = { "TEXT", set_inq_text, false, cfg_fmt_text },
@@ -506,8 +538,13 @@ const struct cfg_key cfg_keys[] = {
 	  CFG_RECREATE },
 
 	/* [lun TARGET N] */
-	{ "path", L(path), &T_STRING, 0, 0,
-	  "file or block device to serve",
+	{ "path", L(path), &T_PATH, 0, 0,
+	  "file or block device to serve (type cdrom: an ISO image, changed "
+	  "live; empty: no medium)",
+	  CFG_RECREATE },
+	{ "type", L(type), &T_LUN_TYPE, 0, 0,
+	  "disk (SBC block device) or cdrom (MMC CD/DVD drive serving path as "
+	  "a read-only ISO image)",
 	  CFG_RECREATE },
 	{ "backend", L(backend), &T_STRING, 0, 0,
 	  "backend spec, NAME[:key=value,...] (default aio)",

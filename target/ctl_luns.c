@@ -11,6 +11,7 @@
 #include "backend/bdev.h"
 #include "scsi/lun.h"
 #include "scsi/qos.h"
+#include "scsi/mmc.h"
 #include "scsi/ua.h"
 #include "target/config.h"
 #include "target/ctl.h"
@@ -146,6 +147,15 @@ json_object *ctl_lun_json(const struct lun *l)
 		qos_limits(l, &iops, &mbps);
 		ctl_add_u64(o, "qos_iops", iops);
 		ctl_add_u64(o, "qos_mbps", mbps);
+	}
+	ctl_add_str(o, "type", l->mmc ? "cdrom" : "disk");
+	if (l->mmc) {	/* the disc as the drive sees it */
+		uint16_t prof = mmc_profile(l);
+
+		ctl_add_str(o, "medium", mmc_medium_state(l));
+		ctl_add_str(o, "profile", prof == MMC_PROFILE_DVD_ROM ?
+			    "DVD-ROM" : prof == MMC_PROFILE_CD_ROM ? "CD-ROM" :
+			    "none");
 	}
 	model_json(o, l->bdev);
 	return o;

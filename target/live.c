@@ -89,6 +89,8 @@ struct lun_change {
 	bool qd, barrier, wc, resize, lying;	/* lying: flush, fua */
 	bool ident;		/* vendor, product, revision */
 	bool qos;		/* qos_iops, qos_mbps */
+	bool media;		/* a cdrom's disc changes (live_media.c) */
+	struct bdev *medium;	/* its new image, opened; NULL: none */
 };
 
 struct target_update {
@@ -158,8 +160,11 @@ static void plan_free(struct plan *p, bool committed)
 		}
 		for (int i = 0; i < p->ntadd; i++)
 			cfg_destroy_target(p->tadd[i]);
-		for (int i = 0; i < p->nlc; i++)
+		for (int i = 0; i < p->nlc; i++) {
 			cfg_destroy_lun(p->lc[i].new);
+			if (p->lc[i].medium)
+				bdev_close(p->lc[i].medium);
+		}
 		cfg_free(p->n);
 		free(p->n);
 	}
@@ -289,6 +294,7 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 		     char *err, size_t errlen)
 {
 	struct lun *fresh = NULL;	/* built, not yet in the plan */
+	struct bdev *fresh_disc = NULL;	/* opened, not yet in the plan */
 
 	for (unsigned id = 0; id < TCQ_MAX_LUNS; id++) {
 		const struct cfg_lun *ol = oc->luns[id], *nl = nc->luns[id];
@@ -303,8 +309,10 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 				 t->dev.name, id);
 			return -1;
 		}
-		if (ol && nl && !section_differs(CFG_LUN, CFG_RECREATE, o, ol,
-						 p->n, nl, &which)) {
+		c.media = ol && nl && live_media_only(o, ol, p->n, nl);
+		if (ol && nl && (c.media ||
+				 !section_differs(CFG_LUN, CFG_RECREATE, o, ol,
+						  p->n, nl, &which))) {
 			/* Changed in place, if at all. */
 			c.qd = key_differs("queue_depth", CFG_LUN, o, ol, p->n, nl);
 			c.barrier = key_differs("barrier", CFG_LUN, o, ol, p->n, nl);
@@ -345,9 +353,15 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 							      c.old->block_size));
 				return -1;
 			}
+			if (c.media && live_media_prepare(t, c.old, nl,
+							  p->o->force, &c.medium,
+							  err, errlen) < 0)
+				return -1;
+			fresh_disc = c.medium;
 			if (c.qd || c.barrier || c.wc || c.resize || c.lying ||
-			    c.ident || c.qos)
+			    c.ident || c.qos || c.media)
 				PUSH(p->lc, p->nlc, c);
+			fresh_disc = NULL;
 			continue;
 		}
 		if (c.old && refuse_busy_lun(p, c.old, nl ? "re-creating it" :
@@ -370,6 +384,8 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 	return 0;
 oom:
 	cfg_destroy_lun(fresh);
+	if (fresh_disc)
+		bdev_close(fresh_disc);
 	snprintf(err, errlen, "out of memory");
 	return -1;
 }
@@ -693,6 +709,14 @@ static void commit(struct plan *p)
 			note(p, "LUN %s/%u re-created", c->t->dev.name, c->id);
 		} else if (c->old) {			/* settings */
 			apply_settings(c);
+			if (c->media) {
+				p->pending++;
+				live_media_change(c->old, c->medium,
+						  release_step_done, p);
+				c->medium = NULL;	/* the LUN's now */
+				note(p, "LUN %s/%u disc changed",
+				     c->t->dev.name, c->id);
+			}
 			if (c->qd || c->barrier || c->wc || c->lying ||
 			    c->ident || c->qos)
 				note(p, "LUN %s/%u settings changed",

@@ -4,7 +4,8 @@
 # initramfs with busybox, the full open-iscsi (iscsid + iscsiadm, so the
 # kernel initiator's error recovery and replacement_timeout work as on a
 # real host), the kernel modules of the iSCSI initiator, virtio net and
-# serial, SCSI disks and ext4 (with modules.dep), and an /init that
+# serial, SCSI disks and ext4, CD-ROMs (sr, sg, isofs; with modules.dep),
+# sg3-utils and e2fsprogs from the host, and an /init that
 # answers commands on a virtio serial port (see the protocol in guest.sh).
 #
 # The packages come with `apt-get download` into a cache dir reused across
@@ -39,7 +40,7 @@ MODULES=(
 	virtio_pci virtio_net virtio_console
 	crc32c_generic crct10dif_generic crc64_rocksoft_generic
 	scsi_mod sd_mod scsi_transport_iscsi libiscsi libiscsi_tcp iscsi_tcp
-	ext4
+	ext4 sr_mod sg isofs
 )
 
 # cand PKG: the version apt would install.
@@ -199,6 +200,19 @@ done | sort -u | while read -r lib; do
 	put "$lib" "${lib#/}"
 done
 rm -f "$R/sbin/mkfs.ext4" && ln -s mke2fs "$R/sbin/mkfs.ext4"
+# sg3-utils from the host: an MMC LUN (type = cdrom) as the kernel's sr
+# driver sees it, asked with its own commands (tests/guest/cdrom.sh).
+for b in /usr/bin/sg_inq /usr/bin/sg_get_config /usr/bin/sg_readcap \
+	/usr/bin/sg_turs /usr/bin/sg_start /usr/bin/sg_raw; do
+	[ -x "$b" ] || die "$b not found (sg3-utils)"
+	rm -f "$R/usr/bin/$(basename "$b")"
+	put "$b" "usr/bin/$(basename "$b")"
+	ldd "$b" | awk '
+		$2 == "=>" && $3 ~ /^\// { print $3 }
+		$1 ~ /^\// { print $1 }'
+done | sort -u | while read -r lib; do
+	put "$lib" "${lib#/}"
+done
 [ -f /etc/mke2fs.conf ] && put /etc/mke2fs.conf etc/mke2fs.conf
 put "$X/etc/iscsi/iscsid.conf" etc/iscsi/iscsid.conf
 sed -i 's|^iscsid.startup = .*|iscsid.startup = /bin/true|' "$R/etc/iscsi/iscsid.conf"

@@ -475,9 +475,50 @@ START_TEST(test_lun_checks)
 	       "tcqd.conf:2: create = yes needs a size", NULL);
 	expect(TGT "[lun " T1 " 0]\nsize = 1M\n", 1,
 	       "tcqd.conf:2: [lun " T1 " 0] has no path", NULL);
-	expect(TGT "[lun " T1 " 0]\npath =\n", 2,
-	       "tcqd.conf:2: [lun " T1 " 0] has no path",
-	       "tcqd.conf:3: bad value for 'path': empty value");
+	/* An empty path is none (a cdrom's empty drive): a disk has no
+	 * path then. */
+	expect(TGT "[lun " T1 " 0]\npath =\n", 1,
+	       "tcqd.conf:2: [lun " T1 " 0] has no path", NULL);
+}
+END_TEST
+
+/* type = cdrom: keys a read-only 2048-byte disc has not are refused by
+ * name, whatever their value; no path is an empty drive. */
+START_TEST(test_cdrom_checks)
+{
+	static const char *const no[] = { "write_cache = yes", "thin = no",
+					  "block_size = 512", "size = 1M",
+					  "sanitize = no", "barrier = drain" };
+	char text[256], msg[256], key[32];
+	struct cfg c;
+
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		snprintf(text, sizeof(text), TGT "[lun " T1 " 0]\ntype = cdrom"
+			 "\npath = /x.iso\n%s\n", no[i]);
+		sscanf(no[i], "%31s", key);
+		snprintf(msg, sizeof(msg), "tcqd.conf:2: [lun " T1 " 0] type = "
+			 "cdrom: %s does not apply (a read-only CD/DVD image)",
+			 key);
+		expect(text, 1, msg, NULL);
+	}
+	expect(TGT "[lun " T1 " 0]\ntype = cdrom\nread_only = no\n", 1,
+	       "tcqd.conf:2: [lun " T1 " 0] type = cdrom: read_only = no: a "
+	       "CD/DVD image is read-only", NULL);
+	expect(TGT "[lun " T1 " 0]\ntype = cdrom\nremovable = no\n", 1,
+	       "tcqd.conf:2: [lun " T1 " 0] type = cdrom: removable = no: a "
+	       "CD/DVD drive's medium is removable", NULL);
+	expect(TGT "[lun " T1 " 0]\ntype = tape\npath = /x\n", 1,
+	       "tcqd.conf:3: bad value for 'type': 'tape' is not disk or "
+	       "cdrom", NULL);
+	/* an empty drive, read_only and removable as they are */
+	cfg_init(&c);
+	ck_assert_int_eq(cfg_load_string(&c, "tcqd.conf", TGT "[lun " T1
+					 " 0]\ntype = cdrom\nread_only = yes\n"
+					 "removable = yes\n"), 0);
+	ck_assert_int_eq(c.nmsgs, 0);
+	ck_assert_ptr_null(c.luns[0]->path);
+	ck_assert_uint_eq(c.luns[0]->type, CFG_LUN_CDROM);
+	cfg_free(&c);
 }
 END_TEST
 
@@ -719,6 +760,7 @@ static Suite *config_suite(void)
 	harness_add(tc, test_initiator_refusals);
 	harness_add(tc, test_syntax);
 	harness_add(tc, test_lun_checks);
+	harness_add(tc, test_cdrom_checks);
 	harness_add(tc, test_warnings);
 	harness_add(tc, test_several_errors_sorted);
 	harness_add(tc, test_file);
