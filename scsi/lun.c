@@ -14,6 +14,7 @@
 #include "scsi/durability.h"
 #include "scsi/exec.h"
 #include "scsi/lun.h"
+#include "scsi/odx.h"
 #include "scsi/opcodes.h"
 #include "backend/lun_store.h"
 #include "scsi/sbc.h"
@@ -273,6 +274,7 @@ void lun_destroy(struct lun *l)
 		bdev_set_resize_hook(l->bdev, NULL, NULL);
 	lun_store_close(l->store);	/* no more callbacks into l */
 	l->store = NULL;
+	odx_lun_gone(l);
 	record_lun_free(l);
 	durab_lun_free(l);
 	pthread_mutex_destroy(&l->lock);
@@ -309,6 +311,7 @@ static struct exec_rc lun_dispatch(struct tcq_task *t)
 	rc = sbc_ready(t);	/* ejected, sanitizing */
 	if (exec_failed(rc))
 		return rc;
+	odx_note_write(t);	/* a write cancels the tokens it touches */
 	return e->exec(t);
 }
 

@@ -86,6 +86,9 @@ struct lun {
 	/* A device that lies (lun_get_*): SYNCHRONIZE CACHE completes
 	 * without a flush, FUA is not passed on. */
 	bool flush_ignore, fua_ignore;
+	/* ODX tokens of its data now live (scsi/odx_store.c; atomic): 0
+	 * lets a write skip the token registry. */
+	unsigned odx_live;
 };
 
 /*

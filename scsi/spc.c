@@ -10,6 +10,7 @@
 #include "scsi/cdb.h"
 #include "scsi/exec.h"
 #include "scsi/lun.h"
+#include "scsi/odx.h"
 #include "scsi/sbc.h"
 #include "scsi/sdev.h"
 #include "scsi/sense.h"
@@ -108,8 +109,8 @@ static uint32_t inquiry_std(const struct lun *l, uint8_t *p)
 	return 96;
 }
 
-static const uint8_t vpd_pages[] = { 0x00, 0x80, 0x83, 0x86, 0xb0, 0xb1,
-				     0xb2 };
+static const uint8_t vpd_pages[] = { 0x00, 0x80, 0x83, 0x86, 0x8f, 0xb0,
+				     0xb1, 0xb2 };
 
 static uint32_t vpd_designators(const struct lun *l, uint8_t *p)
 {
@@ -190,6 +191,8 @@ static uint32_t inquiry_vpd(const struct lun *l, uint8_t page, uint8_t *p)
 			p[6] = 0x01;	/* V_SUP: a volatile write cache */
 		p[13] = SENSE_BUF_MAX;	/* longest sense data we return */
 		return 64;
+	case 0x8f:		/* third-party copy (scsi/odx.c) */
+		return odx_vpd_tpc(l, p);
 	case 0xb0: {		/* block limits */
 		uint32_t bs = l->block_size;
 		p[3] = 0x3c;
