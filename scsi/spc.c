@@ -93,6 +93,7 @@ static uint32_t inquiry_std(const struct lun *l, uint8_t *p)
 		p[0] = PDT_DIRECT_ACCESS;
 		p[1] = l->removable ? 0x80 : 0;
 		p[5] |= 0x10;	/* TPGS 01b: implicit ALUA (scsi/alua.c) */
+		p[5] |= 0x08;	/* 3PC: a copy manager (xcopy.c, odx*.c) */
 	}
 	p[2] = 0x06;		/* SPC-4 */
 	p[3] = 0x20 | 0x10 | 0x02;	/* NormACA, HiSup, format 2 */

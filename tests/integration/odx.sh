@@ -11,6 +11,7 @@
 # CORRUPT (23h/05h), one never made TOKEN UNKNOWN (23h/04h); the block
 # device zero ROD token (FFFF0001h) writes zeros. Expected bytes are the
 # standards' layouts (see tests/unit/test_odx.c).
+# shellcheck disable=SC2317
 # shellcheck source=tests/integration/lib.sh
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 

@@ -151,8 +151,15 @@ static void make_token(const struct range *r, unsigned nr, uint32_t secs,
 
 START_TEST(vpd_page_8f_announces_odx)
 {
+	/* Standard INQUIRY: 3PC (byte 5 bit 3), a third-party copy
+	 * manager addressable through the LUN (SPC-4 6.6.2). */
+	uint8_t std[6] = { SOP_INQUIRY, 0, 0, 0, 96, 0 };
+	struct cmd *c = run(A, std, 6, NULL, 0, 96);
+	EXPECT_GOOD(c);
+	ck_assert_uint_eq(cmd_data(c)[5] & 0x08, 0x08);
+
 	uint8_t cdb[6] = { SOP_INQUIRY, 0x01, 0x00, 0, 255, 0 };
-	struct cmd *c = run(A, cdb, 6, NULL, 0, 255);
+	c = run(A, cdb, 6, NULL, 0, 255);
 	EXPECT_GOOD(c);
 	const uint8_t *s = cmd_data(c);
 	ck_assert_ptr_nonnull(memchr(s + 4, 0x8f, s[3]));
