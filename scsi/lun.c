@@ -341,6 +341,7 @@ static void lun_task_completed(struct taskset *ts, struct tcq_task *t)
 
 	record_done(t);
 	durab_done(t);
+	odx_note_write(t);	/* tokens made while it wrote */
 	stats_task_done(l, t);
 	/* A write may have allocated (or UNMAP freed) space: the soft
 	 * threshold is looked at shortly (scsi/thin.h). */

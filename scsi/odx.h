@@ -39,11 +39,15 @@ uint32_t odx_vpd_tpc(const struct lun *l, uint8_t *p);
  * the live tokens of the blocks it writes are cancelled first, so a copy
  * that reads a block after this sees a cancelled token. A command whose
  * ranges are not in its CDB (UNMAP, SANITIZE) cancels every token of the
- * LUN; WRITE USING TOKEN cancels by its own ranges.
+ * LUN; WRITE USING TOKEN cancels by its own ranges. Called again when
+ * the command has ended (lun_task_completed): a token made while the
+ * write was in flight (POPULATE TOKEN from another nexus) may stand for
+ * some of its data, and is cancelled then.
  */
 void odx_note_write(struct tcq_task *t);
 /* The same for blocks [lba, lba+blocks) of l written by the copy manager
- * itself (EXTENDED COPY, WRITE USING TOKEN). */
+ * itself: before each write of EXTENDED COPY and WRITE USING TOKEN is
+ * submitted, and again once one of WRITE USING TOKEN has completed. */
 void odx_note_range(struct lun *l, uint64_t lba, uint64_t blocks);
 /* l goes away: its tokens and held results are forgotten. */
 void odx_lun_gone(struct lun *l);

@@ -302,7 +302,7 @@ void odx_note_write(struct tcq_task *t)
 	const struct opc_entry *e = t->req.cmd;
 	struct lun *l = t->lun;
 
-	if (!l || !__atomic_load_n(&l->odx_live, __ATOMIC_RELAXED))
+	if (!l || !e || !__atomic_load_n(&l->odx_live, __ATOMIC_RELAXED))
 		return;
 	if (e->exec == sbc_write_using_token)
 		return;		/* cancels by its own ranges */

@@ -121,6 +121,8 @@ static struct exec_rc wut_write_done(struct tcq_task *t)
 		return wut_fail(t, exec_sense_info(SK_MEDIUM_ERROR,
 			ASC_WRITE_ERROR, lba + t->req.lba));
 	}
+	/* a token made while this chunk was written may hold some of it */
+	odx_note_range(l, io->offset / l->block_size, io->len / l->block_size);
 	t->exec.pos += io->len / l->block_size;
 	t->req.lba += io->len / l->block_size;
 	return wut_step(t);

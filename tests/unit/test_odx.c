@@ -343,6 +343,29 @@ START_TEST(a_write_to_the_source_cancels_the_token)
 }
 END_TEST
 
+/* A write still with the backend when a token of its blocks is made may
+ * land after it: the token is cancelled when the write ends. */
+START_TEST(a_token_made_during_a_write_is_cancelled_when_it_ends)
+{
+	static const struct range src[1] = { { 100, 8 } };
+	static const struct range dst[1] = { { 200, 8 } };
+	uint8_t tok[512], blk[BS], cdb[16];
+
+	teardown();
+	harness_lun_setup(&H, "delay:latency=2s,base=ram", 1u << 24, 2);
+	memset(blk, 0x5a, sizeof(blk));
+	cdb16(cdb, SOP_WRITE_16, 0, 104, 1);
+	struct cmd *w = start_cdb(&H, B, TASK_ATTR_SIMPLE, cdb, 16, blk, BS,
+				  0);
+	make_token(src, 1, 0, tok);
+	ck_assert_msg(!w->done, "the write ended before the token was made");
+	wait_cmd(&H, w);
+	EXPECT_GOOD(w);
+	EXPECT_SENSE(wut(A, 2, tok, 0, dst, 1), SK_ILLEGAL_REQUEST, 0x23,
+		     0x08);
+}
+END_TEST
+
 START_TEST(tokens_refused_with_their_reason)
 {
 	static const struct range src[1] = { { 10, 4 } };
@@ -490,6 +513,7 @@ static Suite *odx_suite(void)
 	harness_add(tc, write_using_token_copies_ranges);
 	harness_add(tc, offset_into_rod_and_a_short_rod);
 	harness_add(tc, a_write_to_the_source_cancels_the_token);
+	harness_add(tc, a_token_made_during_a_write_is_cancelled_when_it_ends);
 	harness_add(tc, tokens_refused_with_their_reason);
 	harness_add(tc, inactivity_timeout_honoured_up_to_the_maximum);
 	harness_add(tc, limits_of_ranges_and_tokens);
