@@ -385,6 +385,7 @@ void lun_nexus_leave(struct taskset *ts)
 	pthread_mutex_unlock(&l->lock);
 	pr_nexus_lost(l, ts->nexus);
 	sbc_nexus_gone(l, ts->nexus);	/* PREVENT ends with it */
+	odx_nexus_gone(l, ts->nexus);	/* its ODX results too */
 	if (!held)
 		taskset_free(ts);
 }

@@ -49,6 +49,10 @@ void odx_note_write(struct tcq_task *t);
  * itself: before each write of EXTENDED COPY and WRITE USING TOKEN is
  * submitted, and again once one of WRITE USING TOKEN has completed. */
 void odx_note_range(struct lun *l, uint64_t lba, uint64_t blocks);
+/* An I_T nexus leaves l: the results held for it are forgotten (a later
+ * session at the same address must not read them). Its tokens stay:
+ * any nexus may use them. */
+void odx_nexus_gone(struct lun *l, void *nexus);
 /* l goes away: its tokens and held results are forgotten. */
 void odx_lun_gone(struct lun *l);
 

@@ -336,6 +336,15 @@ void odx_lun_gone(struct lun *l)
 
 /* ---- results ----------------------------------------------------------- */
 
+void odx_nexus_gone(struct lun *l, void *nexus)
+{
+	pthread_mutex_lock(&odx_lock);
+	for (unsigned i = 0; i < ODX_HELD; i++)
+		if (held[i].lun == l && held[i].nexus == nexus)
+			held[i].lun = NULL;
+	pthread_mutex_unlock(&odx_lock);
+}
+
 static struct odx_held *held_find(struct lun *l, void *nexus, uint32_t id)
 {
 	for (unsigned i = 0; i < ODX_HELD; i++)

@@ -254,6 +254,16 @@ START_TEST(populate_token_and_its_information)
 	token_of(A, 6, tok2);
 	ck_assert_int_ne(memcmp(tok, tok2, 512), 0);
 	ck_assert_int_ne(memcmp(tok + 160, tok2 + 160, 352), 0);
+	/* A nexus that leaves takes its results with it. */
+	EXPECT_GOOD(populate(A, 8, 0, src, 2));
+	lun_nexus_leave(H.ts[A]);
+	H.ts[A] = lun_nexus_join(H.lun, &H.r, harness_nexus(&H, A));
+	static const uint8_t tur[6] = { SOP_TEST_UNIT_READY };
+	EXPECT_SENSE(run(A, tur, 6, NULL, 0, 0), SK_UNIT_ATTENTION, 0x29,
+		     0x00);	/* a new nexus: POWER ON, RESET ... */
+	put_be32(cdb + 2, 8);
+	EXPECT_SENSE(run(A, cdb, 16, NULL, 0, 1024), SK_ILLEGAL_REQUEST,
+		     0x24, 0x00);
 }
 END_TEST
 
