@@ -178,8 +178,14 @@ CDB_DECODER(cdb_dec_reserve_10)
 CDB_DECODER(cdb_dec_extended_copy)
 {
 	req->sa = cdb[1] & 0x1f;
-	if (req->sa != XCOPY_LID1)
+	if (req->sa != XCOPY_LID1 && req->sa != XCOPY_POPULATE_TOKEN &&
+	    req->sa != XCOPY_WRITE_USING_TOKEN)
 		return cdb_bad_field(err, 1, 4);
+	/* POPULATE TOKEN, WRITE USING TOKEN (SBC-4): bytes 2-5 reserved,
+	 * LIST IDENTIFIER at 6 (read by scsi/odx*.c). */
+	for (int i = 2; req->sa != XCOPY_LID1 && i < 6; i++)
+		if (cdb[i])
+			return cdb_bad_field(err, (uint16_t)i, -1);
 	req->alloc_len = req->data_out_len = get_be32(cdb + 10);
 	return 0;
 }
@@ -187,9 +193,12 @@ CDB_DECODER(cdb_dec_extended_copy)
 CDB_DECODER(cdb_dec_receive_copy_results)
 {
 	req->sa = cdb[1] & 0x1f;
-	if (req->sa != RCR_COPY_STATUS && req->sa != RCR_OPERATING_PARAMS)
+	if (req->sa != RCR_COPY_STATUS && req->sa != RCR_OPERATING_PARAMS &&
+	    req->sa != RCR_ROD_TOKEN_INFO)
 		return cdb_bad_field(err, 1, 4);
-	req->page = cdb[2];		/* LIST IDENTIFIER */
+	/* LIST IDENTIFIER: byte 2; RECEIVE ROD TOKEN INFORMATION's is
+	 * bytes 2-5 (scsi/odx.c reads it there). */
+	req->page = cdb[2];
 	req->alloc_len = req->data_in_len = get_be32(cdb + 10);
 	return 0;
 }

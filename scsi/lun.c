@@ -15,6 +15,7 @@
 #include "scsi/exec.h"
 #include "scsi/lun.h"
 #include "scsi/mmc.h"
+#include "scsi/odx.h"
 #include "scsi/opcodes.h"
 #include "backend/lun_store.h"
 #include "scsi/sbc.h"
@@ -302,6 +303,7 @@ void lun_destroy(struct lun *l)
 		bdev_set_resize_hook(l->bdev, NULL, NULL);
 	lun_store_close(l->store);	/* no more callbacks into l */
 	l->store = NULL;
+	odx_lun_gone(l);
 	record_lun_free(l);
 	durab_lun_free(l);
 	pthread_mutex_destroy(&l->lock);
@@ -341,6 +343,7 @@ static struct exec_rc lun_dispatch(struct tcq_task *t)
 							 * sanitizing */
 	if (exec_failed(rc))
 		return rc;
+	odx_note_write(t);	/* a write cancels the tokens it touches */
 	return e->exec(t);
 }
 
@@ -370,6 +373,7 @@ static void lun_task_completed(struct taskset *ts, struct tcq_task *t)
 
 	record_done(t);
 	durab_done(t);
+	odx_note_write(t);	/* tokens made while it wrote */
 	stats_task_done(l, t);
 	/* A write may have allocated (or UNMAP freed) space: the soft
 	 * threshold is looked at shortly (scsi/thin.h). */
@@ -415,6 +419,7 @@ void lun_nexus_leave(struct taskset *ts)
 	qos_nexus_gone(ts);
 	pr_nexus_lost(l, ts->nexus);
 	sbc_nexus_gone(l, ts->nexus);	/* PREVENT ends with it */
+	odx_nexus_gone(l, ts->nexus);	/* its ODX results too */
 	if (!held)
 		taskset_free(ts);
 }

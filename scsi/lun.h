@@ -91,6 +91,9 @@ struct lun {
 	 * without a flush, FUA is not passed on. */
 	bool flush_ignore, fua_ignore;
 	struct qos *qos;	/* scsi/qos.c: limits, held commands */
+	/* ODX tokens of its data now live (scsi/odx_store.c; atomic): 0
+	 * lets a write skip the token registry. */
+	unsigned odx_live;
 };
 
 /*

@@ -11,6 +11,7 @@
 #include "scsi/alua.h"
 #include "scsi/cdb_priv.h"
 #include "scsi/mmc.h"
+#include "scsi/odx.h"
 #include "scsi/opcodes.h"
 #include "scsi/pr.h"
 #include "scsi/rsoc.h"
@@ -335,6 +336,25 @@ static const struct opc_entry opc_tab[] = {
 	  .exec = sbc_receive_copy_results, DATA_IN, RESV_READ, TO_EMUL,
 	  .usage = { SOP_RECEIVE_COPY_RESULTS, RCR_OPERATING_PARAMS, 0, 0, 0,
 		     0, 0, 0, 0, 0, LEN4, 0, CTL } },
+
+	/* ---- ODX: token-based copy (scsi/odx.c, scsi/odx_wut.c) ---- */
+	{ .op = SOP_EXTENDED_COPY, .sa = XCOPY_POPULATE_TOKEN, .cdb_len = 16,
+	  .flags = OPC_F_SA, .decode = cdb_dec_extended_copy,
+	  .exec = sbc_populate_token, DATA_OUT, RESV_READ, TO_EMUL,
+	  .usage = { SOP_EXTENDED_COPY, XCOPY_POPULATE_TOKEN, 0, 0, 0, 0,
+		     LEN4, LEN4, 0, CTL } },
+	{ .op = SOP_EXTENDED_COPY, .sa = XCOPY_WRITE_USING_TOKEN,
+	  .cdb_len = 16, .flags = OPC_F_SA | OPC_F_RANGE_IN_DATA,
+	  .decode = cdb_dec_extended_copy, .exec = sbc_write_using_token,
+	  DATA_OUT, WRITES, RESV_CONFLICT, TO_SANITIZE,
+	  .usage = { SOP_EXTENDED_COPY, XCOPY_WRITE_USING_TOKEN, 0, 0, 0, 0,
+		     LEN4, LEN4, 0, CTL } },
+	{ .op = SOP_RECEIVE_COPY_RESULTS, .sa = RCR_ROD_TOKEN_INFO,
+	  .cdb_len = 16, .flags = OPC_F_SA | OPC_F_NO_MEDIUM,
+	  .decode = cdb_dec_receive_copy_results,
+	  .exec = sbc_receive_rod_token_info, DATA_IN, RESV_READ, TO_EMUL,
+	  .usage = { SOP_RECEIVE_COPY_RESULTS, RCR_ROD_TOKEN_INFO, LEN4, 0,
+		     0, 0, 0, LEN4, 0, CTL } },
 };
 
 _Static_assert(ARRAY_SIZE(opc_tab) <= OPC_MAX_ENTRIES,

@@ -10,6 +10,7 @@
 #include "scsi/cdb.h"
 #include "scsi/exec.h"
 #include "scsi/lun.h"
+#include "scsi/odx.h"
 #include "scsi/sbc.h"
 #include "scsi/sdev.h"
 #include "scsi/sense.h"
@@ -95,6 +96,7 @@ static uint32_t inquiry_std(const struct lun *l, uint8_t *p)
 		p[0] = PDT_DIRECT_ACCESS;
 		p[1] = l->removable ? 0x80 : 0;
 		p[5] |= 0x10;	/* TPGS 01b: implicit ALUA (scsi/alua.c) */
+		p[5] |= 0x08;	/* 3PC: a copy manager (xcopy.c, odx*.c) */
 	}
 	p[2] = 0x06;		/* SPC-4 */
 	p[3] = 0x20 | 0x10 | 0x02;	/* NormACA, HiSup, format 2 */
@@ -111,9 +113,9 @@ static uint32_t inquiry_std(const struct lun *l, uint8_t *p)
 	return 96;
 }
 
-static const uint8_t vpd_pages[] = { 0x00, 0x80, 0x83, 0x86, 0xb0, 0xb1,
-				     0xb2 };
-/* An MMC device's: the block device's pages 86h and Bxh are SBC's. */
+static const uint8_t vpd_pages[] = { 0x00, 0x80, 0x83, 0x86, 0x8f, 0xb0,
+				     0xb1, 0xb2 };
+/* An MMC device's: the block device's pages 86h, 8Fh and Bxh are SBC's. */
 #define MMC_VPD_PAGES 3
 
 static uint32_t vpd_designators(const struct lun *l, uint8_t *p)
@@ -197,6 +199,8 @@ static uint32_t inquiry_vpd(const struct lun *l, uint8_t page, uint8_t *p)
 			p[6] = 0x01;	/* V_SUP: a volatile write cache */
 		p[13] = SENSE_BUF_MAX;	/* longest sense data we return */
 		return 64;
+	case 0x8f:		/* third-party copy (scsi/odx.c) */
+		return odx_vpd_tpc(l, p);
 	case 0xb0: {		/* block limits */
 		uint32_t bs = l->block_size;
 		p[3] = 0x3c;

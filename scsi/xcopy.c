@@ -13,6 +13,7 @@
 #include "tcq/reactor.h"
 #include "scsi/exec.h"
 #include "scsi/lun.h"
+#include "scsi/odx.h"
 #include "scsi/sdev.h"
 #include "scsi/sbc.h"
 #include "scsi/record.h"
@@ -166,8 +167,12 @@ static struct exec_rc xc_io(struct tcq_task *t, struct lun *l,
 	io->ctx = t;
 	t->exec.next = then;
 	list_init(&io->node);
-	if (op == BDEV_WRITE)
+	if (op == BDEV_WRITE) {
+		/* ODX tokens of those blocks are cancelled (scsi/odx.h). */
+		odx_note_range(l, off / l->block_size,
+			       (len + l->block_size - 1) / l->block_size);
 		record_write(l, t, io);	/* the crash lab's, when recording */
+	}
 	bdev_submit(q, io);
 	return EXEC_OK;
 }

@@ -5,7 +5,8 @@
 # kernel initiator's error recovery and replacement_timeout work as on a
 # real host), the kernel modules of the iSCSI initiator, virtio net and
 # serial, SCSI disks and ext4, CD-ROMs (sr, sg, isofs; with modules.dep),
-# sg3-utils and e2fsprogs from the host, and an /init that
+# sg3-utils and e2fsprogs from the host, ddpt (ODX through the kernel's
+# disk), and an /init that
 # answers commands on a virtio serial port (see the protocol in guest.sh).
 #
 # The packages come with `apt-get download` into a cache dir reused across
@@ -58,7 +59,7 @@ declare -A VER=()
 versions() {
 	while read -r p v; do
 		[ "$v" = "(none)" ] || VER[$p]=$v
-	done < <(apt-cache policy linux-image-amd64 open-iscsi busybox-static 2>/dev/null |
+	done < <(apt-cache policy linux-image-amd64 open-iscsi busybox-static ddpt 2>/dev/null |
 		awk '/^[^ ].*:$/ { p = substr($1, 1, length($1) - 1) }
 		     /^ *Candidate:/ { print p, $2 }')
 }
@@ -79,12 +80,12 @@ if [ -z "${VER[linux-image-amd64]:-}" ]; then
 	fi
 	skip "apt-cache knows no linux-image-amd64 (run apt-get update)"
 fi
-for p in open-iscsi busybox-static; do
+for p in open-iscsi busybox-static ddpt; do
 	[ -n "${VER[$p]:-}" ] || die "no candidate version of $p"
 done
 
 KEY=$(
-	for p in linux-image-amd64 open-iscsi busybox-static; do
+	for p in linux-image-amd64 open-iscsi busybox-static ddpt; do
 		printf '%s=%s\n' "$p" "${VER[$p]}"
 	done
 	sha256sum <"$SELF"
@@ -102,7 +103,7 @@ KPKG=$(apt-cache depends linux-image-amd64 2>/dev/null |
 	sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1) || true
 [ -n "$KPKG" ] || die "linux-image-amd64 depends on no kernel package"
 VER[$KPKG]=$(cand "$KPKG") || die "no candidate version of $KPKG"
-PKGS=("$KPKG" open-iscsi busybox-static)
+PKGS=("$KPKG" open-iscsi busybox-static ddpt)
 
 WORK=$(mktemp -d "$CACHE/build.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -175,10 +176,12 @@ put "$X/bin/busybox" bin/busybox
 for a in $("$R/bin/busybox" --list-full); do
 	[ -e "$R/$a" ] || { mkdir -p "$R/$(dirname "$a")"; ln -s /bin/busybox "$R/$a"; }
 done
-for b in iscsid iscsiadm; do
-	rm -f "$R/sbin/$b"
-	put "$X/sbin/$b" "sbin/$b"
-	LD_LIBRARY_PATH=$(libpath) ldd "$X/sbin/$b" | awk '
+# iscsid, iscsiadm, and ddpt and ddptctl (sg3_utils' dd and its ODX
+# helper, tests/guest/odx.sh), with what they link.
+for b in sbin/iscsid sbin/iscsiadm usr/bin/ddpt usr/bin/ddptctl; do
+	rm -f "$R/$b"	# not busybox's applet link
+	put "$X/$b" "$b"
+	LD_LIBRARY_PATH=$(libpath) ldd "$X/$b" | awk '
 		$2 == "=>" && $3 ~ /^\// { print $3 }
 		$1 ~ /^\// { print $1 }'
 done | sort -u | while read -r lib; do
@@ -201,7 +204,8 @@ done | sort -u | while read -r lib; do
 done
 rm -f "$R/sbin/mkfs.ext4" && ln -s mke2fs "$R/sbin/mkfs.ext4"
 # sg3-utils from the host: an MMC LUN (type = cdrom) as the kernel's sr
-# driver sees it, asked with its own commands (tests/guest/cdrom.sh).
+# driver sees it, asked with its own commands (tests/guest/cdrom.sh);
+# sg_raw sends any CDB through the kernel's SG_IO (ODX, tests/guest/odx.sh).
 for b in /usr/bin/sg_inq /usr/bin/sg_get_config /usr/bin/sg_readcap \
 	/usr/bin/sg_turs /usr/bin/sg_start /usr/bin/sg_raw; do
 	[ -x "$b" ] || die "$b not found (sg3-utils)"

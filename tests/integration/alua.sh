@@ -91,8 +91,9 @@ three_inquiry_reports_implicit_alua() {
 	for n in 1 2 3; do
 		cdb "$n" "$INQ"
 		inq=${OUT#GOOD }
-		[ "${inq:10:2}" = 10 ] ||
-			fail "gateway $n INQUIRY byte 5 ${inq:10:2}, want 10 (TPGS 01b)"
+		# TPGS is bits 5-4 of byte 5 (3PC, bit 3, is set too)
+		[ $((0x${inq:10:2} & 0x30)) = $((0x10)) ] ||
+			fail "gateway $n INQUIRY byte 5 ${inq:10:2}, want TPGS 01b (10h)"
 	done
 	ok "standard INQUIRY reports TPGS=01b (implicit ALUA)"
 }

@@ -517,6 +517,15 @@ static const struct spec_row spec_rows[] = {
 	  false, false, false, false },
 	{ SOP_EXTENDED_COPY, XCOPY_LID1, OPC_RESV_CONFLICT, false, false,
 	  false, false },
+	/* SBC-4 (reservations of the block commands): POPULATE TOKEN reads
+	 * (allowed under Write Exclusive), WRITE USING TOKEN writes; RECEIVE
+	 * ROD TOKEN INFORMATION as RECEIVE COPY RESULTS. */
+	{ SOP_EXTENDED_COPY, XCOPY_POPULATE_TOKEN, OPC_RESV_READ, false,
+	  false, false, false },
+	{ SOP_EXTENDED_COPY, XCOPY_WRITE_USING_TOKEN, OPC_RESV_CONFLICT,
+	  false, false, false, false },
+	{ SOP_RECEIVE_COPY_RESULTS, RCR_ROD_TOKEN_INFO, OPC_RESV_READ, false,
+	  false, false, false },
 };
 
 START_TEST(rows_follow_the_standards_permissions)
