@@ -198,7 +198,7 @@ static struct exec_rc wut_check(struct tcq_task *t)
 		return rc;
 	if (p[2] & ~0x03)		/* DEL_TKN, IMMED */
 		return exec_param_field(2, -1);
-	if (l->read_only || l->swp)
+	if (lun_write_protected(t))	/* also a :ro map */
 		return exec_sense(SK_DATA_PROTECT, ASC_WRITE_PROTECTED);
 	rc = odx_parse_ranges(l, p, WUT_HDR, dlen, r, &n, &blocks);
 	if (exec_failed(rc) || wut_zero(t))

@@ -163,6 +163,17 @@ ro_mapping_refuses_writes_07_27_00() {
 	ok "SYNCHRONIZE CACHE on it is GOOD"
 	[ "$(sed -n 3p <<<"$OUT")" = GOOD ] || fail "the data changed"
 	ok "its data is unchanged"
+	# WRITE USING TOKEN (SBC-4 83h/11h) of the block device zero ROD
+	# token (FFFF0001h) over blocks 0-7: a medium write the map refuses
+	local zero range
+	zero=ffff0001000001f8$(printf '%01008d' 0)
+	range=0000000000000000""00000008""00000000
+	as "$I1" "$RAWCDB" "$(url1 1)" \
+		"8311000000000000000100000228""0000=0226000000000000""0000000000000000$zero""0000000000000010$range" ||
+		fail "rawcdb: $OUT"
+	[ "$OUT" = "$WRITE_PROTECTED" ] ||
+		fail "WRITE USING TOKEN to I1's read-only LUN 1: $OUT"
+	ok "WRITE USING TOKEN to it gets DATA PROTECT, WRITE PROTECTED too"
 	# the same target LUN, mapped read-write for I2
 	as "$I2" "$SCSICMD" "$(url 2)" write 0 8 a2 nofua || fail "I2: $OUT"
 	[ "$OUT" = GOOD ] || fail "I2's write to LUN 2 (read-write for it): $OUT"
