@@ -148,6 +148,7 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(c.set.max_xfer_len, 8u << 20);
 	ck_assert_int_eq(c.set.threads, 0);
 	ck_assert(c.set.header_digest_allowed && c.set.data_digest_allowed);
+	ck_assert_str_eq(c.set.isns, "");	/* no iSNS */
 	cfg_free(&c);
 }
 END_TEST
@@ -715,6 +716,58 @@ START_TEST(test_redirect)
 					 LUN0), 0);
 	ck_assert_str_eq(c.targets[0]->redirect, "");
 	cfg_free(&c);
+
+/* One isns value: accepted as host and port, or refused with msg. */
+static void isns_case(const char *v, const char *host, unsigned port,
+		      const char *msg)
+{
+	char h[TCQ_NAME_MAX], err[300] = "";
+	uint16_t p = 0;
+	int rc = cfg_parse_isns(v, h, sizeof(h), &p, err, sizeof(err));
+
+	if (msg) {
+		ck_assert_msg(rc < 0, "isns '%s' taken", v);
+		ck_assert_str_eq(err, msg);
+		return;
+	}
+	ck_assert_msg(rc == 0, "isns '%s' refused: %s", v, err);
+	ck_assert_str_eq(h, host);
+	ck_assert_uint_eq(p, port);
+}
+
+/* [global] isns: RFC 4171's port 3205 when none is given, TCP's 1..65535
+ * otherwise; a name of RFC 1123 labels, an IPv4 address, or an IPv6
+ * address in brackets (RFC 3986 3.2.2's form); "off" or empty: none. */
+START_TEST(isns_key_takes_host_port_and_refuses_by_name)
+{
+	char notv[300];
+
+	isns_case("isns.example.com", "isns.example.com", 3205, NULL);
+	isns_case("192.0.2.1:3206", "192.0.2.1", 3206, NULL);
+	isns_case("[2001:db8::1]:65535", "2001:db8::1", 65535, NULL);
+	isns_case("[::1]", "::1", 3205, NULL);
+	isns_case("a-b.c9", "a-b.c9", 3205, NULL);
+	isns_case("off", "", 3205, NULL);
+	isns_case("", "", 3205, NULL);
+	isns_case("h:0", NULL, 0, "'h:0': the port must be 1..65535");
+	isns_case("h:65536", NULL, 0, "'h:65536': the port must be 1..65535");
+	isns_case("h:x", NULL, 0, "'h:x': the port must be 1..65535");
+	isns_case("h:", NULL, 0, "'h:': the port must be 1..65535");
+	isns_case("2001:db8::1", NULL, 0, "'2001:db8::1': an IPv6 address "
+		  "goes in brackets: [ADDR]:PORT");
+	for (const char *const *b = (const char *const[]){ ":3205", "[::1",
+	     "[::1]x", "[zz::1]", "[]:1", "bad_host", "-a.b", "a-.b",
+	     "a..b", "a.", "256.1.1.1", "1.2.3", "a b", NULL }; *b; b++) {
+		snprintf(notv, sizeof(notv), "'%s' is not HOST[:PORT] (a host "
+			 "name, an IPv4 address or [IPv6]) or off", *b);
+		isns_case(*b, NULL, 0, notv);
+	}
+	expect("[global]\nisns = 192.0.2.1:70000\n" TGT LUN0, 1,
+	       "tcqd.conf:2: bad value for 'isns': '192.0.2.1:70000': the "
+	       "port must be 1..65535", NULL);
+	expect("[global]\nisns = [::1\n" TGT LUN0, 1,
+	       "tcqd.conf:2: bad value for 'isns': '[::1' is not HOST[:PORT] "
+	       "(a host name, an IPv4 address or [IPv6]) or off", NULL);
 }
 END_TEST
 
@@ -766,6 +819,7 @@ static Suite *config_suite(void)
 	harness_add(tc, test_file);
 	harness_add(tc, test_value_parsers);
 	harness_add(tc, test_redirect);
+	harness_add(tc, isns_key_takes_host_port_and_refuses_by_name);
 	harness_add(tc, test_by_hand);
 	suite_add_tcase(s, tc);
 	return s;
