@@ -8,7 +8,8 @@
 # group with the tag SendTargets announces; live target add and remove
 # and portal add reach the server; the registration outlives several of
 # the server's registration periods (refreshed); tcqctl isns off
-# deregisters, tcqctl isns sets it again and save keeps it; malformed
+# deregisters, tcqctl isns sets it again and save keeps it, and a reload
+# of the file with and without the key follows it; malformed
 # values are refused by the key's name and change nothing; tcqd's exit
 # deregisters (isns_stops_cleanly). With the server down at start, tcqd serves at once, says
 # "retrying" (logged once, however many attempts fail), and registers
@@ -252,6 +253,20 @@ isns_set_live_and_saved() {
 	ok "tcqctl isns 127.0.0.1:$ISNS_PORT registers $T2 and $T3 again; save writes it"
 }
 
+# The file, edited and reloaded (tcqctl reload, as SIGHUP): isns taken
+# out deregisters, put back registers again.
+reload_follows_the_file() {
+	[ -s "$TEST_TMP/saved.conf" ] || fail "no saved file (isns_set_live_and_saved)"
+	grep -v '^isns = ' "$TEST_TMP/saved.conf" >"$CONF"
+	ctl reload || fail "reload failed"
+	wait_for "the entity deregistered" no_entity
+	cp "$TEST_TMP/saved.conf" "$CONF"
+	ctl reload || fail "reload failed"
+	wait_for "$T2 registered" has_node "$T2"
+	has_node "$T3" || fail "$T3 not registered"
+	ok "reload without isns deregistered; with it again, $T2 and $T3 are registered"
+}
+
 server_back_empty_gets_it_all() {
 	wait_for "registered" state_is registered
 	stop_isnsd
@@ -318,6 +333,7 @@ CHECKS=(
 	bad_values_refused_by_name
 	isns_off_deregisters
 	isns_set_live_and_saved
+	reload_follows_the_file
 	server_back_empty_gets_it_all
 	@down
 	serves_at_once_while_server_down
