@@ -232,78 +232,6 @@ int cfg_parse_inquiry_text(const char *s, size_t max, char *out, char *err,
 	return 0;
 }
 
-/* RFC 1123 2.1 host name: labels of letters, digits and '-', 1..63
- * characters, not beginning or ending with '-', joined by dots. */
-static bool is_host_name(const char *h)
-{
-	size_t label = 0;
-
-	for (const char *p = h;; p++) {
-		if (*p == '.' || !*p) {
-			if (label == 0 || label > 63 || p[-1] == '-')
-				return false;
-			if (!*p)
-				return true;
-			label = 0;
-		} else if (isalnum((unsigned char)*p) ||
-			   (*p == '-' && label > 0)) {
-			label++;
-		} else {
-			return false;
-		}
-	}
-}
-
-int cfg_parse_isns(const char *s, char *host, size_t hostlen, uint16_t *port,
-		   char *err, size_t errlen)
-{
-	const char *colon, *h = s, *hend;
-	struct in6_addr a6;
-	char buf[256];
-	uint64_t v = CFG_ISNS_PORT;
-
-	host[0] = '\0';
-	*port = CFG_ISNS_PORT;
-	if (!*s || !strcmp(s, "off"))
-		return 0;
-	if (*s == '[') {
-		h = s + 1;
-		if (!(hend = strchr(h, ']')) || (hend[1] && hend[1] != ':'))
-			goto bad;
-		colon = hend[1] ? hend + 1 : NULL;
-	} else {
-		colon = strchr(s, ':');
-		hend = colon ? colon : s + strlen(s);
-		if (colon && strchr(colon + 1, ':')) {
-			snprintf(err, errlen, "'%.64s': an IPv6 address goes in "
-				 "brackets: [ADDR]:PORT", s);
-			return -1;
-		}
-	}
-	if (hend == h || (size_t)(hend - h) >= sizeof(buf) ||
-	    (size_t)(hend - h) >= hostlen)
-		goto bad;
-	memcpy(buf, h, (size_t)(hend - h));
-	buf[hend - h] = '\0';
-	if (*s == '[' ? inet_pton(AF_INET6, buf, &a6) != 1 : !is_host_name(buf))
-		goto bad;
-	/* digits and dots only: an IPv4 address, not a name */
-	if (*s != '[' && !buf[strspn(buf, "0123456789.")] &&
-	    inet_pton(AF_INET, buf, &a6) != 1)
-		goto bad;
-	if (colon && cfg_parse_uint(colon + 1, 1, 65535, &v, err, errlen) < 0) {
-		snprintf(err, errlen, "'%.64s': the port must be 1..65535", s);
-		return -1;
-	}
-	memcpy(host, buf, strlen(buf) + 1);
-	*port = (uint16_t)v;
-	return 0;
-bad:
-	snprintf(err, errlen, "'%.64s' is not HOST[:PORT] (a host name, an "
-		 "IPv4 address or [IPv6]) or off", s);
-	return -1;
-}
-
 static bool is_hex_lower(char ch)
 {
 	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
@@ -426,7 +354,8 @@ static bool is_dns_name(const char *h, size_t n)
 }
 
 /* ADDR of ADDR:PORT (h, n bytes): a bracketed IPv6 address, a dotted IPv4
- * address (a name of digits and dots alone must be one) or a DNS name. */
+ * address (a name of digits and dots alone must be one) or a DNS name.
+ * Also isns's HOST. */
 static int check_redirect_host(const char *h, size_t n, char *err,
 			       size_t errlen)
 {
@@ -522,5 +451,53 @@ int cfg_parse_redirect(const char *s, char *addr, size_t addrlen,
 		addr[0] = '\0';
 		return -1;
 	}
+	return 0;
+}
+
+/* ---- isns = HOST[:PORT]|off --------------------------------------------- */
+
+int cfg_parse_isns(const char *s, char *host, size_t hostlen, uint16_t *port,
+		   char *err, size_t errlen)
+{
+	const char *end, *colon = strchr(s, ':');
+	char perr[128];
+	uint64_t v = CFG_ISNS_PORT;
+	size_t n;
+
+	host[0] = '\0';
+	*port = CFG_ISNS_PORT;
+	if (!*s || !strcmp(s, "off"))
+		return 0;
+	if (*s == '[') {		/* [v6] or [v6]:PORT */
+		end = strchr(s, ']');
+		end = end ? end + 1 : s + strlen(s);
+		colon = *end == ':' ? end : NULL;
+		if (*end && !colon) {
+			snprintf(err, errlen, "'%s': only :PORT may follow "
+				 "[ADDR]", s);
+			return -1;
+		}
+	} else if (colon && strchr(colon + 1, ':')) {
+		colon = NULL;	/* an IPv6 address without brackets */
+	}
+	n = colon ? (size_t)(colon - s) : strlen(s);
+	if (check_redirect_host(s, n, err, errlen) < 0)
+		return -1;
+	if (colon && cfg_parse_uint(colon + 1, 1, 65535, &v, perr,
+				    sizeof(perr)) < 0) {
+		snprintf(err, errlen, "'%s': port %s", s, perr);
+		return -1;
+	}
+	if (*s == '[') {
+		s++;
+		n -= 2;
+	}
+	if (n >= hostlen) {
+		snprintf(err, errlen, "'%s': too long", s);
+		return -1;
+	}
+	memcpy(host, s, n);
+	host[n] = '\0';
+	*port = (uint16_t)v;
 	return 0;
 }
