@@ -148,7 +148,6 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(c.set.max_xfer_len, 8u << 20);
 	ck_assert_int_eq(c.set.threads, 0);
 	ck_assert(c.set.header_digest_allowed && c.set.data_digest_allowed);
-	ck_assert_str_eq(c.set.isns, "");	/* no iSNS */
 	cfg_free(&c);
 }
 END_TEST
@@ -719,68 +718,6 @@ START_TEST(test_redirect)
 }
 END_TEST
 
-/* One isns value: accepted as host and port, or refused with msg. */
-static void isns_case(const char *v, const char *host, unsigned port,
-		      const char *msg)
-{
-	char h[TCQ_NAME_MAX], err[300] = "";
-	uint16_t p = 0;
-	int rc = cfg_parse_isns(v, h, sizeof(h), &p, err, sizeof(err));
-
-	if (msg) {
-		ck_assert_msg(rc < 0, "isns '%s' taken", v);
-		ck_assert_str_eq(err, msg);
-		return;
-	}
-	ck_assert_msg(rc == 0, "isns '%s' refused: %s", v, err);
-	ck_assert_str_eq(h, host);
-	ck_assert_uint_eq(p, port);
-}
-
-/* [global] isns: RFC 4171's port 3205 when none is given, TCP's 1..65535
- * otherwise; HOST as redirect's ADDR (RFC 1123 labels, a dotted IPv4
- * address, an IPv6 address in brackets as RFC 3986 3.2.2 writes it);
- * "off" or empty: none. */
-#define NOT_HOST "' is not an IPv4 address, a bracketed IPv6 address or " \
-		 "a DNS name"
-
-START_TEST(isns_key_takes_host_port_and_refuses_by_name)
-{
-	isns_case("isns.example.com", "isns.example.com", 3205, NULL);
-	isns_case("192.0.2.1:3206", "192.0.2.1", 3206, NULL);
-	isns_case("[2001:db8::1]:65535", "2001:db8::1", 65535, NULL);
-	isns_case("[::1]", "::1", 3205, NULL);
-	isns_case("a-b.c9:1", "a-b.c9", 1, NULL);
-	isns_case("off", "", 3205, NULL);
-	isns_case("", "", 3205, NULL);
-	isns_case("h:0", NULL, 0, "'h:0': port '0' is out of range 1..65535");
-	isns_case("h:65536", NULL, 0,
-		  "'h:65536': port '65536' is out of range 1..65535");
-	isns_case("h:x", NULL, 0, "'h:x': port 'x' is not a number");
-	isns_case("h:", NULL, 0, "'h:': port '' is not a number");
-	isns_case(":3205", NULL, 0, "'': no address before ':PORT'");
-	isns_case("2001:db8::1", NULL, 0, "'2001:db8::1': an IPv6 address goes "
-		  "in brackets, [ADDR]:PORT");
-	isns_case("[::1", NULL, 0, "'[::1' is not a bracketed IPv6 address");
-	isns_case("[zz::1]", NULL, 0, "'[zz::1]' is not a bracketed IPv6 address");
-	isns_case("[]:1", NULL, 0, "'[]' is not a bracketed IPv6 address");
-	isns_case("[::1]x", NULL, 0, "'[::1]x': only :PORT may follow [ADDR]");
-	isns_case("256.1.1.1", NULL, 0, "'256.1.1.1' is not an IPv4 address");
-	isns_case("1.2.3", NULL, 0, "'1.2.3' is not an IPv4 address");
-	isns_case("bad_host", NULL, 0, "'bad_host" NOT_HOST);
-	isns_case("-a.b", NULL, 0, "'-a.b" NOT_HOST);
-	isns_case("a-.b", NULL, 0, "'a-.b" NOT_HOST);
-	isns_case("a..b", NULL, 0, "'a..b" NOT_HOST);
-	isns_case("a b", NULL, 0, "'a b" NOT_HOST);
-	expect("[global]\nisns = 192.0.2.1:70000\n" TGT LUN0, 1,
-	       "tcqd.conf:2: bad value for 'isns': '192.0.2.1:70000': port "
-	       "'70000' is out of range 1..65535", NULL);
-	expect("[global]\nisns = [::1\n" TGT LUN0, 1,
-	       "tcqd.conf:2: bad value for 'isns': '[::1' is not a bracketed "
-	       "IPv6 address", NULL);
-}
-END_TEST
-
 START_TEST(test_by_hand)
 
 {
@@ -829,7 +766,6 @@ static Suite *config_suite(void)
 	harness_add(tc, test_file);
 	harness_add(tc, test_value_parsers);
 	harness_add(tc, test_redirect);
-	harness_add(tc, isns_key_takes_host_port_and_refuses_by_name);
 	harness_add(tc, test_by_hand);
 	suite_add_tcase(s, tc);
 	return s;
