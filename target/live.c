@@ -38,7 +38,6 @@ static struct {
 	struct portal **retired;	/* removed portals: connections may
 					 * still point at them */
 	int nretired;
-	void (*committed)(void);	/* after each commit (iSNS) */
 } live;
 
 struct reactor *live_reactor(int i)
@@ -78,11 +77,6 @@ void live_busy_end(void)
 	live.busy--;
 }
 
-void live_set_commit_notify(void (*fn)(void))
-{
-	live.committed = fn;
-}
-
 /* ---- the plan ----------------------------------------------------------- */
 
 /* One LUN slot of a kept target: removed (old), added (new), re-created
@@ -118,7 +112,7 @@ struct plan {
 	int ntupd;
 	struct lun_change *lc;
 	int nlc;
-	bool log_level, discovery_chap, isns;
+	bool log_level, discovery_chap;
 	char msg[1024];
 	size_t msglen;
 	/* the release */
@@ -234,8 +228,6 @@ static int plan_global(struct plan *p, const struct cfg *o, char *err,
 			p->log_level = true;
 		else if (!strncmp(k->name, "discovery_", 10))
 			p->discovery_chap = true;
-		else if (!strcmp(k->name, "isns"))
-			p->isns = true;
 		/* listen: plan_portals */
 	}
 	return 0;
@@ -652,8 +644,7 @@ static void commit_lists(struct plan *p)
 				sizeof(tcqd->set.discovery_chap));
 		tcqd->set.discovery_chap = p->n->set.discovery_chap;
 	}
-	if (p->isns)
-		memcpy(tcqd->set.isns, p->n->set.isns, sizeof(tcqd->set.isns));
+	memcpy(tcqd->set.isns, p->n->set.isns, sizeof(tcqd->set.isns));
 	tcqd_write_unlock();
 }
 
@@ -683,8 +674,8 @@ static void commit(struct plan *p)
 		log_set_level((enum log_level)p->n->log_level);
 	if (p->discovery_chap)
 		note(p, "discovery CHAP changed");
-	if (p->isns)
-		note(p, "iSNS server %s", tcqd->set.isns[0] ? tcqd->set.isns :
+	if (strcmp(tcqd->cfg->set.isns, p->n->set.isns))
+		note(p, "iSNS server %s", p->n->set.isns[0] ? p->n->set.isns :
 		     "off");
 	for (int i = 0; i < p->ntadd; i++)
 		note(p, "target %s added", p->tadd[i]->dev.name);
@@ -754,8 +745,8 @@ static void commit(struct plan *p)
 	live.busy++;
 	if (p->msglen)
 		log_info("live change: %s", p->msg);
-	if (live.committed)
-		live.committed();
+	if (live_commit_notify)
+		live_commit_notify();
 	release_step_done(p);
 }
 
