@@ -88,6 +88,9 @@ const struct ctl_cmd_def ctl_cmd_defs[CTL_NCMDS] = {
 	CMD(CTL_CMD_MARK, "mark", CHANGE, 2, -1, OK,
 	    { "LUN TEXT...", "a named point in LUN's recording\n"
 			     "(tcq-crash --upto TEXT)" }),
+	CMD(CTL_CMD_ISNS, "isns", CHANGE, 1, 1, CHANGED,
+	    { "HOST[:PORT]|off", "register targets and portals with this\n"
+				 "iSNS server (port 3205), or stop" }),
 };
 
 const struct ctl_cmd_def *ctl_cmd_def_find(const char *name)

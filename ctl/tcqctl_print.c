@@ -251,6 +251,25 @@ static void print_changed(json_object *r)
 	}
 }
 
+/* One line: where the iSNS registration stands. */
+static void print_isns(json_object *i)
+{
+	const char *state = i ? gets_(i, "state") : "off";
+
+	if (!strcmp(state, "off")) {
+		printf("isns off\n");
+		return;
+	}
+	printf("isns %s %s", gets_(i, "server"), state);
+	if (!strcmp(state, "registered"))
+		printf("  targets %" PRId64 "  portals %" PRId64
+		       "  period %" PRId64 "s", geti(i, "targets"),
+		       geti(i, "portals"), geti(i, "period"));
+	if (*gets_(i, "error"))
+		printf("  error: %s", gets_(i, "error"));
+	printf("\n");
+}
+
 static void print_targets(json_object *r)
 {
 	json_object *ts = get(r, "targets");
@@ -276,6 +295,7 @@ static void print_targets(json_object *r)
 			       json_object_get_boolean(get(t, "redirect_permanent"))
 			       ? "permanently" : "temporarily");
 	}
+	print_isns(get(r, "isns"));
 }
 
 static void print_ok(json_object *r)

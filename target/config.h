@@ -242,6 +242,13 @@ int cfg_parse_inquiry_text(const char *s, size_t max, char *out, char *err,
  * suffix; "" is no redirect (addr ""). -1 with a message otherwise. */
 int cfg_parse_redirect(const char *s, char *addr, size_t addrlen,
 		       bool *permanent, char *err, size_t errlen);
+/* [global] isns: "" or "off" (no iSNS), else HOST[:PORT] with HOST an
+ * IPv4 address, a host name (RFC 1123 labels) or an IPv6 address in
+ * brackets, PORT 1..65535 (default 3205, RFC 4171's). host gets HOST
+ * without brackets ("" for off; hostlen >= TCQ_NAME_MAX). */
+#define CFG_ISNS_PORT 3205
+int cfg_parse_isns(const char *s, char *host, size_t hostlen, uint16_t *port,
+		   char *err, size_t errlen);
 /* RFC 7143 3.2.6 iqn./eui./naa. syntax, lower case, at most 223 bytes. */
 int cfg_check_name(const char *name, char *err, size_t errlen);
 

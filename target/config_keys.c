@@ -2,6 +2,7 @@
  * The keys of tcqd.conf (config_keys.h): the value types with their
  * setters, then the table. conf/tcqd.conf documents each key at length.
  */
+#include <config.h>	/* autoconf's (HAVE_LIBISNS) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +250,30 @@ static int set_metrics(const struct cfg_key *k, struct cfg *c, void *base,
 	return 0;
 }
 
+/* iSNS server HOST[:PORT], or off (stored as ""). */
+static int set_isns(const struct cfg_key *k, struct cfg *c, void *base,
+		    const char *v, char *err, size_t errlen)
+{
+	char host[TCQ_NAME_MAX];
+	uint16_t port;
+
+	if (strlen(v) >= TCQ_NAME_MAX) {
+		snprintf(err, errlen, "longer than %d bytes", TCQ_NAME_MAX - 1);
+		return -1;
+	}
+	if (cfg_parse_isns(v, host, sizeof(host), &port, err, errlen) < 0)
+		return -1;
+#ifndef HAVE_LIBISNS
+	if (host[0]) {
+		snprintf(err, errlen, "this tcqd was built without libisns "
+			 "(configure --with-isns)");
+		return -1;
+	}
+#endif
+	snprintf(FIELD(base, k), TCQ_NAME_MAX, "%s", host[0] ? v : "");
+	return 0;
+}
+
 static int set_serial(const struct cfg_key *k, struct cfg *c, void *base,
 		      const char *v, char *err, size_t errlen)
 {
@@ -387,6 +412,7 @@ static const struct cfg_type
 	T_INQ_TEXT = { "TEXT", set_inq_text, false, cfg_fmt_text },
 	T_METRICS = { "[ADDR:]PORT", set_metrics, false, cfg_fmt_text },
 	T_REDIRECT = { "ADDR:PORT[,permanent]", set_redirect, false, cfg_fmt_text },
+	T_ISNS = { "HOST[:PORT]|off", set_isns, false, cfg_fmt_text },
 	T_CHAP_USER = { "NAME", set_chap_user, false, cfg_fmt_text },
 	T_CHAP_SECRET = { "SECRET", set_chap_secret, false, cfg_fmt_text },
 	T_CHAP_ALGS = { "ALG[,ALG...]", set_chap_algs, false, cfg_fmt_chap_algs },
@@ -489,6 +515,9 @@ const struct cfg_key cfg_keys[] = {
 	{ "metrics", G(metrics), &T_METRICS, 0, 0,
 	  "serve Prometheus /metrics over HTTP here; PORT alone: loopback",
 	  CFG_RESTART },
+	{ "isns", G(isns), &T_ISNS, 0, 0,
+	  "register targets and portals with this iSNS server (port 3205)",
+	  CFG_LIVE },
 
 	/* [target NAME] */
 	{ "alias", T(alias), &T_NAME_TEXT, 0, 0,

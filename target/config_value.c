@@ -354,7 +354,8 @@ static bool is_dns_name(const char *h, size_t n)
 }
 
 /* ADDR of ADDR:PORT (h, n bytes): a bracketed IPv6 address, a dotted IPv4
- * address (a name of digits and dots alone must be one) or a DNS name. */
+ * address (a name of digits and dots alone must be one) or a DNS name.
+ * Also isns's HOST. */
 static int check_redirect_host(const char *h, size_t n, char *err,
 			       size_t errlen)
 {
@@ -450,5 +451,53 @@ int cfg_parse_redirect(const char *s, char *addr, size_t addrlen,
 		addr[0] = '\0';
 		return -1;
 	}
+	return 0;
+}
+
+/* ---- isns = HOST[:PORT]|off --------------------------------------------- */
+
+int cfg_parse_isns(const char *s, char *host, size_t hostlen, uint16_t *port,
+		   char *err, size_t errlen)
+{
+	const char *end, *colon = strchr(s, ':');
+	char perr[128];
+	uint64_t v = CFG_ISNS_PORT;
+	size_t n;
+
+	host[0] = '\0';
+	*port = CFG_ISNS_PORT;
+	if (!*s || !strcmp(s, "off"))
+		return 0;
+	if (*s == '[') {		/* [v6] or [v6]:PORT */
+		end = strchr(s, ']');
+		end = end ? end + 1 : s + strlen(s);
+		colon = *end == ':' ? end : NULL;
+		if (*end && !colon) {
+			snprintf(err, errlen, "'%s': only :PORT may follow "
+				 "[ADDR]", s);
+			return -1;
+		}
+	} else if (colon && strchr(colon + 1, ':')) {
+		colon = NULL;	/* an IPv6 address without brackets */
+	}
+	n = colon ? (size_t)(colon - s) : strlen(s);
+	if (check_redirect_host(s, n, err, errlen) < 0)
+		return -1;
+	if (colon && cfg_parse_uint(colon + 1, 1, 65535, &v, perr,
+				    sizeof(perr)) < 0) {
+		snprintf(err, errlen, "'%s': port %s", s, perr);
+		return -1;
+	}
+	if (*s == '[') {
+		s++;
+		n -= 2;
+	}
+	if (n >= hostlen) {
+		snprintf(err, errlen, "'%s': too long", s);
+		return -1;
+	}
+	memcpy(host, s, n);
+	host[n] = '\0';
+	*port = (uint16_t)v;
 	return 0;
 }

@@ -92,6 +92,7 @@ ctl_handler *const ctl_handlers[CTL_NCMDS] = {
 	[CTL_CMD_CRASH] = ctl_cmd_crash,
 	[CTL_CMD_RECORD] = ctl_cmd_record,
 	[CTL_CMD_MARK] = ctl_cmd_mark,
+	[CTL_CMD_ISNS] = ctl_cmd_isns,
 };
 
 const char *ctl_usage(enum ctl_cmd_id id, const char *form, char *buf,

@@ -15,6 +15,7 @@
 #include "scsi/lun.h"
 #include "target/acl.h"
 #include "target/config.h"
+#include "target/isns.h"
 #include "target/ctl.h"
 #include "target/ctl_priv.h"
 #include "target/live.h"
@@ -230,6 +231,25 @@ json_object *ctl_cmd_target(struct ctl_conn *cc, char **argv, int argc)
 	return change_commit(cc, &ch);
 }
 
+/* The iSNS registration's state, beside the targets it registers. */
+static void isns_answer(json_object *r)
+{
+	struct isnsr_status st;
+	json_object *o = json_object_new_object();
+
+	isnsr_status(&st);
+	if (!tcqd || !tcqd->set.isns[0])
+		st.state = ISNSR_OFF;	/* the thread may not have seen it */
+	ctl_add_str(o, "state", isnsr_state_name(st.state));
+	ctl_add_str(o, "server", st.state == ISNSR_OFF ? "" : st.server);
+	ctl_add_str(o, "error", st.error);
+	ctl_add_u64(o, "targets", (uint64_t)st.targets);
+	ctl_add_u64(o, "portals", (uint64_t)st.portals);
+	ctl_add_u64(o, "period", st.period);
+	ctl_add_u64(o, "failures", st.failures);
+	json_object_object_add(r, "isns", o);
+}
+
 json_object *ctl_cmd_targets(struct ctl_conn *cc, char **argv, int argc)
 {
 	json_object *r = ctl_reply_ok(), *a = json_object_new_array();
@@ -256,7 +276,29 @@ json_object *ctl_cmd_targets(struct ctl_conn *cc, char **argv, int argc)
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(r, "targets", a);
+	isns_answer(r);
 	return r;
+}
+
+/* ---- isns ----------------------------------------------------------------- */
+
+/* tcqctl isns HOST[:PORT]|off: the [global] isns key, as a change. */
+json_object *ctl_cmd_isns(struct ctl_conn *cc, char **argv, int argc)
+{
+	struct change ch = { .what = "isns" };
+	char err[512], word[TCQ_NAME_MAX + 16], *kv[1] = { word };
+	json_object *r;
+
+	if (strlen(argv[0]) >= TCQ_NAME_MAX)
+		return ctl_reply_err("bad value for 'isns': longer than %d "
+				     "bytes", TCQ_NAME_MAX - 1);
+	if ((r = change_begin(&ch, err, sizeof(err))))
+		return r;
+	snprintf(word, sizeof(word), "isns=%s", argv[0]);
+	if (cfg_set_pairs(ch.c, CFG_GLOBAL, &ch.c->set, kv, 1, err,
+			  sizeof(err)) < 0)
+		return change_fail(&ch, err);
+	return change_commit(cc, &ch);
 }
 
 /* ---- lun ---------------------------------------------------------------- */

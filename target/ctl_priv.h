@@ -90,4 +90,5 @@ json_object *ctl_cmd_chap(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_save(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_reload(struct ctl_conn *cc, char **argv, int argc);
 json_object *ctl_cmd_config(struct ctl_conn *cc, char **argv, int argc);
+json_object *ctl_cmd_isns(struct ctl_conn *cc, char **argv, int argc);
 #endif

@@ -644,6 +644,7 @@ static void commit_lists(struct plan *p)
 				sizeof(tcqd->set.discovery_chap));
 		tcqd->set.discovery_chap = p->n->set.discovery_chap;
 	}
+	memcpy(tcqd->set.isns, p->n->set.isns, sizeof(tcqd->set.isns));
 	tcqd_write_unlock();
 }
 
@@ -673,6 +674,9 @@ static void commit(struct plan *p)
 		log_set_level((enum log_level)p->n->log_level);
 	if (p->discovery_chap)
 		note(p, "discovery CHAP changed");
+	if (strcmp(tcqd->cfg->set.isns, p->n->set.isns))
+		note(p, "iSNS server %s", p->n->set.isns[0] ? p->n->set.isns :
+		     "off");
 	for (int i = 0; i < p->ntadd; i++)
 		note(p, "target %s added", p->tadd[i]->dev.name);
 
@@ -741,6 +745,8 @@ static void commit(struct plan *p)
 	live.busy++;
 	if (p->msglen)
 		log_info("live change: %s", p->msg);
+	if (live_commit_notify)
+		live_commit_notify();
 	release_step_done(p);
 }
 

@@ -57,6 +57,9 @@ void live_set_overrides(void (*fn)(struct cfg *c, const void *arg),
 /* Called as a reload begins and once it ended (applied or refused):
  * tcqd tells systemd RELOADING=1, then READY=1. */
 void live_set_reload_notify(void (*begin)(void), void (*end)(void));
+/* Called on reactor 0 after each committed change, once the new lists
+ * and settings are in tcqd (tcqd: iSNS follows targets and portals). */
+void live_set_commit_notify(void (*fn)(void));
 /* Frees what live changes kept until exit (removed portals). */
 void live_fini(void);
 #endif

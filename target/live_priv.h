@@ -1,7 +1,7 @@
 /*
  * What the files of live changes share: live.c (comparing and committing),
- * live_lun.c (releasing a LUN), live_target.c (releasing a target). Not
- * for other modules.
+ * live_lun.c (releasing a LUN), live_target.c (releasing a target),
+ * live_reload.c (reload, and the hooks tcqd sets). Not for other modules.
  */
 #ifndef TCQ_LIVE_PRIV_H
 #define TCQ_LIVE_PRIV_H
@@ -15,6 +15,8 @@ struct reactor;
 struct target;
 
 struct reactor *live_reactor(int i);
+/* live_set_commit_notify's (live_reload.c), run by each commit. */
+extern void (*live_commit_notify)(void);
 int live_nreactors(void);
 
 /* l is out of its target's map: every reactor lets go of it (aborting

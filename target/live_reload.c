@@ -10,6 +10,7 @@
 #include "tcq/log.h"
 #include "target/config.h"
 #include "target/live.h"
+#include "target/live_priv.h"
 #include "target/portal.h"
 #include "target/target.h"
 
@@ -33,6 +34,13 @@ void live_set_reload_notify(void (*begin)(void), void (*end)(void))
 {
 	notify.begin = begin;
 	notify.end = end;
+}
+
+void (*live_commit_notify)(void);
+
+void live_set_commit_notify(void (*fn)(void))
+{
+	live_commit_notify = fn;
 }
 
 /* The caller's done, after telling the service manager. */

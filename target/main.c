@@ -25,6 +25,7 @@
 #include "target/conn.h"
 #include "target/ctl.h"
 #include "target/live.h"
+#include "target/isns.h"
 #include "target/metrics_http.h"
 #include "target/metrics_prom.h"
 #include "target/notify.h"
@@ -247,6 +248,7 @@ static int build_daemon(struct cfg *c, const struct cmdline *o,
 		snprintf(tcqd->cfg_path, sizeof(tcqd->cfg_path), "%s", cfgname);
 	live_set_overrides(reapply_overrides, o);
 	live_set_reload_notify(notify_reloading, notify_ready);
+	live_set_commit_notify(isnsr_sync);	/* iSNS follows live changes */
 	nreactors = resolve_threads(tcqd->set.threads);
 	tcqd->set.threads = nreactors;
 	return 0;
@@ -353,6 +355,7 @@ static void stop_daemon(pthread_t *threads, int started)
 	close(sig_fd);
 	ctl_stop();
 	metrics_http_stop();	/* it reads tcqd: before it goes */
+	isnsr_stop();		/* deregisters: one attempt */
 	/* Backends keep per-reactor queues: close them while reactors live. */
 	cfg_destroy_tcqd(tcqd);
 	tcqd = NULL;
@@ -394,6 +397,7 @@ int main(int argc, char **argv)
 		}
 	}
 	announce_ready();
+	isnsr_sync();	/* its own thread: a server down never holds us */
 
 	reactor_run(reactors[0]);
 

@@ -17,6 +17,7 @@
 #include "scsi/record.h"
 #include "scsi/sdev.h"
 #include "target/ctl_priv.h"
+#include "target/isns.h"
 #include "target/metrics_prom.h"
 #include "target/session.h"
 
@@ -261,6 +262,19 @@ static void render_global(struct prom_buf *b, const struct prom_view *v)
 		prom_printf(b, "tcq_logins_refused_total{reason=\"%s\"} %llu\n",
 			    login_refusal_names[r],
 			    (unsigned long long)v->refused[r]);
+	if (!v->isns_server[0])
+		return;
+	family(b, "tcq_isns_registered", "gauge",
+	       "1 when the iSNS server has tcqd's targets and portals, else 0 "
+	       "(retrying in the background).");
+	prom_puts(b, "tcq_isns_registered{server=\"");
+	prom_label_value(b, v->isns_server);
+	prom_printf(b, "\"} %d\n", v->isns_registered ? 1 : 0);
+	family(b, "tcq_isns_failures_total", "counter",
+	       "iSNS messages the server did not answer or refused.");
+	prom_puts(b, "tcq_isns_failures_total{server=\"");
+	prom_label_value(b, v->isns_server);
+	prom_printf(b, "\"} %llu\n", (unsigned long long)v->isns_failures);
 }
 
 static void render_targets(struct prom_buf *b, const struct prom_view *v)
@@ -497,6 +511,18 @@ static void collect_lun(struct lun *l, void *arg)
 	durab_info(l, &pl->unfl);
 }
 
+static void collect_isns(struct prom_view *v)
+{
+	struct isnsr_status st;
+
+	isnsr_status(&st);
+	if (st.state == ISNSR_OFF)
+		return;
+	snprintf(v->isns_server, sizeof(v->isns_server), "%s", st.server);
+	v->isns_registered = st.state == ISNSR_REGISTERED;
+	v->isns_failures = st.failures;
+}
+
 int prom_collect(struct prom_view *v)
 {
 	struct collect c = { .v = v };
@@ -509,6 +535,7 @@ int prom_collect(struct prom_view *v)
 	v->now = unix_now();
 	v->sessions = sess_count();
 	tcqd_refusals(v->refused);
+	collect_isns(v);
 	/* Targets and LUNs may be added and removed while we walk: the lock
 	 * holds the lists still (target/target.h), and a LUN in the map
 	 * stays allocated while it is there. */

@@ -63,6 +63,9 @@ struct prom_view {
 	double now;
 	unsigned sessions;		/* every session, discovery too */
 	uint64_t refused[LOGIN_REFUSED_N];
+	char isns_server[TCQ_NAME_MAX];	/* "": no iSNS (no family) */
+	bool isns_registered;
+	uint64_t isns_failures;
 	struct prom_target *targets;
 	int ntargets;
 	struct prom_lun *luns;

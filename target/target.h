@@ -116,6 +116,8 @@ struct tcq_settings {
 					 * "": /var/lib/tcq */
 	char metrics[TCQ_NAME_MAX];	/* Prometheus /metrics on [ADDR:]PORT
 					 * (target/metrics_http.c); "": none */
+	char isns[TCQ_NAME_MAX];	/* iSNS server HOST[:PORT]
+					 * (target/isns.c); "": none */
 };
 
 struct cfg;

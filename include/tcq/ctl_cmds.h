@@ -32,6 +32,7 @@ enum ctl_cmd_id {
 	CTL_CMD_CRASH,
 	CTL_CMD_RECORD,
 	CTL_CMD_MARK,
+	CTL_CMD_ISNS,
 	CTL_NCMDS
 };
 

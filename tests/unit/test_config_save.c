@@ -47,6 +47,7 @@ static const char every_key[] =
 	"ctl = /run/tcq-test.sock\n"
 	"state_dir = /var/lib/tcq-test\n"
 	"metrics = 127.0.0.1:9470\n"
+	"isns = [2001:db8::5]:3206\n"
 	"\n"
 	"[target " T1 "]\n"
 	"alias = first disk\n"
