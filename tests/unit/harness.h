@@ -36,6 +36,7 @@
 #include "tcq/reactor.h"
 #include "scsi/lun.h"
 #include "scsi/sdev.h"
+#include "scsi/tmf.h"
 
 /* ---- running checks --------------------------------------------------- */
 
@@ -155,6 +156,17 @@ struct cmd *start_cdb(struct harness_lun *h, unsigned n, uint8_t attr,
 		      const uint8_t *cdb, uint16_t cdb_len, const void *out,
 		      uint32_t out_len, uint32_t in_len);
 void wait_cmd(struct harness_lun *h, struct cmd *c);
+/* A task management function run by the device server (scsi/tmf.c). */
+struct harness_tmf {
+	struct tmf m;
+	bool done;
+	unsigned seq;		/* harness_seq when it was answered */
+};
+/* Runs fn from nexus n (on LUN 0, or task t) after what was started
+ * reached the task sets, and waits for its answer. */
+enum tmf_response harness_run_tmf(struct harness_lun *h,
+				  struct harness_tmf *c, enum tmf_function fn,
+				  unsigned n, struct tcq_task *t);
 /* Data-In of c (its valid length is c->t.data_in_len). */
 static inline const uint8_t *cmd_data(const struct cmd *c)
 {

@@ -174,3 +174,34 @@ struct cmd *run_cdb(struct harness_lun *h, unsigned n, const uint8_t *cdb,
 {
 	return run_cdb_at(h, n, 0, cdb, cdb_len, out, out_len, in_len);
 }
+
+static void harness_tmf_done(struct tmf *m)
+{
+	struct harness_tmf *c = m->arg;
+
+	c->done = true;
+	c->seq = ++harness_seq;
+	reactor_stop(reactor_self());
+}
+
+static void harness_tmf_go(void *arg)
+{
+	tmf_execute(arg);
+}
+
+enum tmf_response harness_run_tmf(struct harness_lun *h,
+				  struct harness_tmf *c, enum tmf_function fn,
+				  unsigned n, struct tcq_task *t)
+{
+	memset(c, 0, sizeof(*c));
+	c->m.fn = fn;
+	c->m.dev = &h->dev;
+	c->m.lun = h->lun;
+	c->m.nexus = harness_nexus(h, n);
+	c->m.task = t;
+	c->m.done = harness_tmf_done;
+	c->m.arg = c;
+	ck_assert_int_eq(reactor_post(&h->r, harness_tmf_go, &c->m), 0);
+	harness_run_until(&h->r, &c->done, HARNESS_WATCHDOG_MS);
+	return c->m.response;
+}

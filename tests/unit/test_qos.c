@@ -271,40 +271,10 @@ END_TEST
 
 /* ---- task management of held commands ---- */
 
-struct call {
-	struct tmf m;
-	bool done;
-	unsigned seq;
-};
-
-static void tmf_done(struct tmf *m)
-{
-	struct call *c = m->arg;
-
-	c->done = true;
-	c->seq = ++harness_seq;
-	reactor_stop(reactor_self());
-}
-
-static void tmf_go(void *arg)
-{
-	tmf_execute(arg);
-}
-
-static enum tmf_response run_tmf(struct call *c, enum tmf_function fn,
+static enum tmf_response run_tmf(struct harness_tmf *c, enum tmf_function fn,
 				 unsigned n, struct tcq_task *t)
 {
-	memset(c, 0, sizeof(*c));
-	c->m.fn = fn;
-	c->m.dev = &H.dev;
-	c->m.lun = H.lun;
-	c->m.nexus = harness_nexus(&H, n);
-	c->m.task = t;
-	c->m.done = tmf_done;
-	c->m.arg = c;
-	ck_assert_int_eq(reactor_post(&H.r, tmf_go, &c->m), 0);
-	harness_run_until(&H.r, &c->done, HARNESS_WATCHDOG_MS);
-	return c->m.response;
+	return harness_run_tmf(&H, c, fn, n, t);
 }
 
 /* Ended, aborted, before the answer: silently, or with TASK ABORTED. */
@@ -323,7 +293,7 @@ static enum tmf_response run_tmf(struct call *c, enum tmf_function fn,
 START_TEST(abort_task_of_a_held_command)
 {
 	struct cmd *r1, *r2, *r3;
-	struct call c;
+	struct harness_tmf c;
 
 	qos_set_limits(H.lun, 1, 0);
 	r1 = read_start(0, TASK_ATTR_SIMPLE, 0, 1);
@@ -349,7 +319,7 @@ END_TEST
 START_TEST(abort_task_set_ends_the_requesters_held_commands)
 {
 	struct cmd *r0, *h0, *h1;
-	struct call c;
+	struct harness_tmf c;
 
 	qos_set_limits(H.lun, 1, 0);
 	r0 = read_start(0, TASK_ATTR_SIMPLE, 0, 1);
@@ -373,7 +343,7 @@ END_TEST
 START_TEST(lun_reset_ends_every_held_command)
 {
 	struct cmd *r0, *h0, *h1a, *h1b;
-	struct call c;
+	struct harness_tmf c;
 
 	H.lun->tas = 1;
 	qos_set_limits(H.lun, 1, 0);

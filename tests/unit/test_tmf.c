@@ -50,42 +50,11 @@ static struct cmd *read_start(unsigned n, uint8_t attr, uint32_t lba)
 
 /* ---- running a function ---- */
 
-struct call {
-	struct tmf m;
-	bool done;
-	unsigned seq;		/* harness_seq when it was answered */
-};
-
-static void tmf_done(struct tmf *m)
-{
-	struct call *c = m->arg;
-
-	c->done = true;
-	c->seq = ++harness_seq;
-	reactor_stop(reactor_self());
-}
-
-static void tmf_go(void *arg)
-{
-	tmf_execute(arg);
-}
-
-/* Runs fn from nexus n (on LUN 0, or task t) after what was started
- * reached the task sets, and waits for its answer. */
-static enum tmf_response run_tmf(struct call *c, enum tmf_function fn,
+/* Runs fn from nexus n (on LUN 0, or task t): harness_run_tmf. */
+static enum tmf_response run_tmf(struct harness_tmf *c, enum tmf_function fn,
 				 unsigned n, struct tcq_task *t)
 {
-	memset(c, 0, sizeof(*c));
-	c->m.fn = fn;
-	c->m.dev = &H.dev;
-	c->m.lun = H.lun;
-	c->m.nexus = harness_nexus(&H, n);
-	c->m.task = t;
-	c->m.done = tmf_done;
-	c->m.arg = c;
-	ck_assert_int_eq(reactor_post(&H.r, tmf_go, &c->m), 0);
-	harness_run_until(&H.r, &c->done, HARNESS_WATCHDOG_MS);
-	return c->m.response;
+	return harness_run_tmf(&H, c, fn, n, t);
 }
 
 /* c ended, aborted, before the function c answered: silently (no TASK
@@ -116,7 +85,7 @@ START_TEST(lun_reset_waits_for_every_nexus_task)
 	struct cmd *r1 = read_start(1, TASK_ATTR_SIMPLE, 1);
 	struct cmd *o1 = read_start(1, TASK_ATTR_ORDERED, 2);	/* dormant */
 	struct cmd *r2 = read_start(2, TASK_ATTR_SIMPLE, 3);
-	struct call c;
+	struct harness_tmf c;
 
 	ck_assert_int_eq(run_tmf(&c, TMF_LOGICAL_UNIT_RESET, 0, NULL),
 			 TMF_FUNCTION_COMPLETE);
@@ -135,7 +104,7 @@ END_TEST
 START_TEST(lun_reset_with_tas_reports_to_other_nexuses)
 {
 	struct cmd *r0, *r1, *o1;
-	struct call c;
+	struct harness_tmf c;
 
 	H.lun->tas = 1;
 	r0 = read_start(0, TASK_ATTR_SIMPLE, 0);
@@ -156,7 +125,7 @@ START_TEST(abort_task_set_spares_other_nexuses)
 	struct cmd *r0 = read_start(0, TASK_ATTR_SIMPLE, 0);
 	struct cmd *o0 = read_start(0, TASK_ATTR_ORDERED, 1);
 	struct cmd *r1 = read_start(1, TASK_ATTR_SIMPLE, 2);
-	struct call c;
+	struct harness_tmf c;
 
 	ck_assert_int_eq(run_tmf(&c, TMF_ABORT_TASK_SET, 0, NULL),
 			 TMF_FUNCTION_COMPLETE);
@@ -175,7 +144,7 @@ START_TEST(clear_task_set_is_the_requesters_own)
 {
 	struct cmd *r0 = read_start(0, TASK_ATTR_SIMPLE, 0);
 	struct cmd *r1 = read_start(1, TASK_ATTR_SIMPLE, 1);
-	struct call c;
+	struct harness_tmf c;
 
 	/* TST=001b (the control page): one task set per I_T nexus. */
 	ck_assert_int_eq(run_tmf(&c, TMF_CLEAR_TASK_SET, 0, NULL),
@@ -193,7 +162,7 @@ START_TEST(abort_task_waits_for_the_running_task)
 {
 	struct cmd *a = read_start(0, TASK_ATTR_SIMPLE, 0);
 	struct cmd *b = read_start(0, TASK_ATTR_SIMPLE, 1);
-	struct call c;
+	struct harness_tmf c;
 
 	ck_assert_int_eq(run_tmf(&c, TMF_ABORT_TASK, 0, &a->t),
 			 TMF_FUNCTION_COMPLETE);
@@ -212,7 +181,7 @@ END_TEST
 START_TEST(query_task_and_task_set)
 {
 	struct cmd *a = read_start(0, TASK_ATTR_SIMPLE, 0);
-	struct call c;
+	struct harness_tmf c;
 
 	ck_assert_int_eq(run_tmf(&c, TMF_QUERY_TASK, 0, &a->t),
 			 TMF_FUNCTION_SUCCEEDED);
@@ -238,7 +207,7 @@ static const uint8_t bad_naca[10] = { SOP_READ_10, 0, 0x7f, 0xff, 0xff, 0xf0,
  * nexus' next SIMPLE command gets ACA ACTIVE until CLEAR ACA. */
 START_TEST(clear_aca_ends_the_aca_condition)
 {
-	struct call c;
+	struct harness_tmf c;
 
 	EXPECT_STATUS(run_cdb(&H, 0, bad_naca, 10, NULL, 0, 512),
 		      SAM_STAT_CHECK_CONDITION);
@@ -253,7 +222,7 @@ END_TEST
 /* A LUN reset ends ACA too (SAM-5 6.3.3). */
 START_TEST(lun_reset_ends_aca)
 {
-	struct call c;
+	struct harness_tmf c;
 
 	EXPECT_STATUS(run_cdb(&H, 1, bad_naca, 10, NULL, 0, 512),
 		      SAM_STAT_CHECK_CONDITION);
@@ -269,7 +238,7 @@ START_TEST(i_t_nexus_reset_is_the_nexus_loss)
 {
 	struct cmd *r0 = read_start(0, TASK_ATTR_SIMPLE, 0);
 	struct cmd *r1 = read_start(1, TASK_ATTR_SIMPLE, 1);
-	struct call c;
+	struct harness_tmf c;
 
 	ck_assert_int_eq(run_tmf(&c, TMF_I_T_NEXUS_RESET, 0, NULL),
 			 TMF_FUNCTION_COMPLETE);
@@ -291,7 +260,7 @@ START_TEST(target_reset_resets_every_lun)
 	struct lun *l1;
 	struct taskset *ts1;
 	struct cmd *r0, *r1;
-	struct call c;
+	struct harness_tmf c;
 
 	ck_assert_ptr_nonnull(bd);
 	l1 = harness_lun_create(&H.dev, 1, bd);
@@ -532,7 +501,7 @@ static void far_start(void)
  * reactor has ended there. */
 START_TEST(lun_reset_waits_for_a_nexus_on_another_reactor)
 {
-	struct call c;
+	struct harness_tmf c;
 
 	far_start();
 	harness_call_on(&R2, far_read, NULL);
@@ -564,7 +533,7 @@ static void release_hold(struct reactor_timer *t)
 START_TEST(nexus_leaving_during_a_reset_is_skipped)
 {
 	struct reactor_timer tm;
-	struct call c;
+	struct harness_tmf c;
 
 	far_start();
 	sem_init(&hold, 0, 0);
