@@ -194,6 +194,8 @@ struct lun *lun_create(const struct lun_params *p, char *err, size_t errlen)
 		p->write_cache && !(b && b->write_through);
 	l->barrier = p->barrier;
 	l->qam = p->qam;
+	l->tas = p->tas;
+	l->tas_default = p->tas;
 	l->removable = p->removable || p->cdrom;
 	l->sanitize_ok = p->sanitize;
 	for (l->lbppbe = 0; p->phys_block_size &&
@@ -251,6 +253,25 @@ bool lun_set_identity(struct lun *l, const char *vendor, const char *product,
 	memcpy(l->vendor, v, sizeof(v));
 	memcpy(l->product, p, sizeof(p));
 	memcpy(l->revision, r, sizeof(r));
+	pthread_mutex_unlock(&l->lock);
+	return changed;
+}
+
+bool lun_set_mode_keys(struct lun *l, int wce, int tas)
+{
+	bool changed = false;
+
+	pthread_mutex_lock(&l->lock);
+	if (wce >= 0) {
+		changed = lun_get_write_cache(l) != (wce != 0);
+		lun_set_write_cache(l, wce != 0);
+		l->write_cache_default = wce != 0;
+	}
+	if (tas >= 0) {
+		changed |= l->tas != (tas != 0);
+		l->tas = tas != 0;
+		l->tas_default = tas != 0;
+	}
 	pthread_mutex_unlock(&l->lock);
 	return changed;
 }

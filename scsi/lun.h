@@ -68,6 +68,7 @@ struct lun {
 	bool removable;		/* INQUIRY RMB */
 	enum lun_barrier barrier; /* what an ORDERED task costs */
 	bool write_cache_default;
+	bool tas_default;	/* [lun] tas: the default page's TAS */
 	/* SBC state (scsi/sbc_*.c): */
 	bool sanitize_ok;	/* [lun] sanitize = yes: SANITIZE allowed */
 	uint8_t lbppbe;		/* log2(physical / logical block size),
@@ -153,6 +154,7 @@ struct lun_params {
 	bool write_cache;	/* WCE (never where the backend has no cache) */
 	enum lun_barrier barrier;
 	uint8_t qam;
+	bool tas;		/* control page TAS, current and default */
 	bool read_only, removable, sanitize;
 	bool cdrom;		/* an MMC device (scsi/mmc.h): read-only,
 				 * removable, 2048-byte blocks; bdev NULL:
@@ -199,6 +201,14 @@ bool lun_set_identity(struct lun *l, const char *vendor, const char *product,
 /* The features that pick l's rows of the command table (OPC_FEAT_*:
  * thin, sanitize, the MMC device's table); 0 for no LUN. */
 unsigned lun_opc_features(const struct lun *l);
+/*
+ * The mode page fields a [lun] key sets (write_cache, tas), current value
+ * and default, under the lock MODE SELECT takes; 0 or 1, or -1 to keep
+ * that field.
+ * True when a current value changed: the caller raises MODE PARAMETERS
+ * CHANGED for every nexus (SPC-4 5.14).
+ */
+bool lun_set_mode_keys(struct lun *l, int wce, int tas);
 /* A consistent copy of the identity (for INQUIRY and its VPD pages). */
 void lun_identity(const struct lun *l, char vendor[9], char product[17],
 		  char revision[5]);

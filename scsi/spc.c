@@ -390,6 +390,8 @@ static uint32_t mode_page(const struct lun *l, uint8_t code, int pc,
 					 (l->qerr & 3) << 1);
 			p[4] = l->swp ? 0x08 : 0;
 			p[5] = l->tas ? 0x40 : 0;
+		} else if (l->tas_default) {	/* [lun] tas = 1 */
+			p[5] = 0x40;
 		}
 		put_be16(p + 8, 0xffff);	/* busy timeout: unlimited */
 		return 12;

@@ -56,6 +56,7 @@ struct cfg_lun {
 					 * 1 flush, 2 ignore */
 	uint8_t qam;			/* control page QAM: 0 restricted
 					 * (default), 1 unrestricted */
+	uint8_t tas;			/* control page TAS: 0 (default) or 1 */
 	char serial[33];		/* LUN identity; "": from the names */
 	char vendor[9];			/* INQUIRY identity; "": the default */
 	char product[17];

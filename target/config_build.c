@@ -75,6 +75,7 @@ struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
 	lp.write_cache = cl->write_cache;
 	lp.barrier = (enum lun_barrier)cl->barrier;
 	lp.qam = cl->qam;
+	lp.tas = cl->tas;
 	lp.read_only = cl->read_only;
 	lp.removable = cl->removable;
 	lp.sanitize = cl->sanitize;

@@ -119,6 +119,12 @@ void cfg_fmt_qam(const struct cfg_key *k, const struct cfg *c,
 						     "restricted");
 }
 
+void cfg_fmt_bit(const struct cfg_key *k, const struct cfg *c,
+		 const void *base, cfg_emit *emit, void *ctx)
+{
+	emit(ctx, *(const uint8_t *)FIELD(base, k) ? "1" : "0");
+}
+
 void cfg_fmt_shared_state(const struct cfg_key *k, const struct cfg *c,
 			     const void *base, cfg_emit *emit, void *ctx)
 {

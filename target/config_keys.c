@@ -117,6 +117,19 @@ static int set_tristate(const struct cfg_key *k, struct cfg *c, void *base,
 	return 0;
 }
 
+/* 0|1 into a uint8_t: a mode page bit the standard names by its value. */
+static int set_bit(const struct cfg_key *k, struct cfg *c, void *base,
+		   const char *v, char *err, size_t errlen)
+{
+	static const char *const words[] = { "0", "1" };
+	unsigned i;
+
+	if (cfg_parse_choice(v, words, 2, &i, err, errlen) < 0)
+		return -1;
+	*(uint8_t *)FIELD(base, k) = (uint8_t)i;
+	return 0;
+}
+
 /* disk|cdrom into enum cfg_lun_type. */
 static int set_lun_type(const struct cfg_key *k, struct cfg *c, void *base,
 			const char *v, char *err, size_t errlen)
@@ -396,6 +409,7 @@ static const struct cfg_type
 	T_SIZE64 = { "SIZE", set_size64, false, cfg_fmt_size64 },
 	T_BLOCK_SIZE = { "512|4096", set_block_size, false, cfg_fmt_u32 },
 	T_BOOL = { "yes|no", set_bool, false, cfg_fmt_bool },
+	T_BIT = { "0|1", set_bit, false, cfg_fmt_bit },
 	T_TRISTATE = { "auto|yes|no", set_tristate, false, cfg_fmt_tristate },
 	T_DIGEST = { "allow|deny", set_digest, false, cfg_fmt_digest },
 	T_BARRIER = { "drain|flush|ignore", set_barrier, false, cfg_fmt_barrier },
@@ -604,6 +618,10 @@ const struct cfg_key cfg_keys[] = {
 	{ "qam", L(qam), &T_QAM, 0, 0,
 	  "queue algorithm modifier of the control mode page",
 	  CFG_RECREATE },
+	{ "tas", L(tas), &T_BIT, 0, 0,
+	  "control mode page TAS: tasks aborted by another I_T nexus end "
+	  "with TASK ABORTED status (1) or silently (0)",
+	  CFG_LIVE },
 	{ "removable", L(removable), &T_BOOL, 0, 0,
 	  "a removable medium: START STOP UNIT ejects and loads it",
 	  CFG_RECREATE },

@@ -86,7 +86,7 @@ struct lun_change {
 	unsigned id;
 	struct lun *old, *new;
 	const struct cfg_lun *cl;	/* its new section */
-	bool qd, barrier, wc, resize, lying;	/* lying: flush, fua */
+	bool qd, barrier, wc, tas, resize, lying;	/* lying: flush, fua */
 	bool ident;		/* vendor, product, revision */
 	bool qos;		/* qos_iops, qos_mbps */
 	bool media;		/* a cdrom's disc changes (live_media.c) */
@@ -320,6 +320,7 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 			c.lying = key_differs("flush", CFG_LUN, o, ol, p->n, nl) ||
 				  key_differs("fua", CFG_LUN, o, ol, p->n, nl);
 			c.resize = key_differs("size", CFG_LUN, o, ol, p->n, nl);
+			c.tas = key_differs("tas", CFG_LUN, o, ol, p->n, nl);
 			c.ident = key_differs("vendor", CFG_LUN, o, ol, p->n, nl) ||
 				  key_differs("product", CFG_LUN, o, ol, p->n, nl) ||
 				  key_differs("revision", CFG_LUN, o, ol, p->n, nl);
@@ -359,7 +360,7 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 				return -1;
 			fresh_disc = c.medium;
 			if (c.qd || c.barrier || c.wc || c.resize || c.lying ||
-			    c.ident || c.qos || c.media)
+			    c.tas || c.ident || c.qos || c.media)
 				PUSH(p->lc, p->nlc, c);
 			fresh_disc = NULL;
 			continue;
@@ -521,17 +522,11 @@ static void apply_settings(struct lun_change *c)
 		__atomic_store_n(&l->fua_ignore, cl->fua_ignore,
 				 __ATOMIC_RELAXED);
 	}
-	if (c->wc) {
-		bool changed;
-
-		pthread_mutex_lock(&l->lock);	/* vs MODE SELECT */
-		changed = lun_get_write_cache(l) != cl->write_cache;
-		lun_set_write_cache(l, cl->write_cache);
-		l->write_cache_default = cl->write_cache;
-		pthread_mutex_unlock(&l->lock);
-		if (changed)	/* SPC-4 5.14: MODE PARAMETERS CHANGED */
-			ua_establish_all(l, ASC_MODE_PARAMETERS_CHANGED);
-	}
+	/* SPC-4 5.14: MODE PARAMETERS CHANGED (vs MODE SELECT: its lock) */
+	if ((c->wc || c->tas) &&
+	    lun_set_mode_keys(l, c->wc ? cl->write_cache : -1,
+			      c->tas ? cl->tas : -1))
+		ua_establish_all(l, ASC_MODE_PARAMETERS_CHANGED);
 	/* SPC-4 5.14: a changed standard INQUIRY data (or VPD page 83h's
 	 * T10 vendor ID) is reported to every nexus */
 	if (c->ident && lun_set_identity(l, cl->vendor, cl->product,
@@ -722,7 +717,7 @@ static void commit(struct plan *p)
 				     c->t->dev.name, c->id);
 			}
 			if (c->qd || c->barrier || c->wc || c->lying ||
-			    c->ident || c->qos)
+			    c->tas || c->ident || c->qos)
 				note(p, "LUN %s/%u settings changed",
 				     c->t->dev.name, c->id);
 		}

@@ -80,6 +80,7 @@ static const char every_key[] =
 	"write_cache = no\n"
 	"barrier = flush\n"
 	"qam = unrestricted\n"
+	"tas = 1\n"
 	"removable = yes\n"
 	"thin = no\n"
 	"sanitize = yes\n"

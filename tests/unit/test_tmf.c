@@ -395,6 +395,85 @@ START_TEST(mode_select_sets_tas_and_qerr)
 }
 END_TEST
 
+/* MODE SENSE(6), DBD, of the control page with page control pc (SPC-4
+ * 6.11: 0 current, 1 changeable, 2 default) on nexus n: its TAS bit. */
+static unsigned control_tas(unsigned n, unsigned pc)
+{
+	uint8_t cdb[6] = { SOP_MODE_SENSE_6, 0x08, 0x0a, 0, 255, 0 };
+	struct cmd *c;
+
+	cdb[2] |= (uint8_t)(pc << 6);
+	c = run_cdb(&H, n, cdb, sizeof(cdb), NULL, 0, 255);
+	EXPECT_GOOD(c);
+	return cmd_data(c)[4 + 5] & 0x40;
+}
+
+/* [lun] tas (tcqctl set, at creation the same field): the current and
+ * the default page say TAS=1, and a LOGICAL UNIT RESET from nexus 0 ends nexus 1's task with TASK
+ * ABORTED (SPC-4 7.5.8), nexus 0's silently. */
+START_TEST(tas_key_reaches_the_page_and_lun_reset)
+{
+	struct cmd *r0, *r1;
+	struct harness_tmf c;
+
+	ck_assert_uint_eq(control_tas(0, 2), 0);	/* default TAS=0 */
+	/* true: changed, the caller (target/live.c) raises 2Ah/01h */
+	ck_assert(!lun_set_mode_keys(H.lun, -1, 0));
+	ck_assert(lun_set_mode_keys(H.lun, -1, 1));
+	ck_assert_uint_eq(control_tas(0, 0), 0x40);
+	ck_assert_uint_eq(control_tas(0, 2), 0x40);
+	r0 = read_start(0, TASK_ATTR_SIMPLE, 0);
+	r1 = read_start(1, TASK_ATTR_SIMPLE, 1);
+	ck_assert_int_eq(run_tmf(&c, TMF_LOGICAL_UNIT_RESET, 0, NULL),
+			 TMF_FUNCTION_COMPLETE);
+	EXPECT_ABORTED(r0, &c, false);
+	EXPECT_ABORTED(r1, &c, true);
+}
+END_TEST
+
+/* TAS is changeable; MODE SELECT on nexus 1 sets it: nexus 0 and 2 hear
+ * 2Ah/01h, nexus 1 does not (SPC-4 6.11), and nexus 1's LOGICAL UNIT
+ * RESET then ends nexus 0's task with TASK ABORTED. */
+START_TEST(mode_select_tas_reaches_lun_reset)
+{
+	struct cmd *r0, *r1;
+	struct harness_tmf c;
+
+	ck_assert_uint_eq(control_tas(1, 1), 0x40);
+	EXPECT_GOOD(select_control(1, 0, 0x40));
+	EXPECT_UA(0, 0x2a, 0x01);
+	EXPECT_UA(2, 0x2a, 0x01);
+	EXPECT_GOOD(run_cdb(&H, 1, tur, 6, NULL, 0, 0));
+	ck_assert_uint_eq(control_tas(1, 0), 0x40);
+	r0 = read_start(0, TASK_ATTR_SIMPLE, 0);
+	r1 = read_start(1, TASK_ATTR_SIMPLE, 1);
+	ck_assert_int_eq(run_tmf(&c, TMF_LOGICAL_UNIT_RESET, 1, NULL),
+			 TMF_FUNCTION_COMPLETE);
+	EXPECT_ABORTED(r0, &c, true);
+	EXPECT_ABORTED(r1, &c, false);
+}
+END_TEST
+
+/* The key's TAS=1 undone by MODE SELECT TAS=0: the reset is silent to
+ * every nexus again. */
+START_TEST(mode_select_tas_0_silences_lun_reset)
+{
+	struct cmd *r0, *r1;
+	struct harness_tmf c;
+
+	ck_assert(lun_set_mode_keys(H.lun, -1, 1));
+	EXPECT_GOOD(select_control(1, 0, 0));
+	EXPECT_UA(0, 0x2a, 0x01);
+	ck_assert_uint_eq(control_tas(1, 0), 0);
+	r0 = read_start(0, TASK_ATTR_SIMPLE, 0);
+	r1 = read_start(1, TASK_ATTR_SIMPLE, 1);
+	ck_assert_int_eq(run_tmf(&c, TMF_LOGICAL_UNIT_RESET, 1, NULL),
+			 TMF_FUNCTION_COMPLETE);
+	EXPECT_ABORTED(r0, &c, false);
+	EXPECT_ABORTED(r1, &c, false);
+}
+END_TEST
+
 /* ---- holding a LUN still (the crash lab's record start) ---- */
 
 static void stop_soon(struct reactor_timer *t)
@@ -571,6 +650,9 @@ static Suite *suite(void)
 	harness_add(tc, qerr_11_aborts_the_nexus_own_tasks);
 	harness_add(tc, qerr_00_aborts_nothing);
 	harness_add(tc, mode_select_sets_tas_and_qerr);
+	harness_add(tc, tas_key_reaches_the_page_and_lun_reset);
+	harness_add(tc, mode_select_tas_reaches_lun_reset);
+	harness_add(tc, mode_select_tas_0_silences_lun_reset);
 	harness_add(tc, hold_keeps_new_tasks_waiting_until_release);
 	harness_add(tc, lun_reset_waits_for_a_nexus_on_another_reactor);
 	harness_add(tc, nexus_leaving_during_a_reset_is_skipped);
