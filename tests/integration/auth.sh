@@ -6,7 +6,8 @@
 # (0x0201 authentication failure, 0x0202 authorization failure, 0x0203
 # not found, 0x0302 out of resources), a silent connection dropped by the
 # idle timeout, and a flood of 1000 idle connections shed while a real
-# login still gets in.
+# login still gets in. A raw CHAP login (chapreplay): a fresh challenge
+# each login, a replayed CHAP_R and a reflected challenge refused.
 # shellcheck source=tests/integration/lib.sh
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
@@ -14,6 +15,8 @@ need_tool iscsi-inq iscsi-ls
 BENCH=${BENCH:-$top_builddir/tcq-bench}
 CHAPCLIENT=${CHAPCLIENT:-$top_builddir/tests/integration/chapclient}
 CONNFLOOD=${CONNFLOOD:-$top_builddir/tests/integration/connflood}
+CHAPREPLAY=${CHAPREPLAY:-$top_builddir/tests/integration/chapreplay}
+[ -x "$CHAPREPLAY" ] || fail "chapreplay not built at $CHAPREPLAY"
 [ -x "$CHAPCLIENT" ] || fail "chapclient not built at $CHAPCLIENT"
 [ -x "$CONNFLOOD" ] || fail "connflood not built at $CONNFLOOD"
 [ -x "$BENCH" ] || fail "tcq-bench not built at $BENCH"
@@ -106,6 +109,36 @@ native_chap() {
 	ok "tcq-bench logs in with CHAP $1"
 	log_has "authenticated by CHAP $1" "tcqd logged CHAP $1"
 }
+# chapreplay CASE: one case of the raw CHAP driver, as USER1.
+chapreplay() {
+	run "$CHAPREPLAY" -u "$USER1" -s "$SECRET1" 127.0.0.1 "$TCQD_PORT" \
+		"$TCQD_IQN" "$1" || :
+	grep -qx "chapreplay: case $1: passed" <<<"$OUT" ||
+		fail "chapreplay $1 did not pass"
+}
+
+# RFC 7143 12.1.3 / RFC 1994: a challenge is never reused.
+chap_each_login_gets_fresh_challenge() {
+	chapreplay fresh_challenge_each_login
+	ok "two logins, two CHAP_C (and CHAP_I, CHAP_C pairs)"
+}
+
+chap_replayed_response_refused_0201() {
+	chapreplay replayed_response_refused
+	ok "a CHAP_R recorded from one login is refused in the next (0201h)"
+	log_has "failed ($AUTH_FAILED): wrong CHAP response" \
+		"the reason is the CHAP response"
+}
+
+# Mutual CHAP: the initiator's CHAP_C may not be the target's own.
+chap_reflected_challenge_refused_0201() {
+	chapreplay reflected_challenge_refused
+	ok "a reflected CHAP_C is refused (0201h)"
+	log_has "reflected CHAP challenge" "the reason is the reflection"
+	chapreplay mutual_with_own_challenge_logs_in
+	ok "the same login with a challenge of its own logs in"
+}
+
 chap_sha256_native_logs_in() { native_chap SHA-256; }
 chap_sha3_256_native_logs_in() { native_chap SHA3-256; }
 chap_sha1_native_logs_in() { native_chap SHA-1; }
@@ -355,6 +388,9 @@ CHECKS=(
 	chap_required_login_without_chap_refused_0201
 	chap_mutual_libiscsi_target_proves_secret
 	chap_mutual_wrong_target_secret_refused_by_initiator
+	chap_each_login_gets_fresh_challenge
+	chap_replayed_response_refused_0201
+	chap_reflected_challenge_refused_0201
 	chap_sha256_native_logs_in
 	chap_sha3_256_native_logs_in
 	chap_sha1_native_logs_in
