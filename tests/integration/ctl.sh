@@ -99,7 +99,10 @@ path_breakdown_finds_the_slow_stage() {
 		fail "path: a stage other than the delayed backend took the time: $(jq -c "$p" <<<"$OUT")"
 	ok "path breakdown: $(jq -c "$p" <<<"$OUT")"
 	ctl stats || fail "text stats failed"
-	b=$(sed -n 's/^  path       in [0-9.]*, to submit [0-9.]*, backend \([0-9]*\)\.[0-9].*/\1/p' <<<"$OUT")
+	# the path line in LUN 1's block: its backend figure, whole us
+	b=$(awk -v l="$IQN/1" '/^LUN / { in1 = $2 == l }
+		in1 && /^  path       in [0-9.]+, to submit [0-9.]+, backend [0-9]+\.[0-9]/ {
+			sub(/.*, backend /, ""); sub(/\..*/, ""); print }' <<<"$OUT")
 	[ -n "$b" ] && [ "$b" -ge 4900 ] ||
 		fail "text stats print no path line with the 5 ms backend: $OUT"
 	ctl lun remove "$IQN/1" || fail "lun remove failed: $OUT"
