@@ -308,10 +308,13 @@ conf_session_limit_is_per_initiator() {
 conf_login_idle_timeout_closes_silent_connection() {
 	local rc=0 t0=$SECONDS
 	exec 3<>"/dev/tcp/127.0.0.1/$TCQD_PORT" || fail "cannot connect"
-	read -r -t 6 -u 3 _ || rc=$?
+	# Before: closed within 6 s (a ceiling on a 1 s timer). Now 60 s only
+	# guards a hang; what is checked is who closed it (end of file from
+	# the target) and why (the idle timeout's log line), not how soon.
+	read -r -t 60 -u 3 _ || rc=$?
 	exec 3<&-
 	# 1: end of file (closed by the target); over 128: read timed out
-	[ "$rc" -eq 1 ] || fail "silent connection not closed within 6 s (read rc $rc)"
+	[ "$rc" -eq 1 ] || fail "silent connection not closed by the target (read rc $rc)"
 	ok "silent connection closed after $((SECONDS - t0)) s"
 	log_has "login idle timeout" "idle timeout logged"
 }
@@ -321,14 +324,16 @@ conf_login_idle_timeout_closes_silent_connection() {
 conf_login_timeout_closes_trickling_connection() {
 	local rc i closed=0 t0=$SECONDS
 	exec 3<>"/dev/tcp/127.0.0.1/$TCQD_PORT" || fail "cannot connect"
-	for ((i = 0; i < 20; i++)); do
+	# Before: closed within 10 s. Now 120 trickles (60 s) only guard a
+	# hang; the login timeout's log line says which timer closed it.
+	for ((i = 0; i < 120; i++)); do
 		printf 'x' >&3 2>/dev/null || { closed=1; break; }
 		rc=0
 		read -r -t 0.5 -u 3 _ || rc=$?
 		[ "$rc" -eq 1 ] && { closed=1; break; }
 	done
 	exec 3<&-
-	[ "$closed" -eq 1 ] || fail "trickling connection still open after 10 s"
+	[ "$closed" -eq 1 ] || fail "trickling connection still open after 60 s"
 	ok "trickling connection closed after $((SECONDS - t0)) s"
 	log_has ": login timeout" "login timeout logged"
 }

@@ -75,7 +75,13 @@ stats_json_counts_the_load() {
 
 # One command in 16 is timed along its path (tcqctl stats' path_mean_us):
 # behind a backend that holds every I/O 5 ms, the backend stage carries
-# the 5 ms and every other stage stays far below it.
+# at least the 5 ms and is the largest stage of the path. Before: backend
+# in 4900..6000 us and every other stage under 1000 us, which a loaded
+# host broke (6.6 ms measured). Now: the configured delay is a lower
+# bound only (load can lengthen a delay, never shorten it), and the
+# attribution compares the stages of the same run with each other, so
+# the host's speed moves every figure but not the check's answer. The
+# figures themselves are scripts/path-breakdown's.
 path_breakdown_finds_the_slow_stage() {
 	need_tool jq
 	ctl lun add "$IQN/1" backend=delay:latency=5ms,base=null size=64M ||
@@ -83,18 +89,22 @@ path_breakdown_finds_the_slow_stage() {
 	run "$BENCH" --quiet --runtime 1 --rw randread --bs 4k --depth 1 \
 		"${TCQD_URL%/*}/1" || fail "load on the delay LUN failed"
 	ctl stats --json || fail "stats failed"
-	local p='.luns[] | select(.lun == 1) | .path_mean_us'
+	local p='.luns[] | select(.lun == 1) | .path_mean_us' b
 	jqv "$p | .samples >= 5 and .io_samples == .samples" ||
 		fail "path: too few sampled commands: $(jq -c "$p" <<<"$OUT")"
-	jqv "$p | .backend >= 4900 and .backend < 6000" ||
-		fail "path: backend stage is not the 5 ms: $(jq -c "$p" <<<"$OUT")"
-	jqv "$p | [.transport_in, .to_submit, .to_status, .transport_out] |
-	     all(. >= 0 and . < 1000)" ||
-		fail "path: a fast stage took the time: $(jq -c "$p" <<<"$OUT")"
+	jqv "$p | .backend >= 4900" ||
+		fail "path: backend stage under the 5 ms delay: $(jq -c "$p" <<<"$OUT")"
+	jqv "$p | .backend as \$b | [.transport_in, .to_submit, .to_status, .transport_out] |
+	     all(. >= 0 and . < \$b)" ||
+		fail "path: a stage other than the delayed backend took the time: $(jq -c "$p" <<<"$OUT")"
 	ok "path breakdown: $(jq -c "$p" <<<"$OUT")"
 	ctl stats || fail "text stats failed"
-	grep -q '^  path       in [0-9.]*, to submit [0-9.]*, backend 5[0-9][0-9][0-9]\.[0-9]' <<<"$OUT" ||
-		fail "text stats print no path line with the 5 ms backend"
+	# the path line in LUN 1's block: its backend figure, whole us
+	b=$(awk -v l="$IQN/1" '/^LUN / { in1 = $2 == l }
+		in1 && /^  path       in [0-9.]+, to submit [0-9.]+, backend [0-9]+\.[0-9]/ {
+			sub(/.*, backend /, ""); sub(/\..*/, ""); print }' <<<"$OUT")
+	[ -n "$b" ] && [ "$b" -ge 4900 ] ||
+		fail "text stats print no path line with the 5 ms backend: $OUT"
 	ctl lun remove "$IQN/1" || fail "lun remove failed: $OUT"
 }
 
