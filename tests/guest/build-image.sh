@@ -190,33 +190,31 @@ done | sort -u | while read -r lib; do
 	*) put "$lib" "${lib#/}" ;;
 	esac
 done
+# host_tools PACKAGE DIR BIN...: the host's BINs (of PACKAGE) into DIR of
+# the image, in place of busybox's applet links, with what they link.
+host_tools() {
+	local pkg=$1 dir=$2 b
+	shift 2
+	for b in "$@"; do
+		[ -x "$b" ] || die "$b not found ($pkg)"
+		rm -f "$R/$dir/$(basename "$b")"
+		put "$b" "$dir/$(basename "$b")"
+		ldd "$b" | awk '
+			$2 == "=>" && $3 ~ /^\// { print $3 }
+			$1 ~ /^\// { print $1 }'
+	done | sort -u | while read -r lib; do
+		put "$lib" "${lib#/}"
+	done
+}
 # e2fsprogs from the host (a required package there): ext4 on an iSCSI
 # disk made, checked and mounted in the guest (tests/guest/restart.sh).
-for b in /sbin/mke2fs /sbin/e2fsck; do
-	[ -x "$b" ] || die "$b not found (e2fsprogs)"
-	rm -f "$R/sbin/$(basename "$b")"	# not busybox's applet link
-	put "$b" "sbin/$(basename "$b")"
-	ldd "$b" | awk '
-		$2 == "=>" && $3 ~ /^\// { print $3 }
-		$1 ~ /^\// { print $1 }'
-done | sort -u | while read -r lib; do
-	put "$lib" "${lib#/}"
-done
+host_tools e2fsprogs sbin /sbin/mke2fs /sbin/e2fsck
 rm -f "$R/sbin/mkfs.ext4" && ln -s mke2fs "$R/sbin/mkfs.ext4"
 # sg3-utils from the host: an MMC LUN (type = cdrom) as the kernel's sr
 # driver sees it, asked with its own commands (tests/guest/cdrom.sh);
 # sg_raw sends any CDB through the kernel's SG_IO (ODX, tests/guest/odx.sh).
-for b in /usr/bin/sg_inq /usr/bin/sg_get_config /usr/bin/sg_readcap \
-	/usr/bin/sg_turs /usr/bin/sg_start /usr/bin/sg_raw; do
-	[ -x "$b" ] || die "$b not found (sg3-utils)"
-	rm -f "$R/usr/bin/$(basename "$b")"
-	put "$b" "usr/bin/$(basename "$b")"
-	ldd "$b" | awk '
-		$2 == "=>" && $3 ~ /^\// { print $3 }
-		$1 ~ /^\// { print $1 }'
-done | sort -u | while read -r lib; do
-	put "$lib" "${lib#/}"
-done
+host_tools sg3-utils usr/bin /usr/bin/sg_inq /usr/bin/sg_get_config \
+	/usr/bin/sg_readcap /usr/bin/sg_turs /usr/bin/sg_start /usr/bin/sg_raw
 [ -f /etc/mke2fs.conf ] && put /etc/mke2fs.conf etc/mke2fs.conf
 put "$X/etc/iscsi/iscsid.conf" etc/iscsi/iscsid.conf
 sed -i 's|^iscsid.startup = .*|iscsid.startup = /bin/true|' "$R/etc/iscsi/iscsid.conf"
