@@ -77,8 +77,9 @@ stats_json_counts_the_load() {
 # behind a backend that holds every I/O 5 ms, the backend stage carries
 # at least the 5 ms and is the largest stage of the path. Before: backend
 # in 4900..6000 us and every other stage under 1000 us, which a loaded
-# host broke (6.6 ms measured). Now: the configured delay is a lower
-# bound only (load can lengthen a delay, never shorten it), and the
+# host broke (6.6 ms measured). Now: half the configured delay is a
+# lower bound (the delay runs from the start of the reactor pass, the
+# stage from the submit inside it: see the check), and the
 # attribution compares the stages of the same run with each other, so
 # the host's speed moves every figure but not the check's answer. The
 # figures themselves are scripts/path-breakdown's.
@@ -92,8 +93,13 @@ path_breakdown_finds_the_slow_stage() {
 	local p='.luns[] | select(.lun == 1) | .path_mean_us' b
 	jqv "$p | .samples >= 5 and .io_samples == .samples" ||
 		fail "path: too few sampled commands: $(jq -c "$p" <<<"$OUT")"
-	jqv "$p | .backend >= 4900" ||
-		fail "path: backend stage under the 5 ms delay: $(jq -c "$p" <<<"$OUT")"
+	# Half the delay, not all of it: the delay backend counts its 5 ms
+	# from the start of the reactor pass that submitted the command
+	# (backend/delay.c, delay_arrival_ns), the backend stage from the
+	# submit inside that pass, so a long pass (ASan, load) shortens the
+	# stage (4770 us seen in a sanitizer CI run). A 1 ms delay still fails.
+	jqv "$p | .backend >= 2500" ||
+		fail "path: backend stage under half the 5 ms delay: $(jq -c "$p" <<<"$OUT")"
 	jqv "$p | .backend as \$b | [.transport_in, .to_submit, .to_status, .transport_out] |
 	     all(. >= 0 and . < \$b)" ||
 		fail "path: a stage other than the delayed backend took the time: $(jq -c "$p" <<<"$OUT")"
@@ -103,7 +109,7 @@ path_breakdown_finds_the_slow_stage() {
 	b=$(awk -v l="$IQN/1" '/^LUN / { in1 = $2 == l }
 		in1 && /^  path       in [0-9.]+, to submit [0-9.]+, backend [0-9]+\.[0-9]/ {
 			sub(/.*, backend /, ""); sub(/\..*/, ""); print }' <<<"$OUT")
-	[ -n "$b" ] && [ "$b" -ge 4900 ] ||
+	[ -n "$b" ] && [ "$b" -ge 2500 ] ||
 		fail "text stats print no path line with the 5 ms backend: $OUT"
 	ctl lun remove "$IQN/1" || fail "lun remove failed: $OUT"
 }

@@ -223,9 +223,11 @@ PY
 
 # The ssd preset's 4K read at depth 1 is at least overhead 10 us + page
 # read 25 us at the die = 35 us of model time; time_scale=100 makes that
-# 3.5 ms of real time, so 300 reads one at a time cannot take less than
-# 1.05 s (a lower bound from the configured model: load only lengthens
-# it). Before: depth 32 IOPS > 8 x depth 1 IOPS. Now the overlap on the
+# 3.5 ms of real time, so 300 reads one at a time take about 1.05 s or
+# more (load only lengthens it); the check asks 0.9 s, as a read's model
+# time may start at the reactor pass that received it, a little before
+# the read itself (ctl.sh's path check saw 230 us of that under ASan),
+# and without the time_scale the reads take 10 ms. Before: depth 32 IOPS > 8 x depth 1 IOPS. Now the overlap on the
 # model's clock: at depth 1 at most one die is ever busy (mean <= 1), at
 # depth 32 the reads spread over the channels and dies (mean > 2), however
 # slowly the host turns commands round. tcqctl's elapsed_ns is real time
@@ -237,8 +239,8 @@ time_scale_slows_the_drive_not_the_host() {
 	one=$DIES
 	[ "$CMDS" -ge 300 ] || fail "ssd time_scale=100: the model completed $CMDS of 300 reads"
 	awk -v r="$(jq '.points[0].runtime_s' "$TEST_TMP/b.json")" \
-		'BEGIN { exit !(r >= 1.05) }' ||
-		fail "ssd time_scale=100: 300 reads at depth 1 in under 1.05 s (>= 3.5 ms a read)"
+		'BEGIN { exit !(r >= 0.9) }' ||
+		fail "ssd time_scale=100: 300 reads at depth 1 in under 0.9 s (about 3.5 ms a read)"
 	awk -v d="$one" 'BEGIN { exit !(d > 0 && d <= 1.0) }' ||
 		fail "ssd time_scale=100 depth 1: $one busy dies (want 0 < x <= 1)"
 	reads 3 32 3000
@@ -252,7 +254,7 @@ d = json.loads('''$OUT''')
 lun = [l for l in d["luns"] if l["lun"] == 3][0]
 assert lun["model"]["elapsed_ns"] >= 2e9, lun["model"]
 PY
-	ok "ssd time_scale=100: 300 reads at depth 1 >= 1.05 s, busy dies $one at depth 1, $DIES at depth 32, elapsed in real time"
+	ok "ssd time_scale=100: 300 reads at depth 1 >= 0.9 s, busy dies $one at depth 1, $DIES at depth 32, elapsed in real time"
 }
 
 # bad_key SPEC WORDS: tcqd refuses to start and names the key.
