@@ -166,6 +166,20 @@ pdu_case_fails() {
 	ok "case $name fails with '$text'"
 }
 
+# conf_refused FILE PATTERN WHAT: tcqd -c FILE does not start, and its
+# error names FILE's line and matches PATTERN (the key: bad input names
+# itself, tcqd.conf(5)); WHAT says what FILE holds, for the failure
+# message. OUT is the error's first line.
+conf_refused() {
+	local out rc=0
+	out=$TEST_TMP/$(basename "$1").out
+	timeout 20 "$TCQD" -c "$1" >"$out" 2>&1 || rc=$?
+	[ "$rc" -ne 0 ] || fail "tcqd started with $3"
+	grep -q "$(basename "$1"):[0-9]*: $2" "$out" ||
+		fail "$3: the error does not name the file, line and key: $(cat "$out")"
+	OUT=$(head -1 "$out")
+}
+
 # tcqd_conf FILE IQN SIZE [GLOBAL-LINE...]: a tcqd configuration: it
 # listens on 127.0.0.1:0 with two reactors and the GLOBAL-LINEs, and
 # serves target IQN whose LUN 0 is a file of SIZE with 512-byte blocks
