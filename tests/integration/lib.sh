@@ -358,3 +358,17 @@ lib_cleanup() {
 }
 trap lib_cleanup EXIT
 trap 'exit 1' INT TERM HUP
+
+# tcqd_fds [KIND]: how many file descriptors the running tcqd holds, or
+# of them those whose link names KIND (socket, pipe, anon_inode:...): a
+# check that its clients' connections were given back compares two.
+tcqd_fds() {
+	local f n=0 l
+	[ -n "$TCQD_PID" ] && [ -d "/proc/$TCQD_PID/fd" ] ||
+		fail "tcqd_fds: no tcqd running"
+	for f in /proc/"$TCQD_PID"/fd/*; do
+		l=$(readlink "$f") || continue
+		[[ $l == "${1:-}"* ]] && n=$((n + 1))
+	done
+	echo "$n"
+}
