@@ -433,20 +433,64 @@ static void chap_still_serving(const char *after)
 	close(l.fd);
 }
 
-/* CHAP_N and CHAP_R=value, to the operational stage: refused 0201h. */
-static void chap_r_refused(const char *value, const char *what)
+/* RFC 4648 base64 of in, with "0b" before it (RFC 7143 6.1). */
+static void base64(const uint8_t *in, size_t len, char *out)
 {
-	char text[2048];
-	size_t n;
-	uint8_t chal[CHAP_BINARY_MAX];
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t o = 2;
+
+	memcpy(out, "0b", 2);
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16;
+
+		v |= i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0;
+		v |= i + 2 < len ? in[i + 2] : 0;
+		out[o++] = tab[v >> 18 & 63];
+		out[o++] = tab[v >> 12 & 63];
+		out[o++] = i + 1 < len ? tab[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < len ? tab[v & 63] : '=';
+	}
+	out[o] = 0;
+}
+
+/* How chap_r_refused forms CHAP_R. */
+enum r_form {
+	R_FIXED,		/* the value given */
+	R_RIGHT_PLUS_HEX,	/* the right 16 bytes and one more, in hex */
+	R_RIGHT_PLUS_B64,	/* the same in base64 */
+};
+
+/* CHAP_N and a CHAP_R formed as form says, to the operational stage:
+ * refused 0201h. */
+static void chap_r_refused(enum r_form form, const char *fixed,
+			   const char *what)
+{
+	uint8_t chal[CHAP_BINARY_MAX], dig[CHAP_DIGEST_MAX + 1] = { 0 };
+	char text[2048], value[512];
 	unsigned id;
 	long clen;
+	size_t n;
 	struct pt_rx r;
 	struct rl l;
 	int rc;
 
 	if (chap_to_challenge(&l, &id, chal, &clen) < 0)
 		return;
+	if (form != R_FIXED &&
+	    chap_response(CHAP_ALG_MD5, (uint8_t)id, chap_secret,
+			  strlen(chap_secret), chal, (size_t)clen, dig)) {
+		PT_CHECK(0, "compute the CHAP response");
+		close(l.fd);
+		return;
+	}
+	/* dig[16] stays 0: one byte past the MD5 digest */
+	if (form == R_RIGHT_PLUS_HEX)
+		kv_encode_hex(dig, 17, value, sizeof(value));
+	else if (form == R_RIGHT_PLUS_B64)
+		base64(dig, 17, value);
+	else
+		snprintf(value, sizeof(value), "%s", fixed);
 	n = pt_kv_add(text, 0, sizeof(text), "CHAP_N", chap_user);
 	n = pt_kv_add(text, n, sizeof(text), "CHAP_R", value);
 	rc = rl_exchange(&l, true, text, (uint32_t)n, &r);
@@ -458,33 +502,35 @@ static void chap_r_refused(const char *value, const char *what)
 /*
  * CVE-2018-14633 (LIO): chap_server_compute_md5() decoded CHAP_R into a
  * 16-byte stack buffer whatever its length. An MD5 response is 16 bytes
- * (RFC 1994); one of 17 or 100 bytes is a wrong response: authentication
- * failure (0201h).
+ * (RFC 1994); one of 17 bytes, even the right 16 and one more, or of 100
+ * bytes is a wrong response: authentication failure (0201h).
  */
 static void cve_2018_14633_chap_r_over_digest_hex_refused_0201(void)
 {
 	char v[2 + 200 + 1] = "0x";
 
-	memset(v + 2, 'a', 34);
-	v[36] = 0;
-	chap_r_refused(v, "CHAP_R of 17 bytes in hex");
+	chap_r_refused(R_RIGHT_PLUS_HEX, NULL,
+		       "CHAP_R in hex: the right 16 bytes and one more");
 	memset(v + 2, 'b', 200);
 	v[202] = 0;
-	chap_r_refused(v, "CHAP_R of 100 bytes in hex");
+	chap_r_refused(R_FIXED, v, "CHAP_R of 100 bytes in hex");
 	chap_still_serving("over-long CHAP_R in hex");
 }
 
 /*
  * CVE-2026-63886 (LIO): a base64 CHAP_R was decoded before its length
- * was checked; 127 base64 characters decode to 95 bytes. Refused 0201h.
+ * was checked; 127 base64 characters decode to 95 bytes. Refused 0201h,
+ * as is the right digest and one more byte in base64.
  */
 static void cve_2026_63886_chap_r_over_digest_base64_refused_0201(void)
 {
 	char v[2 + 127 + 1] = "0b";
 
+	chap_r_refused(R_RIGHT_PLUS_B64, NULL,
+		       "CHAP_R in base64: the right 16 bytes and one more");
 	memset(v + 2, 'Q', 127);
 	v[129] = 0;
-	chap_r_refused(v, "CHAP_R of 127 base64 characters");
+	chap_r_refused(R_FIXED, v, "CHAP_R of 127 base64 characters");
 	chap_still_serving("an over-long base64 CHAP_R");
 }
 
