@@ -47,7 +47,7 @@ fds_given_back() {
 	ok "tcqd holds no more sockets than before the checks ($FDS0)"
 }
 
-for g in login chap scsi xcopy ram; do
+for g in login chap scsi xcopy ram isns; do
 	eval "${g}_fds_given_back() { fds_given_back; }"
 done
 
@@ -256,6 +256,139 @@ cve_2014_4027_ram_blocks_never_written_read_zeros() {
 	ok "8 MiB of a ram LUN never written read as zeros"
 }
 
+# ---- iSNS answers (tcqd is an iSNS client: target/isns*.c) ---------------
+# fakeisns.py: an iSNS "server" on a loopback port of its own that answers
+# every request (RFC 4171 5.1: a 12-byte header, then TLVs) as the file
+# MODE says: badtlv (a TLV whose length runs 2 GiB past the PDU), longname
+# (an Entity Identifier of 512 and an iSCSI Name of 1024 bytes made of
+# printf conversions), shortpdu (a header announcing 1000 bytes, 8 sent,
+# then the connection closed). Each answer adds "MODE" to the file ANSWERED.
+write_fake_isns() {
+	cat >"$TEST_TMP/fakeisns.py" <<'EOF'
+import socket, struct, sys
+d = sys.argv[1]
+srv = socket.socket()
+srv.bind(("127.0.0.1", 0))
+srv.listen(8)
+open(d + "/port.tmp", "w").write(str(srv.getsockname()[1]))
+import os; os.rename(d + "/port.tmp", d + "/port")
+def tlv(tag, val):
+    val += b"\0" * (-len(val) % 4)
+    return struct.pack(">II", tag, len(val)) + val
+def recv_all(c, n):
+    b = b""
+    while len(b) < n:
+        x = c.recv(n - len(b))
+        if not x:
+            raise EOFError
+        b += x
+    return b
+while True:
+    c, _ = srv.accept()
+    c.settimeout(10)
+    try:
+        while True:
+            ver, fn, plen, flags, xid, seq = struct.unpack(">HHHHHH", recv_all(c, 12))
+            recv_all(c, plen)
+            mode = open(d + "/MODE").read().strip()
+            if mode == "badtlv":
+                pl = struct.pack(">I", 0) + struct.pack(">II", 1, 0x7ffffff0) + b"x" * 8
+            elif mode == "longname":
+                fmt = b"%n%s%x%p" * 256
+                pl = struct.pack(">I", 0) + tlv(1, fmt[:511] + b"\0") + tlv(32, fmt[:1023] + b"\0")
+            else:
+                pl = b"\0" * 8
+            hdr = struct.pack(">HHHHHH", 1, fn | 0x8000,
+                              1000 if mode == "shortpdu" else len(pl),
+                              0x4c00, xid, seq)
+            c.sendall(hdr + pl)
+            open(d + "/ANSWERED", "a").write(mode + "\n")
+            if mode == "shortpdu":
+                break
+    except (EOFError, OSError, ValueError):
+        pass
+    c.close()
+EOF
+}
+
+TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
+fixture_isns() {
+	need_tool python3
+	need_built "$TCQCTL"
+	grep -q 'HAVE_LIBISNS 1' "$top_builddir/config.h" ||
+		skip "tcqd built without libisns (configure --with-isns)"
+	ISNS_DIR=$TEST_TMP/fakeisns
+	mkdir -p "$ISNS_DIR"
+	echo badtlv >"$ISNS_DIR/MODE"
+	write_fake_isns
+	python3 "$TEST_TMP/fakeisns.py" "$ISNS_DIR" &
+	FAKE_PID=$!
+	wait_until 100 test -s "$ISNS_DIR/port" || fail "the fake iSNS server did not start"
+	SOCK=$TEST_TMP/ctl.sock
+	tcqd_conf "$TEST_TMP/isns.conf" "$IQN" 8M "ctl = $SOCK" \
+		"isns = 127.0.0.1:$(cat "$ISNS_DIR/port")"
+	start_tcqd -c "$TEST_TMP/isns.conf"
+	fds_baseline
+	export ISNS_DIR FAKE_PID SOCK
+}
+teardown_isns() {
+	kill "$FAKE_PID" 2>/dev/null
+	wait "$FAKE_PID" 2>/dev/null
+	stop_tcqd
+}
+
+# answered_more: the fake server has answered in mode A_MODE more often
+# than A_N times.
+answered_more() {
+	[ "$(grep -cx "$A_MODE" "$ISNS_DIR/ANSWERED" 2>/dev/null)" -gt "$A_N" ]
+}
+
+# isns_answers MODE registered|failing: the fake server answers in MODE;
+# tcqd is told to register again now (tcqctl isns off, then the server)
+# and the server must have answered it; tcqd then still serves a login
+# and READ CAPACITY, and shows the registration as the answer's status
+# says (success, or the failure libisns found in the PDU).
+isns_answers() {
+	A_MODE=$1 A_WANT=$2
+	echo "$1" >"$ISNS_DIR/MODE"
+	A_N=$(grep -cx "$1" "$ISNS_DIR/ANSWERED" 2>/dev/null || true)
+	A_N=${A_N:-0}
+	run "$TCQCTL" --ctl "$SOCK" isns off || fail "tcqctl isns off: $OUT"
+	run "$TCQCTL" --ctl "$SOCK" isns "127.0.0.1:$(cat "$ISNS_DIR/port")" ||
+		fail "tcqctl isns: $OUT"
+	wait_until 300 answered_more ||
+		fail "tcqd sent the fake server no request for $1"
+	ok "tcqd asked, the server answered $1"
+	tcqd_alive
+	run "$SCSICMD" "$TCQD_URL" readcap || fail "scsicmd: $OUT"
+	[[ $OUT == "CAPACITY 16384" ]] || fail "READ CAPACITY after $1: $OUT"
+	ok "tcqd serves a login and READ CAPACITY after the $1 answer"
+	wait_until 50 eval 'run "$TCQCTL" --ctl "$SOCK" targets >/dev/null &&
+		[[ $(tail -n 1 <<<"$OUT") == *" $A_WANT "* ]]' ||
+		fail "after $1, tcqctl targets says '$(tail -n 1 <<<"$OUT")', not $2"
+	ok "tcqctl targets: $(tail -n 1 <<<"$OUT")"
+}
+
+# CVE-2010-2221 (tgt, IET, SCST): isns.c overflowed buffers on a long
+# iSCSI Name in an SCN and on an invalid PDU. tcqd takes no SCN (it
+# registers no ESI or SCN port), so the input it can get is the answer
+# to its own registration: a TLV whose length runs past the PDU, and a
+# PDU shorter than its header says.
+cve_2010_2221_isns_invalid_answer_pdus() {
+	isns_answers badtlv retrying
+	isns_answers shortpdu retrying
+}
+
+# CVE-2010-0743 (tgt, IET): isns.c printed names from the server's
+# answers as printf formats. An answer whose Entity Identifier (512
+# bytes) and iSCSI Name (1024 bytes) are made of %n%s%x%p, with status
+# 0 (success): tcqd takes it as registered and prints none of it.
+cve_2010_0743_isns_answer_of_format_strings() {
+	isns_answers longname registered
+	log_grep -q '%n%s' && fail "tcqd logged the server's %n%s text"
+	ok "tcqd did not log the server's names"
+}
+
 CHECKS=(
 	@login
 	cvepdu_case:cve_2013_2850_key_over_63_bytes_refused_0200
@@ -283,6 +416,10 @@ CHECKS=(
 	@ram
 	cve_2014_4027_ram_blocks_never_written_read_zeros
 	ram_fds_given_back
+	@isns
+	cve_2010_2221_isns_invalid_answer_pdus
+	cve_2010_0743_isns_answer_of_format_strings
+	isns_fds_given_back
 	@
 )
 run_checks "$@"
