@@ -151,6 +151,28 @@ cve_2026_72084_pr_transport_id_without_nul_refused() {
 	ok "READ KEYS: no key registered"
 }
 
+# CVE-2025-38399 (LIO): REGISTER with SPEC_I_PT naming an initiator port
+# the target had never seen took an error path that dereferenced NULL.
+# SPC-4 5.13.7: SPEC_I_PT registers the I_T nexuses its TransportIDs name
+# as well as the sender's; a well-formed one (format 00b, the name, NUL
+# padded to a multiple of 4) of an initiator never logged in is GOOD, and
+# READ KEYS then lists both keys. The I_T nexus of a fresh session.
+cve_2025_38399_pr_spec_i_pt_unknown_initiator_registered() {
+	local name tid list
+	export INITIATOR=iqn.2026-12.org.tcq:cve-pr
+	name=$(printf '%s' iqn.2026-12.org.tcq:never-seen | od -An -tx1 | tr -d ' \n')
+	name+=$(printf '00%.0s' $(seq $((4 - ${#name} / 2 % 4))))
+	tid=$(printf '0500%04x%s' $((${#name} / 2)) "$name")
+	list=$(printf '%016x%016x%08x%02x%02x%04x%08x%s' 0 2 0 8 0 0 \
+		$((${#tid} / 2)) "$tid")	# RK 0, SARK 2, SPEC_I_PT
+	rawcdb_is "$TCQD_URL" "GOOD -" "$(pr_out 0 "$list")"
+	ok "REGISTER, SPEC_I_PT, an initiator never seen: GOOD"
+	run "$RAWCDB" "$TCQD_URL" 5e000000000000002000:32 || fail "rawcdb: $OUT"
+	[[ $OUT == "GOOD "????????00000010"$(printf '%016x%016x' 2 2)" ]] ||
+		fail "READ KEYS: $OUT (want the key 2 twice)"
+	ok "READ KEYS: key 2 for both I_T nexuses"
+}
+
 # ---- two targets, one initiator's LUN map (XCOPY) -------------------------
 XI=iqn.2026-12.org.tcq:cve-xcopy
 T2=iqn.2026-12.org.tcq:cve-other
@@ -349,6 +371,7 @@ answered_more() {
 # and READ CAPACITY, and shows the registration as the answer's status
 # says (success, or the failure libisns found in the PDU).
 isns_answers() {
+	# shellcheck disable=SC2034  # A_WANT is read in the eval below
 	A_MODE=$1 A_WANT=$2
 	echo "$1" >"$ISNS_DIR/MODE"
 	A_N=$(grep -cx "$1" "$ISNS_DIR/ANSWERED" 2>/dev/null || true)
@@ -409,6 +432,7 @@ CHECKS=(
 	cve_2024_45063_write_buffer_refused
 	cve_2022_21546_write_same_ndob_writes_zeros
 	cve_2026_72084_pr_transport_id_without_nul_refused
+	cve_2025_38399_pr_spec_i_pt_unknown_initiator_registered
 	scsi_fds_given_back
 	@xcopy
 	cve_2020_28374_xcopy_outside_lun_map_not_reachable
