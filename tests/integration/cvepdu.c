@@ -30,7 +30,7 @@
 #include "tests/integration/ptcase.h"
 #include "tests/integration/ptcmd.h"
 
-#define LOGIN_MAX 8192		/* RFC 7143 12.12: MaxRecvDataSegmentLength
+#define LOGIN_MAX 8192		/* RFC 7143 13.12: MaxRecvDataSegmentLength
 				 * until declared, so during the login */
 
 static const char *chap_user, *chap_secret;
@@ -251,7 +251,8 @@ static void cve_2026_90011_login_text_without_nul_refused_0200(void)
  * answer, and 8192 bytes of short unknown keys made an answer larger than
  * the buffer it was written into. tcqd must answer each of them (RFC 7143
  * 6.2) and send an answer longer than 8192 bytes in pieces, C bit set on
- * all but the last, each fetched with an empty Login Request (11.13.2).
+ * all but the last, each fetched with an empty Login Request (RFC 7143
+ * 11.12.2, the C bit).
  */
 static void cve_2026_63887_many_unknown_keys_each_not_understood(void)
 {
@@ -311,7 +312,7 @@ static void cve_2026_63887_many_unknown_keys_each_not_understood(void)
 /*
  * CVE-2011-0001 (tgt): a buffer overflow while receiving a login. A
  * Login Request declaring a data segment of 16 MiB, over what the target
- * can receive, is a format error (RFC 7143 7.9): answered with a Reject,
+ * can receive, is a protocol error: answered with a Reject,
  * reason 04h (protocol error, 11.17.1), or login status 0200h (initiator
  * error), and the connection closed before tcqd reads or buffers the
  * segment; it does not wait for the 16 MiB.
