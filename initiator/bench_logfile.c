@@ -75,12 +75,16 @@ int logfile_series(const char *prefix, unsigned n, int rw,
 		   const struct tlog_win *w, unsigned nw, unsigned win_ms,
 		   uint64_t ramp_ms, uint64_t end_ms, char *err, size_t errlen)
 {
-	static const char *const kind[4] = { "bw", "iops", "lat", "clat" };
-	FILE *f[4] = { NULL };
+	/* slat stays empty, as fio leaves it for an engine without a
+	 * submission stage of its own (psync): fio_generate_plots needs it */
+	static const char *const kind[5] = {
+		"bw", "iops", "lat", "clat", "slat",
+	};
+	FILE *f[5] = { NULL };
 	unsigned i, k, d, dirs = rw_dirs(rw);
 	int rc = -1;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		f[i] = open_log(prefix, kind[i], n, "w", err, errlen);
 		if (!f[i])
 			goto out;
@@ -109,7 +113,7 @@ int logfile_series(const char *prefix, unsigned n, int rw,
 	}
 	rc = 0;
 out:
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		if (f[i] && close_log(f[i], prefix, err, errlen))
 			rc = -1;
 	return rc;
@@ -154,7 +158,7 @@ static void run_title(char *buf, size_t len, const struct bench_run_id *id)
 
 	bench_fmt_size(bs, sizeof(bs), id->bs);
 	if (id->rate_iops > 0)
-		snprintf(rate, sizeof(rate), " @%.0f IOPS", id->rate_iops);
+		snprintf(rate, sizeof(rate), " at %.0f IOPS", id->rate_iops);
 	snprintf(buf, len, "%s s%u %s d%u%s%s", bench_rw_name(id->rw),
 		 id->sessions, bs, id->depth, rate, id->rep ? " (again)" : "");
 }

@@ -136,6 +136,28 @@ PY
 	ok "fio's fiologparser_hist.py reads it and counts the 3000 I/Os"
 }
 
+# --plot's latency over time and histograms; fio's fio_generate_plots
+# draws bw, iops, lat and clat from the logs.
+plots_drawn_from_the_logs() {
+	local d=$TEST_TMP/plots f
+	need_tool gnuplot fio_generate_plots
+	mkdir -p "$d"
+	bench --rw randrw --depth 2 --rate-iops $RATE --runtime 2 \
+		--log-interval 250 --log-prefix "$d/g" --plot "$d/p.svg"
+	for f in p-lat-time p-lat-hist; do
+		grep -q 'randrw s1 4K d2 at 200 IOPS' "$d/$f.svg" ||
+			fail "$f.svg does not plot the run"
+	done
+	ok "--plot draws p-lat-time.svg and p-lat-hist.svg beside p.svg"
+	(cd "$d" && tc fio_generate_plots t >/dev/null 2>&1) ||
+		fail "fio_generate_plots failed on the logs"
+	for f in bw iops lat clat; do
+		[ "$(grep -c '<path' "$d/t-$f.svg")" -gt 2 ] ||
+			fail "fio_generate_plots drew no $f"
+	done
+	ok "fio_generate_plots draws bw, iops, lat and clat from the logs"
+}
+
 percentiles_ordered_and_present() {
 	need_tool python3
 	bench --depth 4 --ios 2000 --runtime 60 --percentiles 99.9,50,90,99 \
@@ -229,6 +251,7 @@ CHECKS=(
 	rate_iops_holds_in_every_interval
 	log_lines_are_fios
 	hist_log_counts_every_io
+	plots_drawn_from_the_logs
 	percentiles_ordered_and_present
 	curve_runs_at_asked_fractions
 	@slow
