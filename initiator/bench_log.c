@@ -34,6 +34,8 @@ void bench_log_usage(FILE *f)
 "                       write_bw_log=PREFIX)\n"
 "  --percentiles LIST   latency percentiles printed and in --json, e.g.\n"
 "                       50,90,99,99.9 (default fio's 1,5,...,99.99 in --json)\n"
+"--plot FILE.svg also draws FILE-lat-time.svg (mean latency over time) and\n"
+"FILE-lat-hist.svg (each run's latency histogram).\n"
 "\n", f);
 }
 

@@ -23,13 +23,13 @@ void bench_rate_usage(FILE *f)
 "  --rate-iops N        at most N I/Os per second per session\n"
 "  --rate-per WHO       session (default, fio's per job) or total: the rate\n"
 "                       is the whole point's, shared by its sessions\n"
-"                       A point that stays below 95% of its rate says so\n"
-"                       under the tables and in --json (rate_reached)\n"
 "  --curve              per point: a run without limit finds the maximum\n"
 "                       IOPS, then runs at --curve-pct of it (total rate);\n"
 "                       a table, --json and --plot of latency against IOPS\n"
 "  --curve-pct LIST     percentages of the maximum (default\n"
 "                       10,50,70,80,90,100)\n"
+"A point below 95% of its rate says so under the tables and in --json\n"
+"(rate_reached).\n"
 "\n", f);
 }
 
