@@ -111,6 +111,21 @@ int bench_log_opt(struct bench_opts *o, int c, const char *arg)
 	return 1;
 }
 
+/* A worker keeps every window of its run's bins (fio keeps a copy of its
+ * histogram per window too): what that comes to at most. */
+#define HIST_LOG_MAX_BYTES (1024ull << 20)
+static double hist_log_bytes(const struct bench_opts *o)
+{
+	uint32_t sessions = 1;
+
+	for (unsigned i = 0; i < o->nsessions; i++)
+		if (o->sessions[i] > sessions)
+			sessions = o->sessions[i];
+	return (o->runtime * 1000 / o->log.hist_ms + 1) *
+	       (sessions < o->threads ? sessions : o->threads) *
+	       2.0 * FIO_PLAT_NR * sizeof(uint32_t);
+}
+
 int bench_log_check(struct bench_opts *o)
 {
 	struct bench_log_opts *l = &o->log;
@@ -121,6 +136,12 @@ int bench_log_check(struct bench_opts *o)
 	}
 	if (!l->prefix)
 		l->prefix = "tcq-bench";
+	if (l->hist_ms && hist_log_bytes(o) > HIST_LOG_MAX_BYTES) {
+		fprintf(stderr, "tcq-bench: --hist-log %u: %.0f MiB of bins a run (%u ms windows over --runtime, 14.5 KiB each per worker thread); at most %u MiB: a longer window or a shorter run\n",
+			l->hist_ms, hist_log_bytes(o) / 1048576, l->hist_ms,
+			(unsigned)(HIST_LOG_MAX_BYTES >> 20));
+		return -1;
+	}
 	if (o->plot && (strchr(o->plot, '\'') || strchr(o->plot, '\n'))) {
 		fprintf(stderr, "tcq-bench: --plot: file name must not contain quotes\n");
 		return -1;

@@ -231,18 +231,24 @@ bad_values_refused() {
 	local a rc
 	for a in "--rate-iops 0" "--rate -1" "--rate-per both" \
 		"--log-interval 0" "--hist-log x" "--percentiles 0,50" \
-		"--percentiles 101" "--curve-pct 0" "--curve-pct 10,200"; do
+		"--percentiles 101" "--curve-pct 0" "--curve-pct 10,200" \
+		"--rate-iops 1e10" "--log-prefix="; do
 		rc=0
 		# shellcheck disable=SC2086
 		run "$BENCH" $a iscsi://127.0.0.1:1/x/0 || rc=$?
 		[ "$rc" -eq 2 ] || fail "$a: expected exit 2, got $rc"
-		grep -q -- "bad value for ${a%% *}" <<<"$OUT" ||
+		a=${a%% *}
+		grep -q -- "bad value for ${a%=}: " <<<"$OUT" ||
 			fail "$a: the option is not named"
 	done
 	rc=0
 	run "$BENCH" --curve --rate-iops 10 iscsi://127.0.0.1:1/x/0 || rc=$?
 	[ "$rc" -eq 2 ] && grep -q -- '--curve sets the rate' <<<"$OUT" ||
 		fail "--curve with --rate-iops not refused"
+	rc=0
+	run "$BENCH" --hist-log 1 --runtime 3600 iscsi://127.0.0.1:1/x/0 || rc=$?
+	[ "$rc" -eq 2 ] && grep -q -- '--hist-log 1: .* MiB of bins' <<<"$OUT" ||
+		fail "a --hist-log of more than 1 GiB of bins not refused"
 	ok "bad --rate, --log-interval, --percentiles, --curve-pct values exit 2 naming the option"
 }
 
