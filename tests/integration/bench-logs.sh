@@ -40,26 +40,44 @@ py() {
 	"$python" - "$@"
 }
 
+# holds LOG JSON VALUE: each full 1 s window of LOG is VALUE within
+# WIN_TOL, and the run's IOPS in JSON the RATE asked within RUN_TOL.
+holds() {
+	py "$1" "$2" "$3" "$RATE" "$WIN_TOL" "$RUN_TOL" <<'PY'
+import json, sys
+log, js, want, rate, wtol, rtol = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
+rows = [[int(x) for x in l.split(", ")] for l in open(log)]
+full = [r for r in rows if r[0] % 1000 == 0]	# the last is partial
+assert len(full) >= 4, rows
+for t, v, d, bs, prio in full:
+    assert abs(v - want) <= wtol * want, ("window ending at %d ms: %d" % (t, v), rows)
+p = json.load(open(js))["points"][0]
+assert abs(p["rate_iops"] - rate) < 1e-6 and p["rate_reached"] is True, p
+assert abs(p["iops"] - rate) <= rtol * rate, p
+print("windows:", [v for _, v, _, _, _ in full], "run:", p["iops"])
+PY
+}
+
 rate_iops_holds_in_every_interval() {
 	need_tool python3
 	bench --depth 4 --sessions 2 --rate-iops $((RATE / 2)) --runtime 5 \
 		--log-interval 1000 --log-prefix "$TEST_TMP/r" \
 		--json "$TEST_TMP/r.json"
-	py "$TEST_TMP/r_iops.1.log" "$TEST_TMP/r.json" "$RATE" "$WIN_TOL" \
-		"$RUN_TOL" <<'PY' || fail "the IOPS log does not hold the rate"
-import json, sys
-log, js, rate, wtol, rtol = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-rows = [[int(x) for x in l.split(", ")] for l in open(log)]
-full = [r for r in rows if r[0] % 1000 == 0]	# the last is partial
-assert len(full) >= 4, rows
-for t, v, d, bs, prio in full:
-    assert abs(v - rate) <= wtol * rate, ("window ending at %d ms: %d IOPS" % (t, v), rows)
-p = json.load(open(js))["points"][0]
-assert p["rate_iops"] == rate and p["rate_reached"] is True, p
-assert abs(p["iops"] - rate) <= rtol * rate, p
-print("windows:", [v for _, v, _, _, _ in full], "run:", p["iops"])
-PY
+	holds "$TEST_TMP/r_iops.1.log" "$TEST_TMP/r.json" "$RATE" ||
+		fail "the IOPS log does not hold the rate"
 	ok "$RATE IOPS (2 sessions x $((RATE / 2))) in each 1 s window within 25%, the run within 5%"
+}
+
+# --rate in MB/s (10^6 bytes) for the point in all: 0.8192 MB/s of 4096
+# bytes is RATE IOPS, 800 KiB/s in the bandwidth log.
+rate_mbps_total_holds_in_every_interval() {
+	need_tool python3
+	bench --depth 2 --sessions 2 --rate 0.8192 --rate-per total \
+		--runtime 5 --log-interval 1000 --log-prefix "$TEST_TMP/m" \
+		--json "$TEST_TMP/m.json"
+	holds "$TEST_TMP/m_bw.1.log" "$TEST_TMP/m.json" 800 ||
+		fail "the bandwidth log does not hold the rate"
+	ok "--rate 0.8192 --rate-per total over 2 sessions: 800 KiB/s in each window, $RATE IOPS in all"
 }
 
 # Every line of the four logs of a randrw run: fio 3.33's windowed
@@ -255,6 +273,7 @@ bad_values_refused() {
 CHECKS=(
 	@null
 	rate_iops_holds_in_every_interval
+	rate_mbps_total_holds_in_every_interval
 	log_lines_are_fios
 	hist_log_counts_every_io
 	plots_drawn_from_the_logs
