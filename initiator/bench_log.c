@@ -397,7 +397,7 @@ void bench_log_print(FILE *f, const struct bench_opts *o,
 	for (i = 0; i < n; i++) {
 		const struct bench_point *p = &pts[i];
 
-		if (!p->nrep)
+		if (!p->nrep || p->rw == BENCH_JOURNAL)
 			continue;
 		bench_fmt_size(bs, sizeof(bs), p->bs);
 		fprintf(f, "  %s sessions=%u bs=%s depth=%u:", bench_rw_name(p->rw),
@@ -415,6 +415,10 @@ void bench_log_json(json_object *jo, const struct bench_point *p)
 	char key[32], val[32];
 	unsigned k;
 
+	if (p->rw == BENCH_JOURNAL) {	/* its I/Os are transactions */
+		json_object_put(pj);
+		return;
+	}
 	/* keys as fio's "percentile" objects: "99.900000" */
 	for (k = 0; k < json_npct; k++) {
 		snprintf(key, sizeof(key), "%f", json_pct[k]);

@@ -133,12 +133,14 @@ double rate_point_iops(const struct bench_opts *o, uint32_t bs,
 uint64_t rate_interval_ns(const struct bench_opts *o, uint32_t bs,
 			  uint32_t sessions)
 {
-	double iops = rate_point_iops(o, bs, sessions);
+	double iops = rate_point_iops(o, bs, sessions), ns;
 
 	if (iops <= 0 || !sessions)
 		return 0;
-	/* each session gets its share of the point's rate */
-	return (uint64_t)(1e9 * sessions / iops + 0.5);
+	/* each session gets its share of the point's rate (a turn a day at
+	 * the least: the double stays within uint64_t) */
+	ns = 1e9 * sessions / iops + 0.5;
+	return ns < 86400e9 ? (uint64_t)ns : (uint64_t)86400e9;
 }
 
 bool rate_gate(uint64_t *next, uint64_t interval_ns, uint64_t t)

@@ -91,6 +91,9 @@ START_TEST(rate_arithmetic)
 	ck_assert(fabs(rate_point_iops(&o, 4096, 1) - 1e6 / 4096) < 1e-9);
 	ck_assert(fabs(rate_point_iops(&o, 4096, 2) - 2e6 / 4096) < 1e-9);
 	ck_assert_uint_eq(rate_interval_ns(&o, 4096, 1), 4096000);
+	/* 10^-9 MB/s: a turn a day, not an overflow */
+	o.rate.mbps = 1e-9;
+	ck_assert_uint_eq(rate_interval_ns(&o, 4096, 1), 86400000000000ull);
 }
 END_TEST
 
