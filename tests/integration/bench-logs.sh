@@ -84,7 +84,7 @@ rate_mbps_total_holds_in_every_interval() {
 # entries, "time (ms), value, data direction, block size, priority".
 log_lines_are_fios() {
 	need_tool python3
-	bench --rw randrw --depth 2 --rate-iops $RATE --runtime 2 \
+	bench --rw randrw --depth 2 --rate-iops "$RATE" --runtime 2 \
 		--log-interval 250 --log-prefix "$TEST_TMP/f" \
 		--json "$TEST_TMP/f.json"
 	py "$TEST_TMP/f" <<'PY' || fail "a log line is not fio's"
@@ -160,7 +160,7 @@ plots_drawn_from_the_logs() {
 	local d=$TEST_TMP/plots f
 	need_tool gnuplot fio_generate_plots
 	mkdir -p "$d"
-	bench --rw randrw --depth 2 --rate-iops $RATE --runtime 2 \
+	bench --rw randrw --depth 2 --rate-iops "$RATE" --runtime 2 \
 		--log-interval 250 --log-prefix "$d/g" --plot "$d/p.svg"
 	for f in p-lat-time p-lat-hist; do
 		grep -q 'randrw s1 4K d2 at 200 IOPS' "$d/$f.svg" ||
@@ -233,7 +233,7 @@ PY
 
 unreachable_rate_is_said() {
 	need_tool python3
-	bench --depth 1 --rate-iops $RATE --runtime 1 --json "$TEST_TMP/u.json"
+	bench --depth 1 --rate-iops "$RATE" --runtime 1 --json "$TEST_TMP/u.json"
 	grep -Eq "^rate not reached: randread sessions=1 bs=4K depth=1: asked $RATE IOPS \\(0.819 MB/s\\), did [0-9]+ IOPS" <<<"$OUT" ||
 		fail "the missed rate is not said"
 	py "$TEST_TMP/u.json" <<'PY' || fail "JSON does not say the rate was missed"
@@ -261,11 +261,13 @@ bad_values_refused() {
 	done
 	rc=0
 	run "$BENCH" --curve --rate-iops 10 iscsi://127.0.0.1:1/x/0 || rc=$?
-	[ "$rc" -eq 2 ] && grep -q -- '--curve sets the rate' <<<"$OUT" ||
+	[ "$rc" -eq 2 ] || fail "--curve with --rate-iops: exit $rc, not 2"
+	grep -q -- '--curve sets the rate' <<<"$OUT" ||
 		fail "--curve with --rate-iops not refused"
 	rc=0
 	run "$BENCH" --hist-log 1 --runtime 3600 iscsi://127.0.0.1:1/x/0 || rc=$?
-	[ "$rc" -eq 2 ] && grep -q -- '--hist-log 1: .* MiB of bins' <<<"$OUT" ||
+	[ "$rc" -eq 2 ] || fail "--hist-log 1 for an hour: exit $rc, not 2"
+	grep -q -- '--hist-log 1: .* MiB of bins' <<<"$OUT" ||
 		fail "a --hist-log of more than 1 GiB of bins not refused"
 	ok "bad --rate, --log-interval, --percentiles, --curve-pct values exit 2 naming the option"
 }
