@@ -403,10 +403,11 @@ void *run_worker_main(void *arg)
 				continue;
 			}
 			/* a slot waiting (a busy verify range, --rate's
-			 * next turn) is tried again in 1 ms */
+			 * next turn) is tried again in 1 ms, or at the turn */
 			if (s->stalled && !s->dead && timeout > 1)
 				timeout = 1;
-			if (s->stalled && pt->rate_ns && (!wake || s->rate_next < wake))
+			if (s->stalled && pt->rate_ns && s->rate_next > t &&
+			    (!wake || s->rate_next < wake))
 				wake = s->rate_next;
 			if (s->dead || !s->inflight)
 				continue;
