@@ -12,6 +12,7 @@
 #include "initiator/engine.h"
 
 #define BENCH_MAXLIST 32
+#define BENCH_MAXPCT 32		/* --percentiles */
 
 enum bench_rw {
 	BENCH_READ, BENCH_WRITE, BENCH_RANDREAD, BENCH_RANDWRITE, BENCH_RANDRW,
@@ -27,6 +28,25 @@ enum bench_commit {
 enum bench_metric {
 	METRIC_IOPS, METRIC_MBPS, METRIC_P50, METRIC_P99, METRIC_P999,
 	METRIC_CPU, METRIC_COUNT
+};
+
+/* --log-interval, --hist-log, --percentiles (bench_log.c). */
+struct bench_log_opts {
+	unsigned interval_ms;		/* fio's log_avg_msec; 0: no logs */
+	unsigned hist_ms;		/* fio's log_hist_msec; 0: none */
+	const char *prefix;		/* fio's write_*_log=PREFIX */
+	double pct[BENCH_MAXPCT];	/* ascending, in (0, 100] */
+	unsigned npct;
+	bool pct_asked;			/* --percentiles given: print them */
+};
+
+/* --rate, --rate-iops, --rate-per, --curve (bench_rate.c). */
+struct bench_rate_opts {
+	double mbps, iops;		/* 0: no limit */
+	bool total;			/* the rate is the point's, not a session's */
+	bool curve;
+	unsigned curve_pct[BENCH_MAXLIST];
+	unsigned ncurve;
 };
 
 struct bench_opts {
@@ -60,6 +80,8 @@ struct bench_opts {
 	uint32_t journal_blocks;	/* --rw journal: log blocks a txn */
 	enum bench_commit commit;
 	const char *check_journal;	/* --check-journal IMAGE|URL */
+	struct bench_log_opts log;
+	struct bench_rate_opts rate;
 };
 
 /* Errors of one point, by cause. */
@@ -83,6 +105,8 @@ struct bench_errors {
 struct bench_sample {
 	double v[METRIC_COUNT];	/* iops, mbps, p50/p99/p999 us, cpu % */
 	double lat_mean_us;
+	double pct_us[BENCH_MAXPCT];	/* latency at log.pct[i] */
+	double rate_iops;		/* asked of the point (total); 0: none */
 	double runtime_s;
 	uint64_t ios;
 	struct bench_errors err;

@@ -15,6 +15,8 @@
 #include "config.h"
 #include "initiator/bench.h"
 #include "initiator/bench_journal.h"
+#include "initiator/bench_log.h"
+#include "initiator/bench_rate.h"
 #include "tcq/log.h"
 
 static void usage(FILE *f)
@@ -291,6 +293,8 @@ static const struct option long_opts[] = {
 	{ "journal-blocks", required_argument, NULL, OPT_JOURNAL_BLOCKS },
 	{ "commit", required_argument, NULL, OPT_COMMIT },
 	{ "check-journal", required_argument, NULL, OPT_CHECK_JOURNAL },
+	BENCH_LOG_OPTIONS,
+	BENCH_RATE_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -493,7 +497,7 @@ static int parse_finish(int argc, char **argv, struct bench_opts *o)
 		fprintf(stderr, "tcq-bench: --plot needs gnuplot: install the Debian package gnuplot-nox (apt-get install -y gnuplot-nox)\n");
 		return -1;
 	}
-	return 0;
+	return bench_log_check(o) || bench_rate_check(o) ? -1 : 0;
 }
 
 static int parse_args(int argc, char **argv, struct bench_opts *o)
@@ -513,6 +517,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		case 'h':
 		case OPT_HELP:
 			usage(stdout);
+			bench_log_usage(stdout);
+			bench_rate_usage(stdout);
 			usage_notes(stdout);
 			exit(0);
 		case OPT_VERSION:
@@ -522,6 +528,10 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		rc = workload_opt(o, c, optarg);
 		if (rc > 0)
 			rc = session_output_opt(o, c, optarg);
+		if (rc > 0)
+			rc = bench_log_opt(o, c, optarg);
+		if (rc > 0)
+			rc = bench_rate_opt(o, c, optarg);
 		if (rc < 0)
 			return bad(name, optarg);
 		if (rc > 0) {
@@ -675,6 +685,12 @@ int main(int argc, char **argv)
 		free(pts);
 		return 2;
 	}
+	if (o.rate.curve) {
+		int rc = bench_curve_main(&o, pts, npts, started);
+
+		free(pts);
+		return rc;
+	}
 	failed = run_points(&o, pts, &npts, &any_err);
 	bench_run_cleanup();
 	for (a = 0; a < o.nrw; a++)
@@ -690,6 +706,8 @@ int main(int argc, char **argv)
 		fputc('\n', stdout);
 	}
 	bench_print_errors(stdout, pts, npts);
+	bench_rate_print(stdout, pts, npts);
+	bench_log_print(stdout, &o, pts, npts);
 	fflush(stdout);
 	meta.version = PACKAGE_VERSION;
 	meta.engine = o.engine->name;
@@ -704,7 +722,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 		failed = true;
 	}
-	if (o.plot && bench_plot(o.plot, pts, npts, err, sizeof(err))) {
+	if ((o.plot && bench_plot(o.plot, pts, npts, err, sizeof(err))) ||
+	    bench_log_plot(&o, err, sizeof(err))) {
 		fprintf(stderr, "tcq-bench: %s\n", err);
 		failed = true;
 	}

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "initiator/bench.h"
+#include "initiator/bench_log.h"
+#include "initiator/bench_rate.h"
 
 /* Numbers keep about three significant digits, like the example table. */
 static void fmt_num(char *buf, size_t len, double v)
@@ -327,6 +329,8 @@ int bench_write_json(const char *path, const struct bench_meta *meta,
 		json_object_object_add(o, "runtime_s", jdouble(p->mean.runtime_s));
 		json_object_object_add(o, "ios",
 				       json_object_new_int64((int64_t)p->mean.ios));
+		bench_log_json(o, p);
+		bench_rate_json(o, p);
 		if (p->model.ok) {
 			json_object *m = json_object_new_object();
 

@@ -26,6 +26,7 @@ struct point {
 	struct run_sess *ss;
 	struct run_worker *ws;
 	uint32_t bs, depth, sessions;
+	unsigned rep;
 	unsigned nthreads, started;
 	uint64_t lost;		/* sessions that did not log in */
 	double cpu0;		/* CPU seconds when the ramp ended */
@@ -259,6 +260,9 @@ static uint64_t point_start(struct point *p, char *err, size_t errlen)
 	pt->t_ramp_end = t0 + (uint64_t)(pt->o->ramp * 1e9);
 	pt->t_end = pt->t_ramp_end + (uint64_t)(pt->o->runtime * 1e9);
 	atomic_store(&pt->budget, (int64_t)pt->o->ios);
+	pt->rate_ns = rate_interval_ns(pt->o, p->bs, p->sessions);
+	for (i = 0; i < p->nthreads; i++)
+		p->ws[i].tlog = tlog_create(pt->o, pt->t_ramp_end);
 	p->cpu0 = cpu_seconds();
 	for (i = 0; i < p->nthreads; i++) {
 		if (pthread_create(&p->ws[i].th, NULL, run_worker_main,
@@ -342,11 +346,21 @@ static int point_sample(const struct point *p, double cpu,
 			struct bench_sample *out, char *err, size_t errlen)
 {
 	struct bench_hist *hist = malloc(sizeof(*hist));
+	struct bench_tlog **logs = calloc(p->nthreads, sizeof(*logs));
+	struct bench_run_id id = {
+		.rw = p->pt.rw, .bs = p->bs, .depth = p->depth,
+		.sessions = p->sessions, .rep = p->rep,
+		.rate_iops = rate_point_iops(p->pt.o, p->bs, p->sessions),
+		.ramp_s = p->pt.o->ramp,
+	};
 	uint64_t bytes = 0, last = 0;
 	double secs;
 	unsigned i;
+	int rc;
 
-	if (!hist) {
+	if (!hist || !logs) {
+		free(hist);
+		free(logs);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -355,6 +369,7 @@ static int point_sample(const struct point *p, double cpu,
 		const struct run_worker *w = &p->ws[i];
 
 		hist_merge(hist, &w->hist);
+		logs[i] = w->tlog;
 		bytes += w->bytes;
 		out->ios += w->ios;
 		if (w->last_done_ns > last)
@@ -374,8 +389,12 @@ static int point_sample(const struct point *p, double cpu,
 	out->v[METRIC_P99] = (double)hist_quantile(hist, 0.99) / 1e3;
 	out->v[METRIC_P999] = (double)hist_quantile(hist, 0.999) / 1e3;
 	out->lat_mean_us = hist_mean(hist) / 1e3;
+	out->rate_iops = id.rate_iops;
+	rc = bench_log_run(p->pt.o, &id, logs, p->nthreads, last, hist, out,
+			   err, errlen);
+	free(logs);
 	free(hist);
-	return 0;
+	return rc;
 }
 
 int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
@@ -401,6 +420,7 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 	p.bs = bs;
 	p.depth = depth;
 	p.sessions = sessions;
+	p.rep = rep;
 	p.ss = calloc(sessions, sizeof(*p.ss));
 	p.nthreads = o->threads < sessions ? o->threads : sessions;
 	if (!p.nthreads)
@@ -423,8 +443,10 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 		rc = point_sample(&p, cpu1 - p.cpu0, out, err, errlen);
 out:
 	if (p.ws)
-		for (i = 0; i < p.nthreads; i++)
+		for (i = 0; i < p.nthreads; i++) {
 			free(p.ws[i].sess);
+			tlog_free(p.ws[i].tlog);
+		}
 	free(p.ws);
 	if (p.ss)
 		run_close_sessions(p.pt.ops, p.ss, sessions, bs);

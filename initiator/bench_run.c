@@ -145,6 +145,9 @@ static void run_account(struct run_worker *w, struct run_io *r)
 			       io->t_done_ns - io->t_submit_ns : 0;
 
 		hist_add(&w->hist, lat);
+		if (w->tlog)
+			tlog_add(w->tlog, io->write, io->t_done_ns, lat,
+				 (uint64_t)io->blocks * pt->block_size);
 		w->ios++;
 		w->bytes += (uint64_t)io->blocks * pt->block_size;
 		if (io->t_done_ns > w->last_done_ns)
@@ -223,6 +226,16 @@ static bool run_may_submit(struct run_point *pt, uint64_t t)
 	return true;
 }
 
+/* --rate: whether a slot of s must wait for the session's next turn
+ * (never once the point is over: run_may_submit ends it). */
+static bool run_rate_wait(struct run_point *pt, struct run_sess *s,
+			  bool lost, uint64_t t)
+{
+	return !s->dead && !s->lost && !lost && t < pt->t_end &&
+	       !atomic_load_explicit(&pt->stop, memory_order_relaxed) &&
+	       !rate_gate(&s->rate_next, pt->rate_ns, t);
+}
+
 /* Whether a finished I/O of the list has no status (-errno). */
 static bool run_any_transport_error(const struct run_io *r)
 {
@@ -296,6 +309,12 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 			run_account(w, r);
 			r->io.done = NULL;
 		}
+		if (run_rate_wait(w->pt, s, lost, t)) {	/* its next turn */
+			r->next_ready = keep;
+			keep = r;
+			s->stalled = true;
+			continue;
+		}
 		if (s->dead || s->lost || lost || !run_may_submit(w->pt, t))
 			continue;
 		if (!run_choose(w, s, r)) {
@@ -356,7 +375,7 @@ void *run_worker_main(void *arg)
 	struct run_worker *w = arg;
 	struct run_point *pt = w->pt;
 	struct pollfd *pfd = calloc(w->nsess, sizeof(*pfd));
-	uint64_t t, drain_start = 0;
+	uint64_t t, drain_start = 0, wake;
 	unsigned i, busy;
 	int timeout, n, rc;
 
@@ -371,6 +390,7 @@ void *run_worker_main(void *arg)
 	for (;;) {
 		busy = 0;
 		timeout = 100;
+		wake = 0;
 		for (i = 0; i < w->nsess; i++) {
 			struct run_sess *s = w->sess[i];
 
@@ -382,11 +402,15 @@ void *run_worker_main(void *arg)
 					timeout = 20;
 				continue;
 			}
-			if (s->dead || !s->inflight) {
-				if (s->stalled && !s->dead)
-					timeout = 1;
+			/* a slot waiting (a busy verify range, --rate's
+			 * next turn) is tried again in 1 ms, or at the turn */
+			if (s->stalled && !s->dead && timeout > 1)
+				timeout = 1;
+			if (s->stalled && pt->rate_ns && s->rate_next > t &&
+			    (!wake || s->rate_next < wake))
+				wake = s->rate_next;
+			if (s->dead || !s->inflight)
 				continue;
-			}
 			busy++;
 			pfd[i].fd = pt->ops->get_fd(s->e);
 			pfd[i].events = pt->ops->events(s->e);
@@ -398,7 +422,7 @@ void *run_worker_main(void *arg)
 			break;
 		if (t < pt->t_end && (pt->t_end - t) / 1000000 < (uint64_t)timeout)
 			timeout = (int)((pt->t_end - t) / 1000000) + 1;
-		n = poll(pfd, w->nsess, timeout);
+		n = rate_poll(pfd, w->nsess, timeout, wake, t);
 		if (n < 0 && errno != EINTR) {
 			w->err.transport++;
 			break;

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include "initiator/bench.h"
 #include "initiator/bench_hist.h"
+#include "initiator/bench_log.h"
+#include "initiator/bench_rate.h"
 
 struct run_sess;
 
@@ -35,6 +37,7 @@ struct run_sess {
 	uint64_t lost_ns, next_try_ns;
 	struct run_io *retry;
 	char lost_why[256];
+	uint64_t rate_next;		/* --rate: its next I/O's time */
 };
 
 struct run_point;
@@ -49,6 +52,7 @@ struct run_worker {
 	_Atomic uint64_t bytes_done;	/* for the progress line */
 	uint64_t ios, bytes, last_done_ns;
 	struct bench_errors err;
+	struct bench_tlog *tlog;	/* --log-interval, --plot: or NULL */
 	_Atomic bool finished;
 };
 
@@ -59,6 +63,7 @@ struct run_point {
 	uint32_t block_size, blocks;	/* per I/O */
 	uint64_t first_lba, nchunks;
 	uint64_t t_ramp_end, t_end;
+	uint64_t rate_ns;		/* --rate: a session's interval */
 	_Atomic int64_t budget;		/* --ios: submissions left */
 	_Atomic bool stop;
 };

@@ -117,6 +117,9 @@ void bench_point_fold(struct bench_point *p, const struct bench_sample *s,
 		const struct bench_errors *se = &s[i].err;
 
 		p->mean.lat_mean_us += s[i].lat_mean_us / n;
+		for (k = 0; k < BENCH_MAXPCT; k++)
+			p->mean.pct_us[k] += s[i].pct_us[k] / n;
+		p->mean.rate_iops = s[i].rate_iops;
 		p->mean.runtime_s += s[i].runtime_s / n;
 		p->mean.ios += s[i].ios;
 		e->check += se->check;
