@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "initiator/bench_access.h"
 #include "initiator/engine.h"
 
 #define BENCH_MAXLIST 32
@@ -60,6 +61,7 @@ struct bench_opts {
 	uint32_t journal_blocks;	/* --rw journal: log blocks a txn */
 	enum bench_commit commit;
 	const char *check_journal;	/* --check-journal IMAGE|URL */
+	struct bench_access acc;	/* --dist, --thinktime, --replay */
 };
 
 /* Errors of one point, by cause. */

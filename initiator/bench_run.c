@@ -183,7 +183,7 @@ static bool run_choose(struct run_worker *w, struct run_sess *s,
 			chunk = s->cursor;
 			s->cursor = (s->cursor + 1) % pt->nchunks;
 		} else {
-			chunk = rng_next(&w->rng) % pt->nchunks;
+			chunk = dist_next(&pt->dist, &w->rng);
 		}
 		io->lba = pt->first_lba + chunk * pt->blocks;
 		if (!run_verify ||
@@ -204,6 +204,19 @@ static bool run_choose(struct run_worker *w, struct run_sess *s,
 	if (run_verify && io->write)
 		verify_stamp(run_verify, io->buf, io->lba, io->blocks);
 	return true;
+}
+
+/* --thinktime: whether s pauses at t. Not once the point is over (its
+ * time, --ios used up): no burst follows, so no pause either. */
+static bool run_thinking(struct run_point *pt, struct run_sess *s,
+			 uint64_t t)
+{
+	if (!pt->o->acc.think.think_ns || t >= pt->t_end ||
+	    atomic_load_explicit(&pt->stop, memory_order_relaxed) ||
+	    (pt->o->ios && t >= pt->t_ramp_end &&
+	     atomic_load(&pt->budget) <= 0))
+		return false;
+	return think_hold(&pt->o->acc.think, &s->think, s->inflight, t);
 }
 
 /* Whether new I/O may still be started at time t. */
@@ -293,10 +306,20 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 				}
 			}
 			r->ua_retries = 0;
+			think_completed(&s->think);
 			run_account(w, r);
 			r->io.done = NULL;
 		}
-		if (s->dead || s->lost || lost || !run_may_submit(w->pt, t))
+		if (s->dead || s->lost || lost)
+			continue;
+		if (run_thinking(w->pt, s, t)) {
+			/* a pause between bursts: this slot waits */
+			r->next_ready = keep;
+			keep = r;
+			s->stalled = true;
+			continue;
+		}
+		if (!run_may_submit(w->pt, t))
 			continue;
 		if (!run_choose(w, s, r)) {
 			/* every candidate range is busy: retry shortly */
@@ -338,6 +361,7 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 			continue;
 		}
 		s->inflight++;
+		think_issued(&s->think);
 	}
 	/* I/Os completed meanwhile (a connection that failed in a submit
 	 * completes everything in flight) are in s->ready already: add. */
@@ -383,8 +407,14 @@ void *run_worker_main(void *arg)
 				continue;
 			}
 			if (s->dead || !s->inflight) {
-				if (s->stalled && !s->dead)
-					timeout = 1;
+				if (s->stalled && !s->dead) {
+					int ms = think_poll_ms(&pt->o->acc.think,
+							       &s->think,
+							       run_now_ns());
+
+					if (ms < timeout)
+						timeout = ms;
+				}
 				continue;
 			}
 			busy++;

@@ -35,6 +35,7 @@ struct run_sess {
 	uint64_t lost_ns, next_try_ns;
 	struct run_io *retry;
 	char lost_why[256];
+	struct think_state think;	/* --thinktime */
 };
 
 struct run_point;
@@ -58,6 +59,7 @@ struct run_point {
 	int rw;
 	uint32_t block_size, blocks;	/* per I/O */
 	uint64_t first_lba, nchunks;
+	struct dist_gen dist;		/* --dist over the nchunks */
 	uint64_t t_ramp_end, t_end;
 	_Atomic int64_t budget;		/* --ios: submissions left */
 	_Atomic bool stop;
