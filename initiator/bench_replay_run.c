@@ -171,7 +171,8 @@ static int rp_loop(struct rrun *r)
 	int64_t wait;
 	int rc = 0;
 
-	while ((next < r->tr.n && !bench_interrupted) || r->inflight) {
+	/* after a failure, only what is under way is waited for */
+	while ((next < r->tr.n && !bench_interrupted && !rc) || r->inflight) {
 		struct pollfd pfd;
 		int timeout = 100;
 
