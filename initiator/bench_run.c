@@ -236,6 +236,19 @@ static bool run_may_submit(struct run_point *pt, uint64_t t)
 	return true;
 }
 
+/* What the free slot r of s does at t: 0 carry a new I/O (chosen), 1
+ * wait (a pause between bursts, or every candidate range busy), -1
+ * nothing (the point is over). */
+static int run_next(struct run_worker *w, struct run_sess *s,
+		    struct run_io *r, uint64_t t)
+{
+	if (run_thinking(w->pt, s, t))
+		return 1;
+	if (!run_may_submit(w->pt, t))
+		return -1;
+	return run_choose(w, s, r) ? 0 : 1;
+}
+
 /* Whether a finished I/O of the list has no status (-errno). */
 static bool run_any_transport_error(const struct run_io *r)
 {
@@ -312,17 +325,12 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 		}
 		if (s->dead || s->lost || lost)
 			continue;
-		if (run_thinking(w->pt, s, t)) {
-			/* a pause between bursts: this slot waits */
-			r->next_ready = keep;
-			keep = r;
-			s->stalled = true;
+		rc = run_next(w, s, r, t);
+		if (rc < 0)
 			continue;
-		}
-		if (!run_may_submit(w->pt, t))
-			continue;
-		if (!run_choose(w, s, r)) {
-			/* every candidate range is busy: retry shortly */
+		if (rc > 0) {
+			/* a pause between bursts, or every candidate range
+			 * busy: retry shortly */
 			r->next_ready = keep;
 			keep = r;
 			s->stalled = true;
