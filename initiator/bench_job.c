@@ -52,6 +52,16 @@ static const struct { const char *key, *opt; } job_map[] = {
 	{ "ordered", "--ordered" }, { "hoq", "--hoq" },
 };
 
+/* The argv made: getopt points into it until the program ends. */
+static char **job_argv;
+
+static void job_argv_free(void)
+{
+	for (char **a = job_argv; a && *a; a++)
+		free(*a);
+	free(job_argv);
+}
+
 static int job_bad(const struct job *j, unsigned line, const char *fmt,
 		   const char *what)
 {
@@ -416,11 +426,16 @@ int bench_job_expand(int *argc, char ***argv)
 			rc = -1;
 	for (unsigned k = 0; k < j.nkv; k++)
 		free(j.kv[k].val);
-	if (rc)
+	if (rc) {
+		for (i = 0; i < j.nout; i++)
+			free(j.out[i]);
+		free(j.out);
 		return -1;
+	}
 	/* argv[0] was put first: the job's options, then the command's */
 	j.out[j.nout] = NULL;
 	*argc = j.nout;
-	*argv = j.out;
+	*argv = job_argv = j.out;
+	atexit(job_argv_free);
 	return 0;
 }
