@@ -40,6 +40,15 @@ int access_opt(struct bench_access *a, int c, const char *arg)
 			return -1;
 		a->think.blocks = (uint32_t)v;
 		return 0;
+	case OPT_ACCESS_DEPTH_LOW:
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || v > UINT32_MAX ||
+		    arg[0] == '-')
+			return -1;
+		a->think.depth_low = (uint32_t)v;
+		a->think.low_set = true;
+		return 0;
 	case OPT_ACCESS_THINK_TYPE:
 		if (strcmp(arg, "complete") && strcmp(arg, "issue"))
 			return -1;
@@ -98,6 +107,8 @@ void access_usage(FILE *f)
 "  --thinktime-blocks-type complete|issue   count the burst as it completes\n"
 "                       (default) or as it is issued\n"
 "  --thinktime-spin T   of the pause, burn CPU for T, sleep the rest\n"
+"  --depth-low N        once a session's queue is full, let it drain to N\n"
+"                       before filling it again (fio's iodepth_low)\n"
 "  --replay FILE        replay a fio iolog (v2, v3) or a blkparse text trace\n"
 "                       on one session at --depth, in its order and timing;\n"
 "                       flushes become SYNCHRONIZE CACHE\n"

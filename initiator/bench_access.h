@@ -63,6 +63,8 @@ struct bench_think {
 	uint64_t think_ns, spin_ns;	/* think_ns 0: no think time */
 	uint32_t blocks;		/* I/Os between pauses (default 1) */
 	bool on_issue;			/* count issued, not completed */
+	uint32_t depth_low;		/* fio's iodepth_low, if low_set */
+	bool low_set;
 };
 
 /* One session's place in its think cycle. */
@@ -72,6 +74,7 @@ struct think_state {
 	uint8_t phase;			/* THINK_RUN, _DRAIN, _PAUSE */
 	uint64_t gaps;			/* pauses taken */
 	uint64_t total;			/* I/Os issued, over all bursts */
+	bool low_wait;			/* --depth-low: draining to it */
 };
 
 enum { THINK_RUN, THINK_DRAIN, THINK_PAUSE };
@@ -81,6 +84,10 @@ enum { THINK_RUN, THINK_DRAIN, THINK_PAUSE };
 bool think_hold(const struct bench_think *k, struct think_state *st,
 		uint32_t inflight, uint64_t t);
 void think_issued(struct think_state *st);
+/* --depth-low: whether a session of this depth with inflight under way
+ * waits (once full, it drains to depth_low before it fills again). */
+bool think_low_hold(const struct bench_think *k, struct think_state *st,
+		    uint32_t inflight, uint32_t depth);
 void think_completed(struct think_state *st);
 /* The poll timeout (ms) a holding session allows: 0 while spinning or
  * when less than a millisecond is left, else the milliseconds left. */
@@ -106,7 +113,7 @@ struct bench_access {
 enum {
 	OPT_ACCESS_DIST = 1000, OPT_ACCESS_THINK, OPT_ACCESS_THINK_SPIN,
 	OPT_ACCESS_THINK_BLOCKS, OPT_ACCESS_THINK_TYPE, OPT_ACCESS_REPLAY,
-	OPT_ACCESS_NO_STALL, OPT_ACCESS_JOB,
+	OPT_ACCESS_NO_STALL, OPT_ACCESS_JOB, OPT_ACCESS_DEPTH_LOW,
 };
 
 /* Entries of bench_main.c's struct option table. */
@@ -118,7 +125,8 @@ enum {
 	{ "thinktime-blocks-type", required_argument, NULL, OPT_ACCESS_THINK_TYPE }, \
 	{ "replay", required_argument, NULL, OPT_ACCESS_REPLAY }, \
 	{ "replay-no-stall", no_argument, NULL, OPT_ACCESS_NO_STALL }, \
-	{ "job", required_argument, NULL, OPT_ACCESS_JOB }
+	{ "job", required_argument, NULL, OPT_ACCESS_JOB }, \
+	{ "depth-low", required_argument, NULL, OPT_ACCESS_DEPTH_LOW }
 
 /* Sets the defaults (uniform, no think time, no replay). */
 void access_defaults(struct bench_access *a);

@@ -45,6 +45,7 @@ static const struct { const char *key, *opt; } job_map[] = {
 	{ "thinktime_blocks", "--thinktime-blocks" },
 	{ "thinktime_spin", "--thinktime-spin" },
 	{ "thinktime_blocks_type", "--thinktime-blocks-type" },
+	{ "iodepth_low", "--depth-low" },
 	{ "numjobs", "--sessions" }, { "randseed", "--seed" },
 	{ "read_iolog", "--replay" }, { "replay_no_stall", NULL },
 	{ "filename", NULL },

@@ -206,17 +206,20 @@ static bool run_choose(struct run_worker *w, struct run_sess *s,
 	return true;
 }
 
-/* --thinktime: whether s pauses at t. Not once the point is over (its
+/* --thinktime, --depth-low: whether s holds its next I/O at t. Not once the point is over (its
  * time, --ios used up): no burst follows, so no pause either. */
 static bool run_thinking(struct run_point *pt, struct run_sess *s,
 			 uint64_t t)
 {
-	if (!pt->o->acc.think.think_ns || t >= pt->t_end ||
+	if ((!pt->o->acc.think.think_ns && !pt->o->acc.think.low_set) ||
+	    t >= pt->t_end ||
 	    atomic_load_explicit(&pt->stop, memory_order_relaxed) ||
 	    (pt->o->ios && t >= pt->t_ramp_end &&
 	     atomic_load(&pt->budget) <= 0))
 		return false;
-	return think_hold(&pt->o->acc.think, &s->think, s->inflight, t);
+	return think_low_hold(&pt->o->acc.think, &s->think, s->inflight,
+			      s->depth) ||
+	       think_hold(&pt->o->acc.think, &s->think, s->inflight, t);
 }
 
 /* Whether new I/O may still be started at time t. */

@@ -8,6 +8,9 @@
  * next burst. The pauses are a property of the I/O sequence: each one
  * follows an empty queue, and with issue counting a pause comes after
  * every thinktime-blocks I/Os, whatever the target's speed.
+ *
+ * --depth-low (fio's iodepth_low): once a session's queue is full it
+ * drains to that many before it is filled again.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -54,6 +57,19 @@ void think_issued(struct think_state *st)
 void think_completed(struct think_state *st)
 {
 	st->completed++;
+}
+
+bool think_low_hold(const struct bench_think *k, struct think_state *st,
+		    uint32_t inflight, uint32_t depth)
+{
+	if (!k->low_set || k->depth_low >= depth)
+		return false;
+	if (st->low_wait && inflight > k->depth_low)
+		return true;		/* full before: still draining */
+	/* drained (or filling): this I/O goes; if it fills the queue, the
+	 * queue drains before the next */
+	st->low_wait = inflight + 1 >= depth;
+	return false;
 }
 
 int think_poll_ms(const struct bench_think *k, const struct think_state *st,

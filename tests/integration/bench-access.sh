@@ -12,6 +12,7 @@
 #  - --dist zoned sends every write into its zone;
 #  - --thinktime with blocks counted at issue: never more writes under way
 #    at the target than a burst, and the pauses the I/O count says;
+#    --depth-low 0: the queue is filled only once it drained;
 #  - --job: a fio job file runs as the options it says; an unknown key, a
 #    second job and an rw tcq-bench lacks are refused by FILE:LINE.
 # shellcheck source=tests/integration/lib.sh
@@ -51,15 +52,16 @@ recorded() {
 # rec_list: the recording's tasks in arrival order, one a line:
 # "W LBA BLOCKS [FUA]" for a write, "S" for a SYNCHRONIZE CACHE, each
 # followed by "after N" for an S: how many earlier writes had ended
-# before it arrived; and a last line "maxq N": the most writes under way
-# at once.
+# before it arrived; then "maxq N": the most writes under way at once,
+# and "empty_at I...": the writes (numbered from 0 in arrival order) that
+# arrived when every earlier write had ended.
 rec_list() {
 	python3 - "$TEST_TMP/rec" <<'PY'
 import struct, sys
 d = open(sys.argv[1], "rb").read()
 assert d[:8] == b"TCQREC1\n", "not a recording"
 pos = struct.unpack_from("<I", d, 12)[0]
-ended, kind, out, under, maxq = set(), {}, [], 0, 0
+ended, kind, out, under, maxq, empty, nw = set(), {}, [], 0, 0, [], 0
 while pos + 16 <= len(d):
     ln, typ = struct.unpack_from("<IB", d, pos)
     body = pos + 16
@@ -72,6 +74,9 @@ while pos + 16 <= len(d):
         elif fl & 0x01:
             out.append("W %d %d%s" % (lba, blocks, " FUA" if fl & 0x04 else ""))
             kind[task] = "W"
+            if under == 0:
+                empty.append(nw)
+            nw += 1
             under += 1
             maxq = max(maxq, under)
     elif typ == 4:  # REC_DONE
@@ -83,6 +88,7 @@ while pos + 16 <= len(d):
 for line in out:
     print(line)
 print("maxq %d" % maxq)
+print("empty_at " + " ".join(str(i) for i in empty))
 PY
 }
 
@@ -116,7 +122,7 @@ replay_iolog_v2_arrives_in_trace_order() {
 		fail "no replay summary: $OUT"
 	rec_list >"$TEST_TMP/got"
 	iolog_expect "$f" >"$TEST_TMP/want"
-	diff <(sed 's/ after.*//' "$TEST_TMP/got" | grep -v '^maxq') "$TEST_TMP/want" ||
+	diff <(sed 's/ after.*//' "$TEST_TMP/got" | grep -v '^maxq\|^empty_at') "$TEST_TMP/want" ||
 		fail "the target saw another order than the trace's"
 	grep -qx 'S after 8 of 8' "$TEST_TMP/got" ||
 		fail "the SYNCHRONIZE CACHE arrived before the writes before it ended: $(cat "$TEST_TMP/got")"
@@ -143,7 +149,7 @@ TXT
 	rec_list >"$TEST_TMP/got"
 	printf '%s\n' "W 2048 8" "W 64 16" "S after 2 of 2" "W 4096 8 FUA" \
 		"W 512 8" "S after 4 of 4" "W 1024 8 FUA" >"$TEST_TMP/want"
-	diff <(grep -v '^maxq' "$TEST_TMP/got") "$TEST_TMP/want" ||
+	diff <(grep -v '^maxq\|^empty_at' "$TEST_TMP/got") "$TEST_TMP/want" ||
 		fail "blkparse's flushes and FUA not kept"
 	ok "blkparse: the preflush (F first) and the flush alone are SYNCHRONIZE CACHE after the writes before them ended; W..F arrives with FUA; order kept"
 }
@@ -171,7 +177,7 @@ replay_past_the_end_refused_before_sending() {
 	[ "$RC" = 2 ] || fail "a trace past the end: status $RC, expected 2"
 	grep -q "end.log:4: I/O of 8192 bytes at byte 67104768 ends past the LUN's end (67108864 bytes); nothing was sent" <<<"$OUT" ||
 		fail "the refusal does not name the line and the end: $OUT"
-	[ "$(rec_list)" = "maxq 0" ] || fail "something was sent: $(rec_list)"
+	[ "$(rec_list | head -1)" = "maxq 0" ] || fail "something was sent: $(rec_list)"
 	ok "a trace past the LUN's end is refused naming its line, and nothing reaches the target"
 }
 
@@ -199,6 +205,21 @@ thinktime_bursts_seen_by_target() {
 	grep -qx 'maxq [1-4]' "$TEST_TMP/got" ||
 		fail "more writes under way than a burst of 4: $(tail -1 "$TEST_TMP/got")"
 	ok "--thinktime 2ms, bursts of 4 at depth 16: 9 pauses over 40 writes, at most 4 under way at the target"
+}
+
+depth_low_refills_from_empty() {
+	recorded "$BENCH" --quiet --rw randwrite --bs 4k --depth 8 --ios 512 \
+		--runtime 60 --depth-low 0 "$TCQD_URL"
+	[ "$RC" = 0 ] || fail "--depth-low run failed: $OUT"
+	rec_list >"$TEST_TMP/got"
+	# full at 8, drained to 0, filled again: writes 8, 16, ..., 504
+	# arrive when all before them ended (others may too: a fast target
+	# can end one before the next of its burst arrives; without the
+	# drain, 63 bursts all starting on an empty queue would be luck)
+	tail -1 "$TEST_TMP/got" | awk '{ for (i = 2; i <= NF; i++) e[$i] = 1
+		for (k = 8; k < 512; k += 8) if (!(k in e)) exit 1 }' ||
+		fail "a burst of 8 began before the one before ended: $(tail -1 "$TEST_TMP/got")"
+	ok "--depth 8 --depth-low 0: writes 8, 16, ..., 504 of 512 reach the target only once every write before them ended"
 }
 
 job_file_runs_as_its_options() {
@@ -268,6 +289,7 @@ CHECKS=(
 	replay_past_the_end_refused_before_sending
 	dist_zoned_keeps_writes_in_the_zone
 	thinktime_bursts_seen_by_target
+	depth_low_refills_from_empty
 	job_file_runs_as_its_options
 	job_file_refusals_name_file_and_line
 )

@@ -248,6 +248,27 @@ START_TEST(thinktime_pauses_follow_the_sequence)
 }
 END_TEST
 
+/* --depth-low 2 at depth 8: fills to 8, holds until 2 are left, fills
+ * again (fio's iodepth_low). */
+START_TEST(depth_low_drains_then_fills)
+{
+	struct bench_think k = { .depth_low = 2, .low_set = true,
+				 .blocks = 1 };
+	struct think_state st = { 0 };
+
+	/* asked before each I/O with the number under way */
+	for (uint32_t q = 0; q < 8; q++)
+		ck_assert(!think_low_hold(&k, &st, q, 8));
+	/* the 8th filled it: completions bring it down to 2 */
+	for (uint32_t q = 7; q > 2; q--)
+		ck_assert(think_low_hold(&k, &st, q, 8));
+	ck_assert(!think_low_hold(&k, &st, 2, 8));
+	ck_assert(!think_low_hold(&k, &st, 3, 8));	/* filling again */
+	k.depth_low = 8;	/* at the depth or over: no effect */
+	ck_assert(!think_low_hold(&k, &st, 7, 8));
+}
+END_TEST
+
 START_TEST(thinktime_spin_then_sleep)
 {
 	struct bench_think k = { .think_ns = 5000000, .spin_ns = 2000000,
@@ -402,6 +423,7 @@ static Suite *bench_access_suite(void)
 	harness_add(tc, same_seed_same_sequence);
 	harness_add(tc, thinktime_pauses_follow_the_sequence);
 	harness_add(tc, thinktime_spin_then_sleep);
+	harness_add(tc, depth_low_drains_then_fills);
 	harness_add(tc, replay_fio_iolog_v2_and_v3);
 	harness_add(tc, replay_blkparse_text);
 	harness_add(tc, replay_refusals_name_the_line);
