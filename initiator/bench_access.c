@@ -84,9 +84,9 @@ int access_finish(const struct bench_access *a)
 		fprintf(stderr, "tcq-bench: --replay-no-stall needs --replay\n");
 		return -1;
 	}
-	if (a->replay.path && (a->think.think_ns ||
+	if (a->replay.path && (a->think.think_ns || a->think.low_set ||
 			       a->dist.kind != DIST_UNIFORM)) {
-		fprintf(stderr, "tcq-bench: --replay sends the trace's I/O: no --dist or --thinktime with it\n");
+		fprintf(stderr, "tcq-bench: --replay sends the trace's I/O: no --dist, --thinktime or --depth-low with it\n");
 		return -1;
 	}
 	return 0;

@@ -66,7 +66,10 @@ static void job_argv_free(void)
 static int job_bad(const struct job *j, unsigned line, const char *fmt,
 		   const char *what)
 {
-	fprintf(stderr, "tcq-bench: %s:%u: ", j->path, line);
+	if (line)
+		fprintf(stderr, "tcq-bench: %s:%u: ", j->path, line);
+	else	/* of the job as a whole */
+		fprintf(stderr, "tcq-bench: %s: ", j->path);
 	fprintf(stderr, fmt, what);
 	fputc('\n', stderr);
 	return -1;
@@ -315,6 +318,7 @@ static int job_region(struct job *j, bool time_based)
 {
 	struct job_kv *kv = job_get(j, "size"), *rt = job_get(j, "runtime");
 	struct job_kv *bs = job_get(j, "bs"), *nj = job_get(j, "numjobs");
+	struct job_kv *tb = job_get(j, "time_based");
 	uint64_t size = 0, bsz = 4096, njobs = 1;
 	char num[64], url[1024];
 	size_t n = 0;
@@ -328,7 +332,7 @@ static int job_region(struct job *j, bool time_based)
 	if (nj && nj->val)
 		njobs = strtoull(nj->val, NULL, 10);
 	if (time_based && !rt)
-		return job_bad(j, kv ? kv->line : 0, "time_based without runtime%s", "");
+		return job_bad(j, tb ? tb->line : 0, "time_based without runtime%s", "");
 	if (!kv && !time_based && !rt)
 		return job_bad(j, 0, "neither size, time_based nor runtime: say how much to do%s", "");
 	if (kv) {
