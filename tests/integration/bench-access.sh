@@ -267,16 +267,16 @@ job_file_refusals_name_file_and_line() {
 	printf '[a]\nrw=randread\nruntime=1\n[b]\nrw=read\n' >"$j"
 	rc=0
 	run "$BENCH" --job "$j" "$TCQD_URL" || rc=$?
-	[ "$rc" = 2 ] && grep -q "bad.fio:4: a second job \[b\]" <<<"$OUT" ||
+	{ [ "$rc" = 2 ] && grep -q "bad.fio:4: a second job \[b\]" <<<"$OUT"; } ||
 		fail "a second job section taken: $OUT"
 	printf '[a]\nrw=readwrite\nruntime=1\n' >"$j"
 	rc=0
 	run "$BENCH" --job "$j" "$TCQD_URL" || rc=$?
-	[ "$rc" = 2 ] && grep -q "bad.fio:2: rw=readwrite" <<<"$OUT" ||
+	{ [ "$rc" = 2 ] && grep -q "bad.fio:2: rw=readwrite" <<<"$OUT"; } ||
 		fail "rw=readwrite taken: $OUT"
 	rc=0
 	run "$BENCH" --dist zipf:0 "$TCQD_URL" || rc=$?
-	[ "$rc" = 2 ] && grep -q "dist zipf:0: zipf's theta must be above 0" <<<"$OUT" ||
+	{ [ "$rc" = 2 ] && grep -q "dist zipf:0: zipf's theta must be above 0" <<<"$OUT"; } ||
 		fail "--dist zipf:0 taken: $OUT"
 	ok "job files: an unknown key, a second job, rw=readwrite refused by file and line; --dist zipf:0 refused"
 }
