@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "initiator/bench_access.h"
 #include "initiator/engine.h"
 
 #define BENCH_MAXLIST 32
@@ -82,6 +83,7 @@ struct bench_opts {
 	const char *check_journal;	/* --check-journal IMAGE|URL */
 	struct bench_log_opts log;
 	struct bench_rate_opts rate;
+	struct bench_access acc;	/* --dist, --thinktime, --replay */
 };
 
 /* Errors of one point, by cause. */

@@ -77,6 +77,10 @@ static void usage(FILE *f)
 "                       and send again every command that had no status\n"
 "                       (below; default 0: the session stops)\n"
 "  --repeat N           run every point N times; cells show mean ± sd\n"
+"\n",
+	      f);
+	access_usage(f);
+	fputs(
 "\n"
 "Output:\n"
 "  --metric M           table cell: iops, mbps (default), lat-p50, lat-p99,\n"
@@ -295,6 +299,7 @@ static const struct option long_opts[] = {
 	{ "check-journal", required_argument, NULL, OPT_CHECK_JOURNAL },
 	BENCH_LOG_OPTIONS,
 	BENCH_RATE_OPTIONS,
+	BENCH_ACCESS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -332,6 +337,7 @@ static void set_defaults(struct bench_opts *o)
 	o->eo.direct = true;
 	o->journal_blocks = 4;
 	o->commit = COMMIT_FLUSH;
+	access_defaults(&o->acc);
 }
 
 /* --rw: a comma-separated list of workloads. */
@@ -489,6 +495,8 @@ static int parse_finish(int argc, char **argv, struct bench_opts *o)
 			fprintf(stderr, "tcq-bench: --rw journal runs one session, without --verify (--check-journal checks it)\n");
 			return -1;
 		}
+	if (access_finish(&o->acc))
+		return -1;
 	if (o->ordered_pct + o->hoq_pct > 100) {
 		fprintf(stderr, "tcq-bench: --ordered + --hoq exceed 100%%\n");
 		return -1;
@@ -532,6 +540,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			rc = bench_log_opt(o, c, optarg);
 		if (rc > 0)
 			rc = bench_rate_opt(o, c, optarg);
+		if (rc > 0)
+			rc = access_opt(&o->acc, c, optarg);
 		if (rc < 0)
 			return bad(name, optarg);
 		if (rc > 0) {
@@ -659,10 +669,14 @@ int main(int argc, char **argv)
 	bench_catch_interrupt();
 	if (argc > 1 && strcmp(argv[1], "order-check") == 0)
 		return ordercheck_main(argc - 1, argv + 1);
+	if (bench_job_expand(&argc, &argv))
+		return 2;
 	if (parse_args(argc, argv, &o))
 		return 2;
 	if (o.check_journal)
 		return journal_check_main(&o, o.check_journal);
+	if (o.acc.replay.path)
+		return bench_replay_main(&o);
 	order_workloads(&o);
 	npts = o.nrw * o.nsessions * o.nbs * o.ndepth;
 	pts = calloc(npts, sizeof(*pts));

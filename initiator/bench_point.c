@@ -177,6 +177,9 @@ static int point_region(struct point *p, struct engine *e0, char *err,
 	pt->first_lba = first;
 	pt->blocks = p->bs / pt->block_size;
 	pt->nchunks = count / pt->blocks;
+	if (dist_gen_init(&pt->dist, &pt->o->acc.dist, pt->nchunks, p->bs,
+			  err, errlen))
+		return -1;
 	if (pt->o->verify)
 		return run_verify_open(pt->o, first, count, pt->block_size,
 				       err, errlen);
@@ -317,6 +320,24 @@ static void point_watch(struct point *p, uint64_t t0,
 		pthread_join(p->ws[i].th, NULL);
 }
 
+/* --thinktime: the pauses the sessions took, a property of the I/O
+ * sequence (one after every burst, on an empty queue). */
+static void point_think_report(const struct point *p)
+{
+	uint64_t gaps = 0, ios = 0;
+	char b[16];
+	unsigned i;
+
+	for (i = 0; i < p->sessions; i++) {
+		gaps += p->ss[i].think.gaps;
+		ios += p->ss[i].think.total;
+	}
+	bench_fmt_size(b, sizeof(b), p->bs);
+	printf("thinktime: %s bs=%s depth=%u sessions=%u: %" PRIu64
+	       " pauses, %" PRIu64 " I/Os issued\n", bench_rw_name(p->pt.rw),
+	       b, p->depth, p->sessions, gaps, ios);
+}
+
 /* Adds a worker's errors to the sample's; the first CHECK CONDITION's
  * sense and the first failed LBA are kept. */
 static void errors_add(struct bench_errors *e, const struct bench_errors *we)
@@ -441,6 +462,8 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 		fprintf(stderr, "\r\033[K");
 	if (p.started == p.nthreads)
 		rc = point_sample(&p, cpu1 - p.cpu0, out, err, errlen);
+	if (rc == 0 && o->acc.think.think_ns)
+		point_think_report(&p);
 out:
 	if (p.ws)
 		for (i = 0; i < p.nthreads; i++) {

@@ -186,7 +186,7 @@ static bool run_choose(struct run_worker *w, struct run_sess *s,
 			chunk = s->cursor;
 			s->cursor = (s->cursor + 1) % pt->nchunks;
 		} else {
-			chunk = rng_next(&w->rng) % pt->nchunks;
+			chunk = dist_next(&pt->dist, &w->rng);
 		}
 		io->lba = pt->first_lba + chunk * pt->blocks;
 		if (!run_verify ||
@@ -209,6 +209,22 @@ static bool run_choose(struct run_worker *w, struct run_sess *s,
 	return true;
 }
 
+/* --thinktime, --depth-low: whether s holds its next I/O at t. Not once the point is over (its
+ * time, --ios used up): no burst follows, so no pause either. */
+static bool run_thinking(struct run_point *pt, struct run_sess *s,
+			 uint64_t t)
+{
+	if ((!pt->o->acc.think.think_ns && !pt->o->acc.think.low_set) ||
+	    t >= pt->t_end ||
+	    atomic_load_explicit(&pt->stop, memory_order_relaxed) ||
+	    (pt->o->ios && t >= pt->t_ramp_end &&
+	     atomic_load(&pt->budget) <= 0))
+		return false;
+	return think_low_hold(&pt->o->acc.think, &s->think, s->inflight,
+			      s->depth) ||
+	       think_hold(&pt->o->acc.think, &s->think, s->inflight, t);
+}
+
 /* Whether new I/O may still be started at time t. */
 static bool run_may_submit(struct run_point *pt, uint64_t t)
 {
@@ -226,14 +242,19 @@ static bool run_may_submit(struct run_point *pt, uint64_t t)
 	return true;
 }
 
-/* --rate: whether a slot of s must wait for the session's next turn
- * (never once the point is over: run_may_submit ends it). */
-static bool run_rate_wait(struct run_point *pt, struct run_sess *s,
-			  bool lost, uint64_t t)
+/* What the free slot r of s does at t: 0 carry a new I/O (chosen), 1
+ * wait (a pause between bursts, --rate's next turn, or every candidate
+ * range busy), -1 nothing (the point is over). */
+static int run_next(struct run_worker *w, struct run_sess *s,
+		    struct run_io *r, uint64_t t)
 {
-	return !s->dead && !s->lost && !lost && t < pt->t_end &&
-	       !atomic_load_explicit(&pt->stop, memory_order_relaxed) &&
-	       !rate_gate(&s->rate_next, pt->rate_ns, t);
+	if (run_thinking(w->pt, s, t))
+		return 1;
+	if (!run_may_submit(w->pt, t))
+		return -1;
+	if (!rate_gate(&s->rate_next, w->pt->rate_ns, t))
+		return 1;
+	return run_choose(w, s, r) ? 0 : 1;
 }
 
 /* Whether a finished I/O of the list has no status (-errno). */
@@ -306,19 +327,18 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 				}
 			}
 			r->ua_retries = 0;
+			think_completed(&s->think);
 			run_account(w, r);
 			r->io.done = NULL;
 		}
-		if (run_rate_wait(w->pt, s, lost, t)) {	/* its next turn */
-			r->next_ready = keep;
-			keep = r;
-			s->stalled = true;
+		if (s->dead || s->lost || lost)
 			continue;
-		}
-		if (s->dead || s->lost || lost || !run_may_submit(w->pt, t))
+		rc = run_next(w, s, r, t);
+		if (rc < 0)
 			continue;
-		if (!run_choose(w, s, r)) {
-			/* every candidate range is busy: retry shortly */
+		if (rc > 0) {
+			/* a pause between bursts, or every candidate range
+			 * busy: retry shortly */
 			r->next_ready = keep;
 			keep = r;
 			s->stalled = true;
@@ -357,6 +377,7 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 			continue;
 		}
 		s->inflight++;
+		think_issued(&s->think);
 	}
 	/* I/Os completed meanwhile (a connection that failed in a submit
 	 * completes everything in flight) are in s->ready already: add. */
@@ -402,10 +423,16 @@ void *run_worker_main(void *arg)
 					timeout = 20;
 				continue;
 			}
-			/* a slot waiting (a busy verify range, --rate's
-			 * next turn) is tried again in 1 ms, or at the turn */
-			if (s->stalled && !s->dead && timeout > 1)
-				timeout = 1;
+			/* a slot waiting (a busy verify range, --rate's next
+			 * turn, a think pause) is tried again in 1 ms, at the
+			 * turn, or when the pause ends */
+			if (s->stalled && !s->dead) {
+				int ms = think_poll_ms(&pt->o->acc.think,
+						       &s->think, t);
+
+				if (ms < timeout)
+					timeout = ms;
+			}
 			if (s->stalled && pt->rate_ns && s->rate_next > t &&
 			    (!wake || s->rate_next < wake))
 				wake = s->rate_next;

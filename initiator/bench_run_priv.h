@@ -38,6 +38,7 @@ struct run_sess {
 	struct run_io *retry;
 	char lost_why[256];
 	uint64_t rate_next;		/* --rate: its next I/O's time */
+	struct think_state think;	/* --thinktime */
 };
 
 struct run_point;
@@ -62,6 +63,7 @@ struct run_point {
 	int rw;
 	uint32_t block_size, blocks;	/* per I/O */
 	uint64_t first_lba, nchunks;
+	struct dist_gen dist;		/* --dist over the nchunks */
 	uint64_t t_ramp_end, t_end;
 	uint64_t rate_ns;		/* --rate: a session's interval */
 	_Atomic int64_t budget;		/* --ios: submissions left */
