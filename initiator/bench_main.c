@@ -291,6 +291,7 @@ static const struct option long_opts[] = {
 	{ "journal-blocks", required_argument, NULL, OPT_JOURNAL_BLOCKS },
 	{ "commit", required_argument, NULL, OPT_COMMIT },
 	{ "check-journal", required_argument, NULL, OPT_CHECK_JOURNAL },
+	BENCH_MIX_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -485,6 +486,8 @@ static int parse_finish(int argc, char **argv, struct bench_opts *o)
 			fprintf(stderr, "tcq-bench: --rw journal runs one session, without --verify (--check-journal checks it)\n");
 			return -1;
 		}
+	if (bench_mix_check(o))
+		return -1;
 	if (o->ordered_pct + o->hoq_pct > 100) {
 		fprintf(stderr, "tcq-bench: --ordered + --hoq exceed 100%%\n");
 		return -1;
@@ -513,6 +516,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		case 'h':
 		case OPT_HELP:
 			usage(stdout);
+			bench_mix_usage(stdout);
 			usage_notes(stdout);
 			exit(0);
 		case OPT_VERSION:
@@ -522,6 +526,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		rc = workload_opt(o, c, optarg);
 		if (rc > 0)
 			rc = session_output_opt(o, c, optarg);
+		if (rc > 0)
+			rc = bench_mix_opt(o, c, optarg);
 		if (rc < 0)
 			return bad(name, optarg);
 		if (rc > 0) {
@@ -689,6 +695,7 @@ int main(int argc, char **argv)
 		bench_print_detail(stdout, pts, npts);
 		fputc('\n', stdout);
 	}
+	bench_mix_print(stdout, pts, npts);
 	bench_print_errors(stdout, pts, npts);
 	fflush(stdout);
 	meta.version = PACKAGE_VERSION;
