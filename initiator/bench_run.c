@@ -130,7 +130,7 @@ static void run_account(struct run_worker *w, struct run_io *r)
 			w->err.ascq = io->ascq;
 		}
 		w->err.check++;
-	} else if (io->status > 0) {
+	} else if (io->status > 0 && !miscompare) {
 		w->err.status++;
 	} else if (io->status < 0) {
 		w->err.transport++;
