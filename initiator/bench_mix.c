@@ -25,7 +25,8 @@ const char *bench_kind_name(int kind)
 void bench_mix_usage(FILE *f)
 {
 	fputs(
-"SCSI command mixes (native engine; each kind's latency on its own):\n"
+"SCSI command mixes (native engine; libiscsi all but --xcopy; each kind's\n"
+"latency on its own):\n"
 "  --fua PCT            share of the workload's WRITEs sent with FUA\n"
 "  --sync-every N       a SYNCHRONIZE CACHE(16) after every N commands that\n"
 "                       write, per session\n"
