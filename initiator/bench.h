@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "initiator/bench_access.h"
+#include "initiator/bench_mix.h"
 #include "initiator/engine.h"
 
 #define BENCH_MAXLIST 32
@@ -71,6 +72,7 @@ struct bench_opts {
 	uint64_t seed;
 	unsigned mix;			/* randrw: read percentage */
 	unsigned ordered_pct, hoq_pct;
+	struct bench_mix cmds;		/* --fua, --sync-every, ... */
 	bool verify;
 	const char *verify_journal;	/* --verify-journal FILE, or NULL */
 	unsigned repeat;
@@ -112,6 +114,7 @@ struct bench_sample {
 	double runtime_s;
 	uint64_t ios;
 	struct bench_errors err;
+	struct bench_kind_stat kinds[BK_COUNT];	/* each kind on its own */
 };
 
 /* A device model's statistics over one point (bench_model.c). */

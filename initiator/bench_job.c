@@ -49,8 +49,13 @@ static const struct { const char *key, *opt; } job_map[] = {
 	{ "numjobs", "--sessions" }, { "randseed", "--seed" },
 	{ "read_iolog", "--replay" }, { "replay_no_stall", NULL },
 	{ "filename", NULL },
-	/* tcq-bench's own: task attributes */
+	{ "fsync", "--sync-every" },	/* a SYNCHRONIZE CACHE every N writes */
+	/* tcq-bench's own: task attributes and SCSI command mixes */
 	{ "ordered", "--ordered" }, { "hoq", "--hoq" },
+	{ "fua", "--fua" }, { "sync_interval", "--sync-interval" },
+	{ "unmap", "--unmap" }, { "write_same", "--write-same" },
+	{ "write_same_unmap", "--write-same-unmap" }, { "caw", "--caw" },
+	{ "xcopy", "--xcopy" },
 };
 
 /* The argv made: getopt points into it until the program ends. */

@@ -133,8 +133,8 @@ static void usage_notes(FILE *f)
 "commit follows its log by --commit: flush (log completed, SYNCHRONIZE\n"
 "CACHE completed, then the commit), fua (log completed, then the commit with\n"
 "FUA, no flush), ordered (the log SIMPLE and at once the commit ORDERED),\n"
-"none (all SIMPLE at once). flush and fua need FUA and SYNCHRONIZE CACHE,\n"
-"ordered needs ORDERED tasks: the native engine. Every block says whose it\n"
+"none (all SIMPLE at once). flush and fua need FUA and SYNCHRONIZE CACHE\n"
+"(native, libiscsi), ordered ORDERED tasks (native). Every block says whose it\n"
 "is (run, transaction, index, CRC32C), so --check-journal IMAGE|URL needs\n"
 "only the image: it prints the committed transactions, how many are\n"
 "complete or superseded (their slot reused), and each one whose log blocks\n"
@@ -300,6 +300,7 @@ static const struct option long_opts[] = {
 	BENCH_LOG_OPTIONS,
 	BENCH_RATE_OPTIONS,
 	BENCH_ACCESS_LONGOPTS,
+	BENCH_MIX_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -495,7 +496,7 @@ static int parse_finish(int argc, char **argv, struct bench_opts *o)
 			fprintf(stderr, "tcq-bench: --rw journal runs one session, without --verify (--check-journal checks it)\n");
 			return -1;
 		}
-	if (access_finish(&o->acc))
+	if (access_finish(&o->acc) || bench_mix_check(o))
 		return -1;
 	if (o->ordered_pct + o->hoq_pct > 100) {
 		fprintf(stderr, "tcq-bench: --ordered + --hoq exceed 100%%\n");
@@ -527,6 +528,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			usage(stdout);
 			bench_log_usage(stdout);
 			bench_rate_usage(stdout);
+			bench_mix_usage(stdout);
 			usage_notes(stdout);
 			exit(0);
 		case OPT_VERSION:
@@ -542,6 +544,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			rc = bench_rate_opt(o, c, optarg);
 		if (rc > 0)
 			rc = access_opt(&o->acc, c, optarg);
+		if (rc > 0)
+			rc = bench_mix_opt(o, c, optarg);
 		if (rc < 0)
 			return bad(name, optarg);
 		if (rc > 0) {
@@ -719,6 +723,7 @@ int main(int argc, char **argv)
 		bench_print_detail(stdout, pts, npts);
 		fputc('\n', stdout);
 	}
+	bench_mix_print(stdout, pts, npts);
 	bench_print_errors(stdout, pts, npts);
 	bench_rate_print(stdout, pts, npts);
 	bench_log_print(stdout, &o, pts, npts);

@@ -352,6 +352,7 @@ int bench_write_json(const char *path, const struct bench_meta *meta,
 					       jdouble(p->model.destages));
 			json_object_object_add(o, "model", m);
 		}
+		bench_mix_json(o, p);
 		if (p->nrep > 1) {
 			json_object_object_add(o, "repeat",
 					       json_object_new_int64(p->nrep));
@@ -459,13 +460,15 @@ int bench_write_csv(const char *path, const struct bench_point *pts,
 
 	if (!f)
 		return -1;
-	fprintf(f, "rw,bs,depth,sessions,iops,mbps,lat_p50_us,lat_p99_us,lat_p999_us,lat_mean_us,errors,cpu_pct,runtime_s,ios,repeat,iops_sd,mbps_sd\n");
+	fprintf(f, "rw,bs,depth,sessions,iops,mbps,lat_p50_us,lat_p99_us,lat_p999_us,lat_mean_us,errors,cpu_pct,runtime_s,ios,repeat,iops_sd,mbps_sd");
+	bench_mix_csv_head(f, pts, n);
+	fputc('\n', f);
 	for (i = 0; i < n; i++) {
 		const struct bench_point *p = &pts[i];
 
 		if (!p->nrep)
 			continue;
-		fprintf(f, "%s,%u,%u,%u,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%" PRIu64 ",%.3f,%.3f,%" PRIu64 ",%u,%.3f,%.3f\n",
+		fprintf(f, "%s,%u,%u,%u,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%" PRIu64 ",%.3f,%.3f,%" PRIu64 ",%u,%.3f,%.3f",
 			bench_rw_name(p->rw), p->bs, p->depth, p->sessions,
 			p->mean.v[METRIC_IOPS], p->mean.v[METRIC_MBPS],
 			p->mean.v[METRIC_P50], p->mean.v[METRIC_P99],
@@ -473,6 +476,8 @@ int bench_write_csv(const char *path, const struct bench_point *pts,
 			bench_errors_total(&p->mean.err), p->mean.v[METRIC_CPU],
 			p->mean.runtime_s, p->mean.ios, p->nrep,
 			p->sd[METRIC_IOPS], p->sd[METRIC_MBPS]);
+		bench_mix_csv_row(f, pts, n, p);
+		fputc('\n', f);
 	}
 	return fclose(f) ? -1 : 0;
 }

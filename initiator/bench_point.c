@@ -27,6 +27,7 @@ struct point {
 	struct run_worker *ws;
 	uint32_t bs, depth, sessions;
 	unsigned rep;
+	size_t buflen;		/* of a slot: bs, or more (mix_buf_len) */
 	unsigned nthreads, started;
 	uint64_t lost;		/* sessions that did not log in */
 	double cpu0;		/* CPU seconds when the ramp ended */
@@ -118,7 +119,8 @@ static struct engine *point_open(struct point *p, char *err, size_t errlen)
 	unsigned i;
 
 	eo.queue_depth = p->depth;
-	eo.max_io_bytes = p->bs;
+	eo.max_io_bytes = (uint32_t)p->buflen;
+	eo.want_designator = o->cmds.xcopy_pct > 0;
 	for (i = 0; i < p->sessions; i++) {
 		struct run_sess *s = &p->ss[i];
 		const char *url = o->targets[i % (o->ntargets ? o->ntargets : 1)];
@@ -154,6 +156,8 @@ static struct engine *point_open(struct point *p, char *err, size_t errlen)
 				 ops->name);
 			return NULL;
 		}
+		if (mix_check_engine(o, ops, s->e, err, errlen))
+			return NULL;
 	}
 	if (!e0)
 		snprintf(err, errlen, "no session could log in");
@@ -207,13 +211,13 @@ static int point_slots(struct point *p, char *err, size_t errlen)
 
 			r->s = s;
 			r->io.ctx = r;
-			r->io.buf = bufpool_alloc(p->bs);
+			r->io.buf = bufpool_alloc(p->buflen);
 			if (!r->io.buf) {
 				snprintf(err, errlen, "out of memory for buffers");
 				return -1;
 			}
 			/* non-zero payload so nothing can cheat on zeroes */
-			memset(r->io.buf, 0xa5 ^ (int)k, p->bs);
+			memset(r->io.buf, 0xa5 ^ (int)k, p->buflen);
 			r->next_ready = s->ready;
 			s->ready = r;
 		}
@@ -239,6 +243,10 @@ static int point_workers(struct point *p, unsigned rep, char *err,
 			return -1;
 		}
 		hist_reset(&w->hist);
+		if (mix_worker_init(w)) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
 		w->rng = o->seed ^ (0x100000001b3ull * (i + 1)) ^
 			 ((uint64_t)p->pt.rw << 56) ^ ((uint64_t)p->bs << 20) ^
 			 ((uint64_t)p->depth << 8) ^ p->sessions ^
@@ -398,6 +406,11 @@ static int point_sample(const struct point *p, double cpu,
 		errors_add(&out->err, &w->err);
 	}
 	out->err.transport += p->lost;
+	if (mix_sample(p->ws, p->nthreads, out)) {
+		free(hist);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	secs = last > p->pt.t_ramp_end ?
 	       (double)(last - p->pt.t_ramp_end) / 1e9 : 0;
 	out->runtime_s = secs;
@@ -442,6 +455,7 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 	p.depth = depth;
 	p.sessions = sessions;
 	p.rep = rep;
+	p.buflen = mix_buf_len(o, bs);
 	p.ss = calloc(sessions, sizeof(*p.ss));
 	p.nthreads = o->threads < sessions ? o->threads : sessions;
 	if (!p.nthreads)
@@ -469,9 +483,10 @@ out:
 		for (i = 0; i < p.nthreads; i++) {
 			free(p.ws[i].sess);
 			tlog_free(p.ws[i].tlog);
+			mix_worker_free(&p.ws[i]);
 		}
 	free(p.ws);
 	if (p.ss)
-		run_close_sessions(p.pt.ops, p.ss, sessions, bs);
+		run_close_sessions(p.pt.ops, p.ss, sessions, p.buflen);
 	return rc;
 }

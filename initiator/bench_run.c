@@ -61,6 +61,11 @@ static uint64_t rng_next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+uint64_t run_rng(uint64_t *s)
+{
+	return rng_next(s);
+}
+
 int run_verify_open(const struct bench_opts *o, uint64_t first,
 		    uint64_t count, uint32_t block_size, char *err,
 		    size_t errlen)
@@ -114,17 +119,18 @@ static void run_account(struct run_worker *w, struct run_io *r)
 {
 	struct bench_io *io = &r->io;
 	struct run_point *pt = w->pt;
+	bool miscompare = mix_miscompare(io);	/* not an error */
 
 	if (!io->t_done_ns)
 		io->t_done_ns = run_now_ns();
-	if (io->status == 2) {
+	if (io->status == 2 && !miscompare) {
 		if (!w->err.check) {
 			w->err.sense_key = io->sense_key;
 			w->err.asc = io->asc;
 			w->err.ascq = io->ascq;
 		}
 		w->err.check++;
-	} else if (io->status > 0) {
+	} else if (io->status > 0 && !miscompare) {
 		w->err.status++;
 	} else if (io->status < 0) {
 		w->err.transport++;
@@ -140,7 +146,8 @@ static void run_account(struct run_worker *w, struct run_io *r)
 			verify_forget(run_verify, io->lba, io->blocks);
 		verify_unlock(run_verify, io->lba, io->blocks);
 	}
-	if (io->status == 0 && io->t_done_ns >= pt->t_ramp_end) {
+	if ((io->status == 0 || miscompare) &&
+	    io->t_done_ns >= pt->t_ramp_end) {
 		uint64_t lat = io->t_done_ns > io->t_submit_ns ?
 			       io->t_done_ns - io->t_submit_ns : 0;
 
@@ -148,6 +155,7 @@ static void run_account(struct run_worker *w, struct run_io *r)
 		if (w->tlog)
 			tlog_add(w->tlog, io->write, io->t_done_ns, lat,
 				 (uint64_t)io->blocks * pt->block_size);
+		mix_account(w, io, lat);
 		w->ios++;
 		w->bytes += (uint64_t)io->blocks * pt->block_size;
 		if (io->t_done_ns > w->last_done_ns)
@@ -168,6 +176,8 @@ static bool run_choose(struct run_worker *w, struct run_sess *s,
 	uint64_t chunk = 0, pct;
 	unsigned tries;
 
+	if (w->mix && mix_sync_due(w, s, r))
+		return true;
 	switch (pt->rw) {
 	case BENCH_READ:
 	case BENCH_RANDREAD:
@@ -204,6 +214,8 @@ static bool run_choose(struct run_worker *w, struct run_sess *s,
 		else if (pct < o->ordered_pct + o->hoq_pct)
 			io->attr = BENCH_ATTR_HOQ;
 	}
+	if (w->mix)
+		mix_choose(w, s, r);
 	if (run_verify && io->write)
 		verify_stamp(run_verify, io->buf, io->lba, io->blocks);
 	return true;
@@ -301,6 +313,9 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 			continue;
 		}
 		if (r->io.done) {	/* a finished I/O, not a fresh slot */
+			if (r->caw_read && !s->dead && !s->lost && !lost &&
+			    mix_caw_next(w, s, r))
+				continue;	/* its CAW is on the way */
 			/* A UNIT ATTENTION reports an event (reset, mode or
 			 * capacity change), not a failed I/O: like any
 			 * initiator, send the same command again. */

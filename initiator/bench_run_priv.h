@@ -22,6 +22,7 @@ struct run_io {
 	struct run_sess *s;
 	struct run_io *next_ready;
 	uint8_t ua_retries;	/* UNIT ATTENTION resubmissions of this I/O */
+	bool caw_read;		/* the READ before a COMPARE AND WRITE */
 };
 
 struct run_sess {
@@ -39,9 +40,14 @@ struct run_sess {
 	char lost_why[256];
 	uint64_t rate_next;		/* --rate: its next I/O's time */
 	struct think_state think;	/* --thinktime */
+	/* --sync-every: commands that write since the last SYNCHRONIZE
+	 * CACHE; --sync-interval: when the next one is due */
+	uint32_t mix_writes;
+	uint64_t mix_sync_ns;
 };
 
 struct run_point;
+struct mix_worker;
 
 struct run_worker {
 	pthread_t th;
@@ -55,6 +61,7 @@ struct run_worker {
 	struct bench_errors err;
 	struct bench_tlog *tlog;	/* --log-interval, --plot: or NULL */
 	_Atomic bool finished;
+	struct mix_worker *mix;		/* each kind's histogram, or NULL */
 };
 
 struct run_point {
@@ -82,6 +89,40 @@ void *run_worker_main(void *arg);
 int run_verify_open(const struct bench_opts *o, uint64_t first,
 		    uint64_t count, uint32_t block_size, char *err,
 		    size_t errlen);
+
+/* splitmix64: the worker's random stream */
+uint64_t run_rng(uint64_t *s);
+
+/* ---- bench_mix_run.c: the command mixes (--fua, --sync-every, ...) ---- */
+/* The engine can send what the options ask: 0, or -1 with err filled
+ * naming the option. */
+int mix_check_engine(const struct bench_opts *o, const struct engine_ops *ops,
+		     struct engine *e, char *err, size_t errlen);
+/* Bytes of a slot's buffer for I/Os of bs bytes (a CAW needs 2 x). */
+size_t mix_buf_len(const struct bench_opts *o, uint32_t bs);
+uint32_t mix_caw_blocks(const struct run_point *pt);
+/* The worker's kind histograms when a mix is on: 0, or -1 (memory). */
+int mix_worker_init(struct run_worker *w);
+void mix_worker_free(struct run_worker *w);
+/* A SYNCHRONIZE CACHE is due on s: r is made one (true). */
+bool mix_sync_due(struct run_worker *w, struct run_sess *s,
+		  struct run_io *r);
+/* Turns the read or write chosen for r (its range set) into the kind
+ * the shares draw. */
+void mix_choose(struct run_worker *w, struct run_sess *s, struct run_io *r);
+/* r finished the READ of a COMPARE AND WRITE: the CAW is sent in the
+ * same slot (true), or r is accounted as it is (false). */
+bool mix_caw_next(struct run_worker *w, struct run_sess *s, struct run_io *r);
+/* The kind of a finished I/O (enum bench_kind). */
+int mix_kind(const struct bench_io *io);
+/* A COMPARE AND WRITE that found other data: counted apart. */
+bool mix_miscompare(const struct bench_io *io);
+/* A completed command of lat_ns into its kind's histogram. */
+void mix_account(struct run_worker *w, const struct bench_io *io,
+		 uint64_t lat_ns);
+/* The workers' kinds into out->kinds: 0, or -1 (memory). */
+int mix_sample(const struct run_worker *ws, unsigned n,
+	       struct bench_sample *out);
 
 /* ---- bench_point.c ---- */
 /* The region of --offset and --span in device blocks, checked against a

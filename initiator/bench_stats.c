@@ -139,6 +139,7 @@ void bench_point_fold(struct bench_point *p, const struct bench_sample *s,
 			e->ascq = se->ascq;
 		}
 	}
+	bench_mix_fold(&p->mean, s, n);
 	if (n)
 		p->mean.ios /= n;
 }

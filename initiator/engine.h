@@ -20,6 +20,20 @@ enum bench_attr {
 	BENCH_ATTR_HOQ = 3,
 };
 
+/* What a bench_io sends (bench_mix.c chooses; engine_ops.supports_cmd
+ * says what an engine can send). BENCH_CMD_RW is READ or WRITE, with
+ * .fua and the old whole-LUN .sync (SYNCHRONIZE CACHE(10)). */
+enum bench_cmd {
+	BENCH_CMD_RW = 0,
+	BENCH_CMD_SYNC16,	/* SYNCHRONIZE CACHE(16) of the whole LUN */
+	BENCH_CMD_UNMAP,	/* UNMAP of [lba, lba+blocks): one descriptor */
+	BENCH_CMD_WS,		/* WRITE SAME(16): buf's first block */
+	BENCH_CMD_WS_UNMAP,	/* WRITE SAME(16) with UNMAP=1 */
+	BENCH_CMD_CAW,		/* COMPARE AND WRITE: buf holds 2 x blocks */
+	BENCH_CMD_XCOPY,	/* EXTENDED COPY (LID1) of blocks, lba to lba2 */
+	BENCH_CMD_COUNT
+};
+
 struct bench_io {
 	uint64_t lba;
 	uint32_t blocks;
@@ -28,6 +42,8 @@ struct bench_io {
 	bool sync;		/* SYNCHRONIZE CACHE of the whole LUN instead
 				 * (lba, blocks, write and buf unused) */
 	uint8_t attr;		/* enum bench_attr */
+	uint8_t cmd;		/* enum bench_cmd */
+	uint64_t lba2;		/* BENCH_CMD_XCOPY: the destination */
 	void *buf;		/* blocks * block_size bytes, page-aligned */
 	/* results, set before done() */
 	int status;		/* SCSI status (0 GOOD), or -errno on transport
@@ -52,6 +68,8 @@ struct engine_opts {
 	bool direct;			/* local: O_DIRECT (default true) */
 	double reconnect;		/* --reconnect SECS (0: a lost
 					 * connection ends the channel) */
+	bool want_designator;		/* native: read the LUN's NAA
+					 * designator at open (EXTENDED COPY) */
 };
 
 struct engine_ops {
@@ -77,6 +95,9 @@ struct engine_ops {
 	/* Whether the channel can send FUA writes and SYNCHRONIZE CACHE
 	 * (bench_io.fua, .sync). NULL: it cannot. */
 	bool (*supports_barriers)(struct engine *e);
+	/* Whether the channel can send cmd (enum bench_cmd other than
+	 * BENCH_CMD_RW). NULL: it cannot. */
+	bool (*supports_cmd)(struct engine *e, int cmd);
 	/* After service() failed and every I/O was completed: opens the
 	 * channel again as the same initiator port (iSCSI: same ISID, so
 	 * the target reinstates the session). Returns 0, or -1 with err

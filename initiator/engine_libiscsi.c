@@ -5,7 +5,10 @@
  * worker's poll loop. Payload goes straight to/from the bench_io buffer via
  * a per-slot iovec (libiscsi keeps the pointer, so the slot must outlive
  * the command). libiscsi always sends SIMPLE task attributes: no API sets
- * another one, hence supports_attr is false.
+ * another one, hence supports_attr is false. FUA writes, SYNCHRONIZE
+ * CACHE, UNMAP, WRITE SAME and COMPARE AND WRITE go through libiscsi's own
+ * calls (tcq-bench's command mixes and --rw journal's commits); EXTENDED
+ * COPY does not.
  *
  * --reconnect turns libiscsi's own reconnect on. libiscsi 1.19 has no
  * reconnect event or counter (only a log callback without a context
@@ -244,24 +247,66 @@ static void lis_cb(struct iscsi_context *ctx, int status, void *data,
 	io->done(io);
 }
 
+/* The task of a command of the mixes (bench_io.cmd), or of the whole-LUN
+ * SYNCHRONIZE CACHE(10) of .sync; data, if any, from s->iov. */
+static struct scsi_task *lis_cmd_task(struct engine *e,
+				      struct libiscsi_slot *s,
+				      struct bench_io *io)
+{
+	struct unmap_list u = { .lba = io->lba, .num = io->blocks };
+	uint32_t len = io->blocks * e->block_size;
+
+	switch (io->cmd) {
+	case BENCH_CMD_RW:	/* .sync */
+		return iscsi_synchronizecache10_task(e->ctx, e->lun, 0, 0, 0,
+						     0, lis_cb, s);
+	case BENCH_CMD_SYNC16:
+		return iscsi_synchronizecache16_task(e->ctx, e->lun, 0, 0, 0,
+						     0, lis_cb, s);
+	case BENCH_CMD_UNMAP:	/* libiscsi builds the parameter list */
+		return iscsi_unmap_task(e->ctx, e->lun, 0, 0, &u, 1, lis_cb, s);
+	case BENCH_CMD_WS:
+	case BENCH_CMD_WS_UNMAP:
+		/* one block, repeated (the _iov call sends none when its
+		 * data pointer is NULL) */
+		return iscsi_writesame16_task(e->ctx, e->lun, io->lba, io->buf,
+					      e->block_size, io->blocks, 0,
+					      io->cmd == BENCH_CMD_WS_UNMAP, 0,
+					      0, lis_cb, s);
+	case BENCH_CMD_CAW:	/* verify blocks, then write blocks */
+		s->iov.iov_len = 2 * len;
+		return iscsi_compareandwrite_iov_task(e->ctx, e->lun, io->lba,
+						      NULL, 2 * len,
+						      (int)e->block_size, 0, 0,
+						      0, 0, 0, lis_cb, s,
+						      &s->iov, 1);
+	}
+	return NULL;
+}
+
 static int lis_submit(struct engine *e, struct bench_io *io)
 {
 	struct libiscsi_slot *s = e->free_slots;
 	struct scsi_task *t;
 	uint32_t len = io->blocks * e->block_size;
+	bool nodata = io->sync || io->cmd == BENCH_CMD_SYNC16;
 
 	if (!s)
 		return -EAGAIN;
-	if (io->blocks == 0 || io->lba + io->blocks > e->nblocks)
+	if (!nodata && (io->blocks == 0 || io->lba + io->blocks > e->nblocks))
+		return -EINVAL;
+	if (io->cmd == BENCH_CMD_CAW && io->blocks > 255)
 		return -EINVAL;
 	s->io = io;
 	s->iov.iov_base = io->buf;
 	s->iov.iov_len = len;
 	io->t_submit_ns = lis_now_ns();
-	if (io->write)
+	if (io->sync || io->cmd != BENCH_CMD_RW)
+		t = lis_cmd_task(e, s, io);
+	else if (io->write)
 		t = iscsi_write16_iov_task(e->ctx, e->lun, io->lba, NULL, len,
-					   (int)e->block_size, 0, 0, 0, 0, 0,
-					   lis_cb, s, &s->iov, 1);
+					   (int)e->block_size, 0, 0, io->fua,
+					   0, 0, lis_cb, s, &s->iov, 1);
 	else
 		t = iscsi_read16_iov_task(e->ctx, e->lun, io->lba, len,
 					  (int)e->block_size, 0, 0, 0, 0, 0,
@@ -330,6 +375,18 @@ static bool lis_supports_attr(struct engine *e)
 	return false;
 }
 
+static bool lis_supports_barriers(struct engine *e)
+{
+	return true;
+}
+
+/* libiscsi has a call for each but EXTENDED COPY, whose parameter list
+ * it leaves to the caller (and which needs the LUN's designator). */
+static bool lis_supports_cmd(struct engine *e, int cmd)
+{
+	return cmd != BENCH_CMD_XCOPY;
+}
+
 const struct engine_ops engine_libiscsi = {
 	.name = "libiscsi",
 	.open = lis_open,
@@ -341,5 +398,7 @@ const struct engine_ops engine_libiscsi = {
 	.events = lis_events,
 	.service = lis_service,
 	.supports_attr = lis_supports_attr,
+	.supports_barriers = lis_supports_barriers,
+	.supports_cmd = lis_supports_cmd,
 	.relogged = lis_relogged,
 };

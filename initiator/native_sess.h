@@ -98,8 +98,12 @@ struct engine {
 	/* open(): the capacity probe, kept here so a late completion (on
 	 * close after a timeout) never touches a dead stack frame */
 	struct bench_io sync_io;
-	uint8_t sync_buf[32];
+	uint8_t sync_buf[256];	/* READ CAPACITY, VPD page 83h */
 	bool sync_done;
+	/* the LUN's NAA designator (VPD 83h), for EXTENDED COPY's
+	 * identification target descriptor (engine_opts.want_designator) */
+	uint8_t naa[16];
+	bool have_naa;
 
 	/* reconnect(): a new login of the same session (same ISID) */
 	struct native_login_cfg cfg;
@@ -126,6 +130,17 @@ void native_sess_fail(struct engine *e, int err);
 int native_sess_logout(struct engine *e);
 /* Completes commands still queued or in flight with err (close). */
 void native_sess_abort_all(struct engine *e, int err);
+
+/* ---- native_cdb.c: the CDBs and parameter lists of enum bench_cmd */
+/* Fills cdb (16 bytes) for io->cmd (not BENCH_CMD_RW) and writes its
+ * parameter list, if any, at the start of io->buf; *edtl: the bytes of
+ * io->buf sent as Data-Out. Returns 0, or -EINVAL (a range out of the LUN
+ * or of the command's fields; EXTENDED COPY without a designator). */
+int native_cdb_build(const struct engine *e, struct bench_io *io,
+		     uint8_t *cdb, uint32_t *edtl);
+/* The 16-byte NAA designator of the logical unit in a Device
+ * Identification VPD page (SPC-4 7.8.6) of len bytes: true if found. */
+bool native_vpd83_naa(const uint8_t *page, uint32_t len, uint8_t *naa);
 
 /* Shared by rx and tx. */
 void native_cmd_complete(struct engine *e, struct native_cmd *c, int status,

@@ -14,7 +14,10 @@
 #    at the target than a burst, and the pauses the I/O count says;
 #    --depth-low 0: the queue is filled only once it drained;
 #  - --job: a fio job file runs as the options it says; an unknown key, a
-#    second job and an rw tcq-bench lacks are refused by FILE:LINE.
+#    second job and an rw tcq-bench lacks are refused by FILE:LINE; fio's
+#    rate (KiB/s) and rate_iops become --rate/--rate-iops, fio's fsync=N a
+#    SYNCHRONIZE CACHE after every N writes, tcq-bench's own fua=PCT FUA
+#    writes.
 # shellcheck source=tests/integration/lib.sh
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
@@ -256,6 +259,35 @@ PY
 	ok "a fio job file (global and job sections, escaped filename) runs: 256 writes of 4K at depth 4 in its zone"
 }
 
+# fio's rate=800k is 800 KiB/s: 200 writes of 4K a second; rate_iops=150
+# is itself. fsync=4: every 4th write is followed by a SYNCHRONIZE CACHE
+# (fio's HOWTO); fua=100 (tcq-bench's key): every write has FUA.
+job_file_rate_fsync_and_mix_keys() {
+	local j=$TEST_TMP/rate.fio key want
+	for key in "rate=800k" "rate_iops=150"; do
+		printf '[w]\nrw=randwrite\nbs=4k\niodepth=2\nsize=1m\n%s\nfsync=4\nfua=100\nruntime=1\ntime_based\nfilename=%s\n' \
+			"$key" "$(sed 's/:/\\:/g' <<<"$TCQD_URL")" >"$j"
+		recorded "$BENCH" --job "$j" --quiet --json "$TEST_TMP/r.json"
+		[ "$RC" = 0 ] || fail "--job with $key failed: $OUT"
+		want=${key#*=}; [ "$want" = 800k ] && want=200
+		python3 - "$TEST_TMP/r.json" "$want" <<'PY' || fail "$key did not become the asked rate: $(cat "$TEST_TMP/r.json")"
+import json, sys
+p = json.load(open(sys.argv[1]))["points"][0]
+assert abs(p["rate_iops"] - float(sys.argv[2])) < 0.01, p["rate_iops"]
+PY
+		rec_list >"$TEST_TMP/got"
+		# 4 writes (each FUA), a sync, 4 writes, ...; at most the rate's
+		# writes in the 1 s run (a count the rate bounds, not a speed)
+		awk -v max="$want" '
+			$1 == "W" { n++; run++; if ($4 != "FUA") bad = "a write without FUA" }
+			$1 == "S" { s++; if (run != 4) bad = "a sync after " run " writes"; run = 0 }
+			END { if (!bad && (n < 4 || n > max + 8)) bad = n " writes"
+			      if (bad) { print bad; exit 1 } }' "$TEST_TMP/got" ||
+			fail "$key fsync=4 fua=100: $(awk -v max="$want" '{print}' "$TEST_TMP/got" | head -12)"
+	done
+	ok "job keys: rate=800k and rate_iops=150 are the asked rates (200 and 150 IOPS of 4K); fsync=4 sends a SYNCHRONIZE CACHE after every 4 writes; fua=100 makes every write FUA"
+}
+
 job_file_refusals_name_file_and_line() {
 	local j=$TEST_TMP/bad.fio rc
 	printf '[global]\nbs=4k\n[a]\nrw=randread\nioengine=libaio\n' >"$j"
@@ -291,6 +323,7 @@ CHECKS=(
 	thinktime_bursts_seen_by_target
 	depth_low_refills_from_empty
 	job_file_runs_as_its_options
+	job_file_rate_fsync_and_mix_keys
 	job_file_refusals_name_file_and_line
 )
 run_checks "$@"
