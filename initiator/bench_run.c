@@ -278,6 +278,35 @@ static bool run_any_transport_error(const struct run_io *r)
 	return false;
 }
 
+/* A UNIT ATTENTION reports an event (reset, mode or capacity change), not
+ * a failed I/O: like any initiator, send the same command again (three
+ * times at most). 1: r is in flight again; 2: its connection failed, r
+ * waits for the new login (*lost set); 0: r is accounted as it ended. */
+static int run_retry_ua(struct run_worker *w, struct run_sess *s,
+			struct run_io *r, bool *lost)
+{
+	int rc;
+
+	if (r->io.status != 2 || r->io.sense_key != 6 || r->ua_retries >= 3 ||
+	    s->dead || s->lost || *lost)
+		return 0;
+	r->ua_retries++;
+	w->err.unit_attention++;
+	r->io.status = 0;
+	r->io.t_done_ns = 0;
+	rc = w->pt->ops->submit(s->e, &r->io);
+	if (rc == 0) {
+		s->inflight++;
+		return 1;
+	}
+	r->io.status = -EIO;
+	if (run_can_reconnect(w->pt) && run_conn_error(rc)) {
+		*lost = true;
+		return 2;
+	}
+	return 0;
+}
+
 /* Accounts every finished I/O of s and starts new ones in their place.
  * With --reconnect, a connection found failed here (an I/O without
  * status, a submit refused) makes s lost instead: its I/Os without
@@ -316,30 +345,13 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 			if (r->caw_read && !s->dead && !s->lost && !lost &&
 			    mix_caw_next(w, s, r))
 				continue;	/* its CAW is on the way */
-			/* A UNIT ATTENTION reports an event (reset, mode or
-			 * capacity change), not a failed I/O: like any
-			 * initiator, send the same command again. */
-			if (r->io.status == 2 && r->io.sense_key == 6 &&
-			    r->ua_retries < 3 && !s->dead && !s->lost &&
-			    !lost) {
-				r->ua_retries++;
-				w->err.unit_attention++;
-				r->io.status = 0;
-				r->io.t_done_ns = 0;
-				rc = w->pt->ops->submit(s->e, &r->io);
-				if (rc == 0) {
-					s->inflight++;
-					continue;
-				}
-				r->io.status = -EIO;
-				if (run_can_reconnect(w->pt) &&
-				    run_conn_error(rc)) {
-					/* sent again after the new login */
-					lost = true;
-					r->next_ready = keep;
-					keep = r;
-					continue;
-				}
+			rc = run_retry_ua(w, s, r, &lost);
+			if (rc == 1)
+				continue;
+			if (rc == 2) {	/* sent again after the new login */
+				r->next_ready = keep;
+				keep = r;
+				continue;
 			}
 			r->ua_retries = 0;
 			think_completed(&s->think);
