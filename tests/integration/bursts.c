@@ -21,6 +21,17 @@
  *       more than MaxOutstandingR2T unanswered); the status is GOOD with
  *       no residual, and the data reads back exactly, its Data-In in
  *       sequences of at most MaxBurstLength with DataSN from 0 (11.7)
+ *   unsolicited_past_first_burst_fails_0c0d
+ *   r2t_answer_past_desired_length_fails_0c0d
+ *   r2t_answer_short_with_final_fails_0c0d
+ *       11.4.7.2: unsolicited data that is not FirstBurstLength while
+ *       more was to be sent, or a reply to an R2T that is not the amount
+ *       asked for, end the command with CHECK CONDITION, ABORTED COMMAND,
+ *       0Ch/0Dh ("Incorrect amount of data"); nothing is written and the
+ *       session goes on
+ *   unsolicited_with_initial_r2t_yes_fails_0c0c
+ *       unsolicited Data-Out where InitialR2T=Yes: ABORTED COMMAND,
+ *       0Ch/0Ch ("Unexpected unsolicited data")
  *   immediate_past_first_burst_rejected
  *       immediate data longer than FirstBurstLength: the SCSI Command PDU
  *       is a protocol error, answered with a Reject (11.17, reason 04h,
@@ -160,6 +171,83 @@ static void excess_after(struct pt_sess *s, const uint8_t *old)
 	pt_logout(s);
 }
 
+static void expect_sense(const struct r2t_write *w, int asc, int ascq)
+{
+	PT_CHECK(w->status == SAM_STAT_CHECK_CONDITION &&
+		 w->sense_key == SK_ABORTED_COMMAND && w->asc == asc &&
+		 w->ascq == ascq, "CHECK CONDITION, ABORTED COMMAND, "
+		 "%02Xh/%02Xh (got status 0x%02x, %x/%02x/%02x)", asc, ascq,
+		 w->status, w->sense_key, w->asc, w->ascq);
+}
+
+static void unsolicited_past_first_burst_fails_0c0d(void)
+{
+	static uint8_t old[X_LEN], buf[X_LEN];
+	struct r2t_keys n;
+	struct pt_sess s;
+	struct r2t_write w = { .lba = X_LBA, .len = X_LEN, .buf = buf };
+
+	if (excess_login(&s, false, true, &n, old) < 0)
+		return;
+	pc_fill(buf, X_LEN, 0xbad);
+	/* 4K immediate, then one unsolicited Data-Out of 8K: 12K of
+	 * unsolicited data where FirstBurstLength is 8K. */
+	r2t_write_plan(&n, &w);
+	w.imm = 4096;
+	w.unsol = 4096 + 8192;
+	if (r2t_write_run(&s, &n, &w) == 0)
+		expect_sense(&w, 0x0c, 0x0d);
+	excess_after(&s, old);
+}
+
+static void r2t_answer(bool past)
+{
+	static uint8_t old[X_LEN], buf[X_LEN];
+	struct r2t_keys n;
+	struct pt_sess s;
+	struct r2t_write w = { .lba = X_LBA, .len = X_LEN, .buf = buf };
+
+	if (excess_login(&s, true, false, &n, old) < 0)
+		return;
+	pc_fill(buf, X_LEN, 0xbad);
+	r2t_write_plan(&n, &w);
+	/* The first R2T (16K) answered with 20K, or with 8K and F=1. */
+	w.reply_delta = past ? 4096 : -8192;
+	if (r2t_write_run(&s, &n, &w) == 0)
+		expect_sense(&w, 0x0c, 0x0d);
+	excess_after(&s, old);
+}
+
+static void r2t_answer_past_desired_length_fails_0c0d(void)
+{
+	r2t_answer(true);
+}
+
+static void r2t_answer_short_with_final_fails_0c0d(void)
+{
+	r2t_answer(false);
+}
+
+static void unsolicited_with_initial_r2t_yes_fails_0c0c(void)
+{
+	static uint8_t old[X_LEN], buf[X_LEN];
+	struct r2t_keys n;
+	struct pt_sess s;
+	struct r2t_write w = { .lba = X_LBA, .len = X_LEN, .buf = buf };
+
+	if (excess_login(&s, true, false, &n, old) < 0)
+		return;
+	pc_fill(buf, X_LEN, 0xbad);
+	/* The command says no unsolicited data follows (F=1), and a
+	 * Data-Out without a TTT follows all the same. */
+	r2t_write_plan(&n, &w);
+	w.unsol = 4096;
+	w.final_anyway = true;
+	if (r2t_write_run(&s, &n, &w) == 0)
+		expect_sense(&w, 0x0c, 0x0c);
+	excess_after(&s, old);
+}
+
 static void immediate_past_first_burst_rejected(void)
 {
 	static uint8_t old[X_LEN], buf[X_LEN];
@@ -193,6 +281,10 @@ static const struct pt_case cases[] = {
 	PT_CASE(matrix_r2t_yes_imm_no),
 	PT_CASE(matrix_r2t_no_imm_yes),
 	PT_CASE(matrix_r2t_no_imm_no),
+	PT_CASE(unsolicited_past_first_burst_fails_0c0d),
+	PT_CASE(r2t_answer_past_desired_length_fails_0c0d),
+	PT_CASE(r2t_answer_short_with_final_fails_0c0d),
+	PT_CASE(unsolicited_with_initial_r2t_yes_fails_0c0c),
 	PT_CASE(immediate_past_first_burst_rejected),
 };
 
