@@ -60,7 +60,7 @@
 
 static struct r2t_keys tgt;	/* what tcqd offers (-T) */
 
-/* ---- the matrix ----------------------------------------------------------- */
+/* ---- the matrix ---------------------------------------------------------- */
 
 /* Writes of len bytes at lba through every rule, then reads them back. */
 static void write_and_read(struct pt_sess *s, const struct r2t_keys *n,
@@ -128,7 +128,7 @@ static void matrix_r2t_yes_imm_no(void) { matrix(true, false); }
 static void matrix_r2t_no_imm_yes(void) { matrix(false, true); }
 static void matrix_r2t_no_imm_no(void) { matrix(false, false); }
 
-/* ---- data past the limits -------------------------------------------------- */
+/* ---- data past the limits ------------------------------------------------ */
 
 #define X_LBA 100000u		/* where the excess cases write */
 #define X_LEN 32768u

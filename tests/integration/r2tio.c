@@ -20,7 +20,7 @@ static uint32_t min3(uint32_t a, uint32_t b, uint32_t c)
 	return pt_min(pt_min(a, b), c);
 }
 
-/* ---- login ---------------------------------------------------------------- */
+/* ---- login --------------------------------------------------------------- */
 
 static bool answer_is(const struct pt_sess *s, const char *key,
 		      const char *want)
@@ -90,7 +90,7 @@ int r2t_login(struct pt_sess *s, const struct r2t_keys *tgt,
 	return ok ? 0 : -1;
 }
 
-/* ---- a write ---------------------------------------------------------------- */
+/* ---- a write ------------------------------------------------------------- */
 
 void r2t_write_plan(const struct r2t_keys *n, struct r2t_write *w)
 {
@@ -342,7 +342,7 @@ int r2t_write_run(struct pt_sess *s, const struct r2t_keys *n,
 	return u.bad ? -1 : 0;
 }
 
-/* ---- a read ------------------------------------------------------------------ */
+/* ---- a read -------------------------------------------------------------- */
 
 /* RFC 7143 11.7: one Data-In PDU of the read, given what came before. */
 static bool data_in_ok(const struct pt_rx *x, const struct r2t_keys *n,
