@@ -183,7 +183,7 @@ static void take_r2t(struct pt_sess *s, struct wrun *u, const struct pt_rx *x)
 static void take_rsp(struct wrun *u, const struct pt_rx *x)
 {
 	struct pdu_scsi_rsp rsp;
-	const uint8_t *sn = x->data + 2;
+	const uint8_t *sn = x->len >= 2 + 4 ? x->data + 2 : NULL;
 
 	pdu_decode_scsi_rsp(x->bhs, &rsp);
 	u->done = u->w->answered = true;
@@ -192,12 +192,14 @@ static void take_rsp(struct wrun *u, const struct pt_rx *x)
 					    ISCSI_FLAG_UNDERFLOW);
 	if (rsp.response != ISCSI_RSP_COMPLETED)
 		PT_CHECK(0, "iSCSI response 0x%02x", rsp.response);
+	if (!sn)
+		return;
 	if (x->len >= 2 + 14 && get_be16(x->data) >= 14 &&
 	    (sn[0] & 0x7f) == 0x70) {
 		u->w->sense_key = sn[2] & 0x0f;
 		u->w->asc = sn[12];
 		u->w->ascq = sn[13];
-	} else if (x->len >= 2 + 4 && (sn[0] & 0x7f) == 0x72) {
+	} else if ((sn[0] & 0x7f) == 0x72) {
 		u->w->sense_key = sn[1] & 0x0f;
 		u->w->asc = sn[2];
 		u->w->ascq = sn[3];
