@@ -22,6 +22,7 @@
  *       no residual, and the data reads back exactly, its Data-In in
  *       sequences of at most MaxBurstLength with DataSN from 0 (11.7)
  *   unsolicited_past_first_burst_fails_0c0d
+ *   unsolicited_short_of_first_burst_fails_0c0d
  *   r2t_answer_past_desired_length_fails_0c0d
  *   r2t_answer_short_with_final_fails_0c0d
  *       11.4.7.2: unsolicited data that is not FirstBurstLength while
@@ -200,6 +201,26 @@ static void unsolicited_past_first_burst_fails_0c0d(void)
 	excess_after(&s, old);
 }
 
+static void unsolicited_short_of_first_burst_fails_0c0d(void)
+{
+	static uint8_t old[X_LEN], buf[X_LEN];
+	struct r2t_keys n;
+	struct pt_sess s;
+	struct r2t_write w = { .lba = X_LBA, .len = X_LEN, .buf = buf };
+
+	if (excess_login(&s, false, true, &n, old) < 0)
+		return;
+	pc_fill(buf, X_LEN, 0xbad);
+	/* 4K immediate and 2K of unsolicited Data-Out ended by F: 6K of
+	 * unsolicited data, not FirstBurstLength (8K), in a 32K write. */
+	r2t_write_plan(&n, &w);
+	w.imm = 4096;
+	w.unsol = 4096 + 2048;
+	if (r2t_write_run(&s, &n, &w) == 0)
+		expect_sense(&w, 0x0c, 0x0d);
+	excess_after(&s, old);
+}
+
 static void r2t_answer(bool past)
 {
 	static uint8_t old[X_LEN], buf[X_LEN];
@@ -282,6 +303,7 @@ static const struct pt_case cases[] = {
 	PT_CASE(matrix_r2t_no_imm_yes),
 	PT_CASE(matrix_r2t_no_imm_no),
 	PT_CASE(unsolicited_past_first_burst_fails_0c0d),
+	PT_CASE(unsolicited_short_of_first_burst_fails_0c0d),
 	PT_CASE(r2t_answer_past_desired_length_fails_0c0d),
 	PT_CASE(r2t_answer_short_with_final_fails_0c0d),
 	PT_CASE(unsolicited_with_initial_r2t_yes_fails_0c0c),

@@ -40,6 +40,7 @@ CHECKS=(
 	r2t_case:wide_matrix_r2t_no_imm_yes
 	r2t_case:wide_matrix_r2t_no_imm_no
 	r2t_case:wide_unsolicited_past_first_burst_fails_0c0d
+	r2t_case:wide_unsolicited_short_of_first_burst_fails_0c0d
 	r2t_case:wide_r2t_answer_past_desired_length_fails_0c0d
 	r2t_case:wide_r2t_answer_short_with_final_fails_0c0d
 	r2t_case:wide_unsolicited_with_initial_r2t_yes_fails_0c0c
