@@ -123,6 +123,10 @@ int conn_send_pdu(struct conn *c, const uint8_t *bhs, const void *data,
 uint32_t conn_next_statsn(struct conn *c);
 /* Queues a Reject of the PDU whose BHS is given. */
 void conn_send_reject(struct conn *c, const uint8_t *bad_bhs, uint8_t reason);
+/* The same with the Reject's DataSN/R2TSN field set: the next one of the
+ * task a rejected Data/R2T SNACK names (RFC 7143 11.17.2). */
+void conn_send_reject_sn(struct conn *c, const uint8_t *bad_bhs,
+			 uint8_t reason, uint32_t datasn);
 /* Ends the connection: socket closed now, memory freed once tasks drain. */
 void conn_close(struct conn *c, const char *why);
 /* A PDU the caller fills (bhs, data pointing into a command buffer, cmd,

@@ -155,11 +155,17 @@ uint32_t conn_next_statsn(struct conn *c)
 
 void conn_send_reject(struct conn *c, const uint8_t *bad_bhs, uint8_t reason)
 {
+	conn_send_reject_sn(c, bad_bhs, reason, 0);
+}
+
+void conn_send_reject_sn(struct conn *c, const uint8_t *bad_bhs,
+			 uint8_t reason, uint32_t datasn)
+{
 	uint8_t bhs[ISCSI_BHS_LEN];
 	struct pdu_reject rj = {
 		.reason = reason,
 		.data_len = ISCSI_BHS_LEN,
-		.datasn = 0,
+		.datasn = datasn,
 	};
 
 	rj.statsn = conn_next_statsn(c);

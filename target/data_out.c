@@ -2,7 +2,10 @@
  * Write data (RFC 7143 11.7, 11.8): immediate and unsolicited Data-Out up
  * to FirstBurstLength, then R2Ts of at most MaxBurstLength each, at most
  * MaxOutstandingR2T at a time. Data-Out that breaks the sequence rules
- * fails its command with CHECK CONDITION; the connection goes on.
+ * fails its command with CHECK CONDITION, ABORTED COMMAND and the sense
+ * code of RFC 7143 11.4.7.2 (unsolicited data where none may come, an
+ * amount that is not the one due), or DATA OFFSET / DATA PHASE ERROR
+ * (data out of order); the connection goes on.
  */
 #include <string.h>
 
@@ -122,6 +125,43 @@ static void data_out_fail(struct cmd *cmd, uint16_t asc)
 		cmd_finish_check(cmd);
 }
 
+/*
+ * What is wrong with Data-Out d for cmd, as the ASC/ASCQ its command ends
+ * with, or 0. Unsolicited data (no TTT) after the command said none
+ * follows (its F bit, or InitialR2T=Yes) is unexpected; past
+ * FirstBurstLength, or ending (F) short of it while the transfer is
+ * longer, it is an incorrect amount; a reply to an R2T is too, when it
+ * goes past what the R2T asked for or ends short of it (RFC 7143
+ * 11.4.7.2). Data not where the sequence is, or a DataSN out of turn,
+ * breaks DataPDUInOrder (RFC 7143 13.18, 11.7.5).
+ */
+static uint16_t data_out_check(struct cmd *cmd, const struct pdu_data_out *d)
+{
+	struct cmd_data_out *w = &cmd->data_out;
+	uint64_t end = (uint64_t)d->offset + d->data_len;
+	struct r2t *r;
+
+	if (d->ttt == ISCSI_RSVD_TAG) {
+		/* A command with F=0 where InitialR2T=Yes was refused. */
+		if (cmd->bhs[BHS_FLAGS] & ISCSI_FLAG_FINAL)
+			return ASC_UNEXPECTED_UNSOLICITED_DATA;
+		if (d->offset != w->unsol_got)
+			return ASC_DATA_OFFSET_ERROR;
+		if (w->unsol_done || end > w->unsol_max ||
+		    (d->final && end < w->unsol_max &&
+		     cmd->edtl > cmd->sess->params.first_burst))
+			return ASC_INCORRECT_AMOUNT_OF_DATA;
+		return d->datasn != w->unsol_datasn ? ASC_DATA_PHASE_ERROR : 0;
+	}
+	r = r2t_find(w, d->ttt);
+	if (!r || d->offset != r->offset + r->got)
+		return ASC_DATA_OFFSET_ERROR;
+	if (end > (uint64_t)r->offset + r->len ||
+	    (d->final && end < (uint64_t)r->offset + r->len))
+		return ASC_INCORRECT_AMOUNT_OF_DATA;
+	return d->datasn != r->datasn ? ASC_DATA_PHASE_ERROR : 0;
+}
+
 uint8_t *data_out_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 			    int *err)
 {
@@ -129,7 +169,7 @@ uint8_t *data_out_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 	struct pdu_data_out d;
 	struct cmd_data_out *w;
 	struct cmd *cmd;
-	bool bad_offset;
+	uint16_t asc;
 
 	pdu_decode_data_out(bhs, &d);
 	cmd = cmd_lookup(s, d.itt);
@@ -152,19 +192,9 @@ uint8_t *data_out_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 		*discard = true;	/* already failed: drain */
 		return NULL;
 	}
-	if (d.ttt == ISCSI_RSVD_TAG) {
-		bad_offset = d.offset != w->unsol_got ||
-			     (uint64_t)d.offset + d.data_len > w->unsol_max;
-		if (w->unsol_done || bad_offset || d.datasn != w->unsol_datasn)
-			goto protocol_error;
-	} else {
-		struct r2t *r = r2t_find(w, d.ttt);
-
-		bad_offset = !r || d.offset != r->offset + r->got ||
-			     (uint64_t)d.data_len > r->len - r->got;
-		if (bad_offset || d.datasn != r->datasn)
-			goto protocol_error;
-	}
+	asc = data_out_check(cmd, &d);
+	if (asc)
+		goto protocol_error;
 	c->rx.cmd = cmd;
 	if (cmd->task_done) {
 		/* Answered early (a unit attention, ...): the data goes to
@@ -180,10 +210,10 @@ protocol_error:
 	 * CONDITION, the rest of its Data-Out is dropped, and the
 	 * connection goes on serving other commands. */
 	log_warn("%s: Data-Out for ITT 0x%08x out of sequence (offset %u, "
-		 "DataSN %u, TTT 0x%08x)", c->peer_text, d.itt, d.offset,
-		 d.datasn, d.ttt);
-	data_out_fail(cmd, bad_offset ? ASC_DATA_OFFSET_ERROR :
-					ASC_DATA_PHASE_ERROR);
+		 "length %u, DataSN %u, TTT 0x%08x, F=%d): sense 0x%04x",
+		 c->peer_text, d.itt, d.offset, d.data_len, d.datasn, d.ttt,
+		 d.final, asc);
+	data_out_fail(cmd, asc);
 	*discard = true;
 	return NULL;
 }

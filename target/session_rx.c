@@ -198,6 +198,30 @@ void sess_reject(struct conn *c, const uint8_t *bhs, uint8_t reason,
 	*discard = true;
 }
 
+/*
+ * ERL 0 (the only level tcqd negotiates) keeps nothing to send again and
+ * supports no SNACK (RFC 7143 11.16 asks that of ERL > 0): what a SNACK
+ * asks for will never be sent (again), a protocol error. The Reject of a
+ * Data/R2T SNACK carries the next DataSN or R2TSN of its task (11.17.2):
+ * a read's Data-In and a write's R2Ts share one numbering (11.8), so it
+ * is the sum of the two counts (one of them 0 but for bidirectional).
+ */
+static void sess_snack_reject(struct conn *c, const uint8_t *bhs,
+			      bool *discard)
+{
+	struct pdu_snack sn;
+	struct cmd *cmd = NULL;
+	uint32_t next = 0;
+
+	pdu_decode_snack(bhs, &sn);
+	if (sn.type == ISCSI_SNACK_DATA_R2T)
+		cmd = cmd_lookup(c->sess, sn.itt);
+	if (cmd)
+		next = cmd->datasn + cmd->data_out.r2tsn;
+	conn_send_reject_sn(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, next);
+	*discard = true;
+}
+
 /* A whole SCSI Command PDU is in (its header was checked by
  * cmd_rx_header): it runs now, or waits for its CmdSN. */
 static void sess_order_cmd(struct conn *c, const uint8_t *bhs, uint32_t len)
@@ -271,8 +295,10 @@ uint8_t *sess_rx_header(struct conn *c, const uint8_t *bhs, bool *discard,
 	case ISCSI_OP_DATA_OUT:
 		return data_out_rx_header(c, bhs, discard, err);
 	case ISCSI_OP_LOGIN_REQ:	/* in the full feature phase */
-	case ISCSI_OP_SNACK_REQ:	/* ERL 0: no SNACK support */
 		sess_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR, discard);
+		return NULL;
+	case ISCSI_OP_SNACK_REQ:
+		sess_snack_reject(c, bhs, discard);
 		return NULL;
 	default:
 		return NULL;	/* scratch buffer */

@@ -501,6 +501,14 @@ static size_t login_keys(char *keys, size_t cap, const struct pt_login_opts *o)
 {
 	const char *iname = o->initiator ? o->initiator : pt_initiator;
 	const char *mrdsl = o->mrdsl ? o->mrdsl : "65536";
+	const char *imm = o->immediate_data ? o->immediate_data : "Yes";
+	const char *const ours[][2] = {
+		{ "InitialR2T", "Yes" }, { "ImmediateData", imm },
+		{ "ErrorRecoveryLevel", "0" }, { "MaxBurstLength", "262144" },
+		{ "FirstBurstLength", "65536" }, { "MaxConnections", "1" },
+		{ "MaxOutstandingR2T", "1" }, { "DefaultTime2Wait", "2" },
+		{ "DefaultTime2Retain", "0" }, { "DataPDUInOrder", "Yes" },
+		{ "DataSequenceInOrder", "Yes" } };
 	size_t klen = 0;
 
 	klen = pt_kv_add(keys, klen, cap, "InitiatorName", iname);
@@ -519,18 +527,12 @@ static size_t login_keys(char *keys, size_t cap, const struct pt_login_opts *o)
 	klen = pt_kv_add(keys, klen, cap, "DataDigest",
 			 o->digests ? "CRC32C" : "None");
 	klen = pt_kv_add(keys, klen, cap, "MaxRecvDataSegmentLength", mrdsl);
-	klen = pt_kv_add(keys, klen, cap, "InitialR2T", "Yes");
-	klen = pt_kv_add(keys, klen, cap, "ImmediateData",
-			 o->immediate_data ? o->immediate_data : "Yes");
-	klen = pt_kv_add(keys, klen, cap, "ErrorRecoveryLevel", "0");
-	klen = pt_kv_add(keys, klen, cap, "MaxBurstLength", "262144");
-	klen = pt_kv_add(keys, klen, cap, "FirstBurstLength", "65536");
-	klen = pt_kv_add(keys, klen, cap, "MaxConnections", "1");
-	klen = pt_kv_add(keys, klen, cap, "MaxOutstandingR2T", "1");
-	klen = pt_kv_add(keys, klen, cap, "DefaultTime2Wait", "2");
-	klen = pt_kv_add(keys, klen, cap, "DefaultTime2Retain", "0");
-	klen = pt_kv_add(keys, klen, cap, "DataPDUInOrder", "Yes");
-	klen = pt_kv_add(keys, klen, cap, "DataSequenceInOrder", "Yes");
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
+		const char *v = pt_kv_find((const uint8_t *)o->keys,
+					   o->keys_len, ours[i][0]);
+
+		klen = pt_kv_add(keys, klen, cap, ours[i][0], v ? v : ours[i][1]);
+	}
 	return klen;
 }
 
@@ -636,6 +638,9 @@ int pt_login(struct pt_sess *s, const struct pt_login_opts *o)
 		if (r.data) {
 			const char *v = pt_kv_find(r.data, r.len,
 						   "MaxRecvDataSegmentLength");
+
+			s->login_rsp_len = pt_min(r.len, sizeof(s->login_rsp));
+			memcpy(s->login_rsp, r.data, s->login_rsp_len);
 			if (v)
 				s->peer_mrdsl = (uint32_t)strtoul(v, NULL, 10);
 			/* Digests start after the last login response. */

@@ -16,6 +16,11 @@
 /* Largest data segment accepted from the target. */
 #define PT_MAX_RX_SEGMENT (16u << 20)
 
+static inline uint32_t pt_min(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
 /* Set by the test program before anything else. */
 extern const char *pt_prog;		/* prefix of every output line */
 extern const char *pt_host, *pt_port;
@@ -51,6 +56,10 @@ struct pt_sess {
 	 * checked; mismatches are counted (and the PDU still returned). */
 	bool hdgst, ddgst;
 	unsigned hdgst_checked, ddgst_checked, digest_errors;
+	/* The text of the last Login Response (NUL-separated key=value),
+	 * to read the answers with pt_kv_find. */
+	char login_rsp[1024];
+	uint32_t login_rsp_len;
 };
 
 struct pt_rx {
@@ -69,6 +78,10 @@ struct pt_login_opts {
 	const char *mrdsl;		/* our MaxRecvDataSegmentLength */
 	bool split;			/* first text in two PDUs (C bit) */
 	bool digests;			/* ask for CRC32C header and data digests */
+	/* key=value text (pt_kv_add) whose values replace our offers of
+	 * those keys (r2t.c: InitialR2T, FirstBurstLength, ...). */
+	const char *keys;
+	uint32_t keys_len;
 };
 
 void pt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
