@@ -168,6 +168,8 @@ kill9_keeps_every_acknowledged_write() {
 	local bench=$!
 	wait_logins 1	# then a second of writes in flight
 	sleep 1
+	# SIGKILL on purpose: the crash whose losses this check counts. The
+	# restarted tcqd is ended with SIGTERM (check_exit).
 	kill -KILL "$TCQD_PID"
 	wait "$TCQD_PID" 2>/dev/null
 	TCQD_PID=

@@ -335,7 +335,7 @@ save_and_restart_give_the_same_state() {
 	# as listen is 127.0.0.1:0), beside the first.
 	sed "s|^ctl = .*|ctl = $sock2|" "$saved" >"$copy"
 	chmod 600 "$copy"
-	"$TCQD" -c "$copy" >"$TEST_TMP/second.out" 2>"$TEST_TMP/second.log" &
+	"$TCQD" -c "$copy" >"$TEST_TMP/second.out" 2>"$TEST_TMP/tcqd.second.log" &
 	pid=$!
 	BG_PIDS+=("$pid")
 	for ((i = 0; i < 100; i++)); do
@@ -343,7 +343,7 @@ save_and_restart_give_the_same_state() {
 		sleep 0.1
 	done
 	OUT=$(tc "$TCQCTL" --ctl "$sock2" config) ||
-		{ cat "$TEST_TMP/second.log"; fail "the second tcqd does not answer"; }
+		{ cat "$TEST_TMP/tcqd.second.log"; fail "the second tcqd does not answer"; }
 	[ "$OUT" = "$live_cfg" ] ||
 		fail "started from the saved file, tcqd runs another configuration: $(diff <(echo "$live_cfg") <(echo "$OUT"))"
 	OUT=$(tc "$TCQCTL" --ctl "$sock2" luns)
@@ -397,7 +397,7 @@ save_without_file_writes_the_started_file() {
 	live_cfg=$(config_now | sed "s|^ctl = .*|ctl = $sock2|")
 	sed "s|^ctl = .*|ctl = $sock2|" "$CONF" >"$copy"
 	chmod 600 "$copy"
-	"$TCQD" -c "$copy" >"$TEST_TMP/third.out" 2>"$TEST_TMP/third.log" &
+	"$TCQD" -c "$copy" >"$TEST_TMP/third.out" 2>"$TEST_TMP/tcqd.third.log" &
 	pid=$!
 	BG_PIDS+=("$pid")
 	for ((i = 0; i < 100; i++)); do
@@ -405,7 +405,7 @@ save_without_file_writes_the_started_file() {
 		sleep 0.1
 	done
 	OUT=$(tc "$TCQCTL" --ctl "$sock2" config) ||
-		{ cat "$TEST_TMP/third.log"; fail "a tcqd from the saved file does not answer"; }
+		{ cat "$TEST_TMP/tcqd.third.log"; fail "a tcqd from the saved file does not answer"; }
 	[ "$OUT" = "$live_cfg" ] ||
 		fail "from the saved file, tcqd runs another configuration: $(diff <(echo "$live_cfg") <(echo "$OUT"))"
 	kill -TERM "$pid"

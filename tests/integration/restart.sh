@@ -112,6 +112,9 @@ kill_restart() {
 	if [ "$1" = TERM ]; then
 		stop_tcqd_rc || fail "$STOP_WHY"
 	else
+		# SIGKILL on purpose: the crash this scenario simulates. The
+		# restarted tcqd is ended with SIGTERM (check_exit), and its
+		# sanitizer report, if any, fails the check.
 		kill -KILL "$TCQD_PID"
 		wait "$TCQD_PID" 2>/dev/null
 		TCQD_PID=
@@ -200,6 +203,8 @@ reconnect_gives_up_after_secs() {
 	load giveup --reconnect 1.5
 	wait_logins 1
 	sleep 1.5
+	# SIGKILL on purpose: the target vanishes as in a crash, and nothing
+	# comes back.
 	kill -KILL "$TCQD_PID"
 	wait "$TCQD_PID" 2>/dev/null
 	TCQD_PID=
