@@ -196,9 +196,9 @@ target_add_serves_logins() {
 
 acl_changes_live() {
 	ctl acl add "$T2" iqn.2026-11.org.tcq:someone-else || fail "acl add: $OUT"
-	if run iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0"; then
-		fail "an initiator outside the new ACL logged in"
-	fi
+	login_refused 0x0202 "an initiator outside the new ACL" \
+		iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0"
+	tcqd_alive
 	ctl acl add "$T2" "$INITIATOR" || fail "acl add: $OUT"
 	run iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0" ||
 		fail "an initiator added to the ACL cannot log in"
@@ -211,9 +211,9 @@ acl_changes_live() {
 chap_changes_live() {
 	ctl chap set "$T2" user=live-user secret=live-secret-0001 ||
 		fail "chap set: $OUT"
-	if run iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0"; then
-		fail "a login without CHAP succeeded"
-	fi
+	login_refused 0x0201 "a login without CHAP" \
+		iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0"
+	tcqd_alive
 	run iscsi-inq -i "$INITIATOR" \
 		"iscsi://live-user%live-secret-0001@$TCQD_PORTAL/$T2/0" ||
 		fail "a login with the new CHAP credentials failed"
@@ -249,9 +249,9 @@ portal_add_and_remove() {
 	run iscsi-inq -i "$INITIATOR" "iscsi://127.0.0.1:$port/$T/0" ||
 		fail "no login through the new portal"
 	ctl portal remove "127.0.0.1:$port" || fail "portal remove: $OUT"
-	if run iscsi-inq -i "$INITIATOR" "iscsi://127.0.0.1:$port/$T/0"; then
-		fail "a login through the removed portal succeeded"
-	fi
+	tcp_open "$port" 127.0.0.1 &&
+		fail "the removed portal 127.0.0.1:$port still accepts connections"
+	tcqd_alive
 	refused "last portal" portal remove "$TCQD_PORTAL"
 	ok "a portal added live accepts logins; removed, it does not"
 }
@@ -551,8 +551,9 @@ reload_removes_lun_target_portal_acl() {
 	ok "$INITIATOR, left in the ACL, still logs in"
 }
 # tcp_open PORT: a TCP connection to [::1]:PORT is accepted.
+# tcp_open PORT [HOST]: a TCP connection to HOST (default ::1) succeeds.
 tcp_open() {
-	timeout 5 bash -c "exec 3<>/dev/tcp/::1/$1" 2>/dev/null
+	timeout 5 bash -c "exec 3<>/dev/tcp/${2:-::1}/$1" 2>/dev/null
 }
 
 CHECKS=(

@@ -146,6 +146,7 @@ sigterm_restart_fails_without_reconnect() {
 	kill_restart TERM
 	wait_load term0
 	[ "$BENCH_RC" -ne 0 ] || fail "tcq-bench without --reconnect passed a SIGTERM restart"
+	tcqd_alive
 	grep -q 'session lost' <<<"$BENCH_OUT" || fail "no 'session lost'"
 	[ "$(point term0 reconnects)" = 0 ] || fail "reconnects counted without --reconnect"
 	ok "without --reconnect the same SIGTERM restart fails (status $BENCH_RC, $(point term0 errors) errors)"
@@ -191,6 +192,7 @@ libiscsi_sigterm_restart_fails_without_reconnect() {
 	kill_restart TERM
 	wait_load lterm0
 	[ "$BENCH_RC" -ne 0 ] || fail "tcq-bench (libiscsi) without --reconnect passed a SIGTERM restart"
+	tcqd_alive
 	[ "$(point lterm0 reconnects)" = 0 ] || fail "reconnects counted without --reconnect"
 	ok "libiscsi engine without --reconnect: the same SIGTERM restart fails (status $BENCH_RC, $(point lterm0 errors) errors)"
 }
@@ -246,6 +248,7 @@ sigkill_restart_fails_without_reconnect() {
 	kill_restart KILL
 	wait_load kill0
 	[ "$BENCH_RC" -ne 0 ] || fail "tcq-bench without --reconnect passed a SIGKILL restart"
+	tcqd_alive
 	grep -q 'transport' <<<"$BENCH_OUT" || fail "no transport errors named"
 	ok "without --reconnect the same SIGKILL restart fails (status $BENCH_RC)"
 }
@@ -293,9 +296,14 @@ aptpl_controls() {
 	restart_conf on
 	start_same
 	run "$PRCLIENT" "$URL" "$INITIATOR" set || fail "register/reserve with APTPL failed"
+	# Its REGISTER AND IGNORE passes; its RESERVE (service action 1) is a
+	# RESERVATION CONFLICT, status 18h (SPC-4 5.13.9).
 	if run "$PRCLIENT" "$URL" "$INITIATOR2" set; then
 		fail "another initiator took the reservation"
 	fi
+	grep -q '^PROUT sa 1: status 24 ' <<<"$OUT" ||
+		fail "another initiator's RESERVE did not get RESERVATION CONFLICT"
+	tcqd_alive
 	stop_tcqd_rc || fail "$STOP_WHY"
 	mkdir -p "$TEST_TMP/empty"
 	sed -i "s|^state_dir = .*|state_dir = $TEST_TMP/empty|" "$CONF"
