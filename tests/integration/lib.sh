@@ -94,6 +94,21 @@ wait_logins() {
 		fail "tcqd logged $(logins) logins within 30 s, not $1"
 }
 
+# load_running SOCKET N: the tcqd serving tcqctl on SOCKET has completed
+# N commands or more on its LUNs and has some in flight now;
+# wait_load_running SOCKET N waits (at most 30 s) for it, so that a check
+# acts on a load that is under way (writes acknowledged, more in flight),
+# not after a fixed time. Needs jq.
+load_running() {
+	tc "${TCQCTL:-$top_builddir/tcqctl}" -s "$1" --json stats 2>/dev/null |
+		jq -e --argjson n "$2" '([.luns[].commands.completed] | add) >= $n and
+			([.luns[].inflight.current] | add) > 0' >/dev/null
+}
+wait_load_running() {
+	wait_until 300 load_running "$1" "$2" ||
+		fail "no load with $2 commands done and more in flight within 30 s"
+}
+
 # log_grep GREP-ARGS...: grep in what tcqd logged during the check (not
 # in a pipe: under pipefail an early grep -q would fail tail).
 log_grep() {

@@ -171,7 +171,11 @@ forced_lun_remove_aborts_tasks_in_flight() {
 	[ "$ANS" = SENT ] || fail "livecdb could not send the READ: $ANS"
 	wait_until 50 lun_busy "$T/6" || fail "the READ is not in flight on LUN 6"
 	ctl lun remove "$T/6" --force || fail "lun remove --force: $OUT"
-	sleep 2		# past the 1.5 s the READ would take
+	# tcqd logs "T/6: removed" once no reactor holds a task of the LUN
+	# any more: the READ's 1.5 s in the backend are over, and a status
+	# would have been sent by then.
+	wait_until 100 log_grep -qF "$T/6: removed" ||
+		fail "LUN 6 is still held 10 s after its removal"
 	expect_answer pending PENDING \
 		"the READ in flight got no status: aborted, not completed"
 	expect_answer "6 $READ10" "$NOT_SUPPORTED" \

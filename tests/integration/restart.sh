@@ -23,7 +23,7 @@ TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
 BENCH=${BENCH:-$top_builddir/tcq-bench}
 PRCLIENT=${PRCLIENT:-$top_builddir/tests/integration/prclient}
 need_built "$TCQCTL" "$BENCH" "$PRCLIENT"
-need_tool python3
+need_tool python3 jq
 IQN=iqn.2026-11.org.tcq:restart
 SOCK=$TEST_TMP/ctl.sock
 LOAD_SECS=6
@@ -104,11 +104,12 @@ journal_read() {
 		fail "the journal read after the restart failed: $(tail -3 <<<"$OUT")"
 }
 
-# kill_restart SIGNAL: stops tcqd with SIGNAL 2 s into the load (counted
-# from its login), starts it again at once on the same port and file.
+# kill_restart SIGNAL: stops tcqd with SIGNAL once the load is under way
+# (500 commands done, more in flight), starts it again at once on the
+# same port and file.
 kill_restart() {
 	wait_logins 1
-	sleep 2
+	wait_load_running "$SOCK" 500
 	if [ "$1" = TERM ]; then
 		stop_tcqd_rc || fail "$STOP_WHY"
 	else
@@ -204,7 +205,7 @@ reconnect_gives_up_after_secs() {
 	start_same
 	load giveup --reconnect 1.5
 	wait_logins 1
-	sleep 1.5
+	wait_load_running "$SOCK" 500
 	# SIGKILL on purpose: the target vanishes as in a crash, and nothing
 	# comes back.
 	kill -KILL "$TCQD_PID"
@@ -269,7 +270,7 @@ aptpl_saved_state_restart_keeps_reservation() {
 	BENCH_PID=$!
 	BG_PIDS+=("$BENCH_PID")
 	wait_logins $((before + 1))
-	sleep 1.5
+	wait_load_running "$SOCK" 500
 	run "$TCQCTL" -s "$SOCK" save "$saved" || fail "tcqctl save failed"
 	grep -qx "listen = 127.0.0.1:$PORT" "$saved" || fail "the saved state lost the portal"
 	stop_tcqd_rc || fail "$STOP_WHY"
