@@ -161,12 +161,21 @@ lun_busy() {
 # without status), it never completes, and the session goes on: its
 # next commands to that LUN get LOGICAL UNIT NOT SUPPORTED.
 READ10=28000000000000000100:512		# READ(10) of LBA 0, one block
+async_answered() { watch pending; [ "$ANS" != PENDING ]; }
 forced_lun_remove_aborts_tasks_in_flight() {
 	ctl lun add "$T/6" backend=delay:latency=1500ms,base=null size=1M ||
 		fail "lun add: $OUT"
 	watch_start "$TCQD_URL"
 	watch_settle 0
 	watch_settle 6
+	# The control: the same READ to LUN 0, which nothing aborts, is
+	# answered, and "pending" shows it (a removal that did not abort
+	# would show up the same way).
+	watch "&0 $READ10"
+	[ "$ANS" = SENT ] || fail "livecdb could not send the READ: $ANS"
+	wait_until 50 async_answered || fail "the READ to LUN 0 got no answer"
+	[[ $ANS == "ASYNC GOOD "* ]] || fail "the READ to LUN 0: $ANS"
+	ok "control: a READ sent the same way to LUN 0 is answered GOOD"
 	watch "&6 $READ10"
 	[ "$ANS" = SENT ] || fail "livecdb could not send the READ: $ANS"
 	wait_until 50 lun_busy "$T/6" || fail "the READ is not in flight on LUN 6"
@@ -390,6 +399,13 @@ chap_mutual_set_live() {
 save_without_file_writes_the_started_file() {
 	local copy=$TEST_TMP/copy2.conf sock2=$TEST_TMP/ctl3.sock pid i live_cfg
 	grep -qF "[target $T3]" "$CONF" && fail "$T3 is in the file before save"
+	# The control: save to another FILE leaves the started file as it was
+	# (the checks below fail on a save that writes elsewhere).
+	ctl save "$TEST_TMP/elsewhere.conf" || fail "save FILE: $OUT"
+	grep -qF "[target $T3]" "$TEST_TMP/elsewhere.conf" ||
+		fail "save FILE lacks $T3"
+	grep -qF "[target $T3]" "$CONF" && fail "save FILE wrote $T3 into $CONF too"
+	ok "control: save with another FILE leaves $CONF without $T3"
 	chmod 644 "$CONF"
 	ctl save || fail "save: $OUT"
 	[[ $OUT == *"saved to $CONF"* ]] || fail "save does not name $CONF: $OUT"
