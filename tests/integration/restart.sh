@@ -28,23 +28,16 @@ IQN=iqn.2026-11.org.tcq:restart
 SOCK=$TEST_TMP/ctl.sock
 LOAD_SECS=6
 
-# free_port: a port nobody listens on now (bound to port 0, then freed).
-free_port() {
-	python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
-}
-
-# restart_conf WRITE_CACHE: $CONF serves $TEST_TMP/disk.img (aio) on a
-# fixed port, so a restarted tcqd is where the initiator expects it.
+# restart_conf WRITE_CACHE: $CONF serves $TEST_TMP/disk.img (aio) on
+# 127.0.0.1:0; start_same fixes the port tcqd bound, so that a restarted
+# tcqd is where the initiator expects it.
 restart_conf() {
-	PORT=$(free_port) || fail "no free port"
+	PORT='' URL=''
 	CONF=$TEST_TMP/tcqd.conf
 	mkdir -p "$TEST_TMP/state"
 	cat >"$CONF" <<EOF
 [global]
-listen = 127.0.0.1:$PORT
+listen = 127.0.0.1:0
 threads = 2
 ctl = $SOCK
 state_dir = $TEST_TMP/state
@@ -58,12 +51,19 @@ create = yes
 backend = aio
 write_cache = $1
 EOF
-	URL=iscsi://127.0.0.1:$PORT/$IQN/0
 }
 
-# start_same [CONF]: tcqd from CONF (default $CONF), on the fixed port.
+# start_same [CONF]: tcqd from CONF (default $CONF). The first start
+# binds a port of tcqd's choosing (no port picked beforehand that another
+# test could take meanwhile), read back from its URL and written into
+# $CONF: the restarts listen on it again.
 start_same() {
 	start_tcqd -c "${1:-$CONF}"
+	if [ -z "$PORT" ]; then
+		PORT=$TCQD_PORT
+		sed -i "s|^listen = .*|listen = 127.0.0.1:$PORT|" "$CONF"
+		URL=iscsi://127.0.0.1:$PORT/$IQN/0
+	fi
 	[ "$TCQD_PORT" = "$PORT" ] || fail "tcqd listens on $TCQD_PORT, not $PORT"
 }
 
@@ -261,6 +261,10 @@ sigkill_restart_fails_without_reconnect() {
 aptpl_saved_state_restart_keeps_reservation() {
 	local saved=$TEST_TMP/saved.conf before
 	restart_conf on
+	# tcqctl save writes the portal as configured: a tcqd of the fixed
+	# port, so that the saved file names it.
+	start_same
+	stop_tcqd_rc || fail "$STOP_WHY"
 	start_same
 	run "$PRCLIENT" "$URL" "$INITIATOR" set || fail "register/reserve with APTPL failed"
 	before=$(logins)
