@@ -24,15 +24,8 @@ CONF=$TEST_TMP/tcqd.conf
 MIB=24		# the pattern's size
 DISK=
 
-# A fixed free port: the restarted tcqd must listen where the old one did.
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 fixture_restart() {
-	local port
-	port=$(free_port) || fail "no free port"
-	printf '[global]\nlisten = 127.0.0.1:%s\nthreads = 2\n' "$port" >"$CONF"
+	printf '[global]\nlisten = 127.0.0.1:0\nthreads = 2\n' >"$CONF"
 	printf '[target %s]\n[lun %s 0]\npath = %s\nsize = 64M\ncreate = yes\n' \
 		"$IQN" "$IQN" "$TEST_TMP/lun0.img" >>"$CONF"
 	printf '[lun %s 1]\npath = %s\nsize = 64M\ncreate = yes\n' \
@@ -41,6 +34,10 @@ fixture_restart() {
 	printf '[lun %s 2]\nbackend = fault:lba=1000-1099,error=eio,base=null\nsize = 16M\n' \
 		"$IQN" >>"$CONF"
 	start_tcqd -c "$CONF"
+	# The port tcqd bound goes into the file: the restarted tcqd must
+	# listen where the old one did (no port picked beforehand that
+	# another test could take meanwhile).
+	sed -i "s|^listen = .*|listen = 127.0.0.1:$TCQD_PORT|" "$CONF"
 	guest_boot "$TCQD_PORT" "$IQN"
 	guest_login "$IQN" node.session.timeo.replacement_timeout=60
 }

@@ -11,7 +11,7 @@
 # shellcheck source=tests/integration/lib.sh
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
-need_tool iscsi-inq iscsi-ls
+need_tool iscsi-inq iscsi-ls ss
 BENCH=${BENCH:-$top_builddir/tcq-bench}
 CHAPCLIENT=${CHAPCLIENT:-$top_builddir/tests/integration/chapclient}
 CONNFLOOD=${CONNFLOOD:-$top_builddir/tests/integration/connflood}
@@ -271,6 +271,8 @@ conf_sendtargets_hides_target_of_other_network() {
 
 # hold_session: a tcq-bench session of $INITIATOR for 2 s (in BG_PIDS).
 hold_session() {
+	local n
+	n=$(logins)
 	"$BENCH" --engine native --runtime 2 --rw randread --bs 4k --depth 1 \
 		--quiet --initiator-name "$INITIATOR" \
 		"$(url "$USER1%$SECRET1@")" >"$TEST_TMP/hold.out" 2>&1 &
@@ -278,7 +280,7 @@ hold_session() {
 	# the native engine prefers SHA3-256; libiscsi only has MD5
 	wait_until 30 log_grep -qF "$INITIATOR authenticated by CHAP SHA3-256" ||
 		fail "the session-holding tcq-bench did not log in"
-	sleep 0.2	# its login completes
+	wait_logins $((n + 1))	# its login completes
 	ok "$INITIATOR holds a session"
 }
 
@@ -367,16 +369,20 @@ conf_flood_real_login_gets_in() {
 # Before the other flood: tcqd warns about shedding once a second.
 # tcqd accepts the flood at its own pace after connflood has connected
 # all of it (the kernel's backlog holds them): wait until tcqd has shed
-# 900, then a moment for connflood's poll to see the closes.
+# 900, then until connflood has seen each close (it closes its end on
+# EOF: none of its sockets is left in CLOSE-WAIT).
 shed_900() {
 	[ "$(log_grep -cF 'connection closed: too many connections logging in')" -ge 900 ]
+}
+closes_seen() {
+	[ -z "$(ss -Htn state close-wait dst "127.0.0.1:$TCQD_PORT")" ]
 }
 
 conf_flood_idle_connections_shed() {
 	flood_start
 	log_has "shedding the oldest" "shedding logged"
 	wait_until 150 shed_900 || say "tcqd shed fewer than 900 in 15 s"
-	sleep 1
+	wait_until 50 closes_seen || say "connflood has not seen every close in 5 s"
 	flood_end
 	[ "${FLOOD_SHED:-0}" -ge 900 ] ||
 		fail "only ${FLOOD_SHED:-0} of 1000 idle connections shed"

@@ -81,7 +81,7 @@ tap_result() {
 log_mark() {
 	local f
 	LOG_MARK=()
-	for f in "$TEST_TMP"/tcqd.*.log "$TEST_TMP"/guest.*.log; do
+	for f in "$TEST_TMP"/tcqd*.log "$TEST_TMP"/guest.*.log; do
 		[ -f "$f" ] && LOG_MARK[$f]=$(stat -c %s "$f")
 	done
 }
@@ -146,21 +146,30 @@ ok() {
 	OK_COUNT=$((OK_COUNT + 1))
 }
 
-# Ends the check's own processes: background clients, and a tcqd it
-# started itself (not the fixture's).
+# Ends the check's own processes: background clients (SIGKILL), and a
+# tcqd it started itself (not the fixture's) with SIGTERM (tcqd_end). A
+# check that passed fails when a tcqd of the test logged a sanitizer
+# report while it ran (lib.sh, san_reports).
 check_exit() {
-	local rc=$? pid
+	local rc=$? pid san
 	trap - EXIT
 	for pid in "${BG_PIDS[@]}"; do
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
 	if [ -n "$TCQD_PID" ] && [ "$TCQD_PID" != "$CHECK_FIXTURE_PID" ]; then
-		kill -KILL "$TCQD_PID" 2>/dev/null
-		wait "$TCQD_PID" 2>/dev/null
+		tcqd_end "$TCQD_PID"
 	fi
 	# What else the script starts (gateways.sh) goes the same way.
 	declare -F exit_hook >/dev/null && exit_hook
+	if [ "$rc" -eq 0 ]; then
+		san=$(san_reports)
+		if [ -n "$san" ]; then
+			say "FAIL: sanitizer report: $san"
+			note_set "sanitizer report: $san"
+			rc=1
+		fi
+	fi
 	[ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && dump_logs
 	exit "$rc"
 }
@@ -217,10 +226,7 @@ group_exit() {
 				"fixture $GROUP_FIXTURE failed: ${why:-status $rc}"
 		fi
 	done
-	if [ -n "$TCQD_PID" ]; then
-		kill -KILL "$TCQD_PID" 2>/dev/null
-		wait "$TCQD_PID" 2>/dev/null
-	fi
+	[ -n "$TCQD_PID" ] && tcqd_end "$TCQD_PID"
 	declare -F exit_hook >/dev/null && exit_hook
 	exit "$TAP_FAILED"
 }

@@ -28,7 +28,7 @@ BENCH=${BENCH:-$top_builddir/tcq-bench}
 SCSICMD=${SCSICMD:-$top_builddir/tests/integration/scsicmd}
 TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
 need_built "$CRASH" "$BENCH" "$SCSICMD" "$TCQCTL"
-need_tool iscsi-test-cu qemu-img
+need_tool iscsi-test-cu qemu-img jq
 IQN=iqn.2026-11.org.tcq:crash
 SOCK=$TEST_TMP/ctl.sock
 
@@ -226,8 +226,8 @@ live_record_start_under_load_is_faithful() {
 	"$BENCH" --quiet --rw randwrite --bs 4k --depth 32 --runtime 2 \
 		--verify "$TCQD_URL" >"$TEST_TMP/bench.out" 2>&1 &
 	pid=$!
-	wait_logins $((before + 1))	# the load runs: its writes are in flight
-	sleep 0.3
+	wait_logins $((before + 1))
+	wait_load_running "$SOCK" 100	# the load runs: its writes are in flight
 	ctl record start "$IQN/0" "$TEST_TMP/rec" max=1G ||
 		fail "record start: $OUT"
 	grep -q "recording $IQN/0 into $TEST_TMP/rec (at most 1073741824 bytes)" <<<"$OUT" ||

@@ -16,6 +16,7 @@ SCSICMD=${SCSICMD:-$top_builddir/tests/integration/scsicmd}
 TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
 BENCH=${BENCH:-$top_builddir/tcq-bench}
 need_built "$SCSICMD" "$TCQCTL" "$BENCH"
+need_tool jq
 SOCK=$TEST_TMP/ctl.sock
 G=GOOD
 
@@ -161,13 +162,16 @@ journal_of_another_region_refused() {
 # or the page cache with write_cache=on), so killing tcqd loses none.
 kill9_keeps_every_acknowledged_write() {
 	rm -f "$TEST_TMP/k.img"
-	start_tcqd --export "$TEST_TMP/k.img" --size 16M --write-cache on
+	start_tcqd --export "$TEST_TMP/k.img" --size 16M --write-cache on \
+		--ctl "$SOCK"
 	"$BENCH" --quiet --engine native --depth 16 --bs 4k --rw randwrite \
 		--runtime 3 --span 4M --verify-journal "$TEST_TMP/j3" "$TCQD_URL" \
 		>"$TEST_TMP/kill9.out" 2>&1 &
 	local bench=$!
-	wait_logins 1	# then a second of writes in flight
-	sleep 1
+	wait_logins 1	# then writes acknowledged, more in flight
+	wait_load_running "$SOCK" 500
+	# SIGKILL on purpose: the crash whose losses this check counts. The
+	# restarted tcqd is ended with SIGTERM (check_exit).
 	kill -KILL "$TCQD_PID"
 	wait "$TCQD_PID" 2>/dev/null
 	TCQD_PID=

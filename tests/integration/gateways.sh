@@ -6,7 +6,9 @@
 #   gw_start N ARGS...   tcqd ARGS... as gateway N; waits (20 s at most)
 #                        for its URL; sets GW_PID[N], GW_URL[N], GW_LOG[N]
 #   gw_stop N...         SIGTERM to each, and a clean exit within 10 s
-#   gw_kill_all          SIGKILL to every gateway still running (cleanup)
+#                        with no sanitizer report in its log
+#   gw_kill_all          SIGTERM, then SIGKILL after 10 s, to every
+#                        gateway still running (cleanup; tcqd_end)
 #   gw_cu SPEC LOG       iscsi-test-cu over gateways 1 and 2 (below; source
 #                        cu.sh too)
 
@@ -19,8 +21,7 @@ exit_hook() {
 	local n
 	for n in "${!GW_PID[@]}"; do
 		[ "${GW_OWNER[$n]:-}" = "$BASHPID" ] || continue
-		kill -KILL "${GW_PID[$n]}" 2>/dev/null
-		wait "${GW_PID[$n]}" 2>/dev/null
+		tcqd_end "${GW_PID[$n]}"
 		unset "GW_PID[$n]"
 	done
 }
@@ -67,14 +68,15 @@ gw_stop() {
 		wait "$pid" || rc=$?
 		unset "GW_PID[$n]"
 		[ "$rc" -eq 0 ] || fail "gateway $n exited with status $rc"
+		rc=$(san_reports_in "${GW_LOG[$n]}")
+		[ -z "$rc" ] || fail "gateway $n: sanitizer report: $rc"
 	done
 }
 
 gw_kill_all() {
 	local pid
 	for pid in "${GW_PID[@]}"; do
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
+		tcqd_end "$pid"
 	done
 	GW_PID=()
 }

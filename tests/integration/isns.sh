@@ -32,7 +32,8 @@ ISNSD_RUNS=0
 
 ctl() { run "$TCQCTL" --ctl "$SOCK" "$@"; }
 
-# free_port: a loopback port nobody listens on now.
+# free_port: a loopback port nobody listens on now, for isnsd (the
+# server, not tcqd, which binds port 0 itself).
 free_port() {
 	python3 -c 'import socket
 s = socket.socket()
@@ -200,8 +201,11 @@ live_target_add_registered() {
 
 live_portal_add_registered() {
 	local p
-	p=$(free_port) || fail "no free port"
-	ctl portal add "127.0.0.1:$p" || fail "portal add failed"
+	# tcqd binds a port of its own choosing and names it (tcqctl(8)):
+	# no port picked beforehand that another test could take meanwhile
+	ctl portal add 127.0.0.1:0 || fail "portal add failed"
+	p=$(sed -n 's/^portal 127\.0\.0\.1:\([0-9]*\) added$/\1/p' <<<"$OUT")
+	[ -n "$p" ] || fail "portal add does not name the port: $OUT"
 	wait_for "portal $p registered" has_portal "$p"
 	has_portal "$TCQD_PORT" || fail "portal $TCQD_PORT went"
 	ok "tcqctl portal add 127.0.0.1:$p: the server has it, and the first"

@@ -94,6 +94,21 @@ wait_logins() {
 		fail "tcqd logged $(logins) logins within 30 s, not $1"
 }
 
+# load_running SOCKET N: the tcqd serving tcqctl on SOCKET has completed
+# N commands or more on its LUNs and has some in flight now;
+# wait_load_running SOCKET N waits (at most 30 s) for it, so that a check
+# acts on a load that is under way (writes acknowledged, more in flight),
+# not after a fixed time. Needs jq.
+load_running() {
+	tc "${TCQCTL:-$top_builddir/tcqctl}" -s "$1" --json stats 2>/dev/null |
+		jq -e --argjson n "$2" '([.luns[].commands.completed] | add) >= $n and
+			([.luns[].inflight.current] | add) > 0' >/dev/null
+}
+wait_load_running() {
+	wait_until 300 load_running "$1" "$2" ||
+		fail "no load with $2 commands done and more in flight within 30 s"
+}
+
 # log_grep GREP-ARGS...: grep in what tcqd logged during the check (not
 # in a pipe: under pipefail an early grep -q would fail tail).
 log_grep() {
@@ -294,6 +309,42 @@ stop_tcqd_rc() {
 	wait "$TCQD_PID" || rc=$?
 	TCQD_PID=
 	[ "$rc" -eq 0 ] || { STOP_WHY="tcqd exited with status $rc after SIGTERM"; return 1; }
+	rc=$(san_reports_in "$TCQD_LOG")
+	[ -z "$rc" ] || { STOP_WHY="sanitizer report in the tcqd log: $rc"; return 1; }
+}
+
+# tcqd_end PID: ends a daemon this test started: SIGTERM, so that it
+# leaves through its shutdown path and a sanitizer build reports what it
+# found (LeakSanitizer looks only at exit), then SIGKILL if it is still
+# there 10 s later. Returns its exit status.
+tcqd_end() {
+	local rc=0
+	kill -TERM "$1" 2>/dev/null
+	# shellcheck disable=SC2016  # eval expands it
+	wait_until 100 eval '! kill -0 "$1" 2>/dev/null' || kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null || rc=$?
+	return "$rc"
+}
+
+# san_reports_in FILE [FROM]: the first lines of an AddressSanitizer,
+# LeakSanitizer or UndefinedBehaviorSanitizer report in a daemon's
+# stderr FILE from byte FROM on (the sanitizer build, configure
+# --enable-sanitizers, writes them there), joined by "; "; nothing when
+# there is none.
+SAN_RE='ERROR: (Address|Leak)Sanitizer|Sanitizer:DEADLYSIGNAL|: runtime error: |SUMMARY: [A-Za-z]*Sanitizer'
+san_reports_in() {
+	[ -f "$1" ] || return 0
+	tail -c +"$((${2:-0} + 1))" "$1" | grep -E -m 3 -- "$SAN_RE" | paste -sd ';' - || true
+}
+
+# san_reports: the same for every tcqd log of the test (tcqd*.log in its
+# temp dir) since the check began, each named.
+san_reports() {
+	local f r
+	for f in "$TEST_TMP"/tcqd*.log; do
+		r=$(san_reports_in "$f" "${LOG_MARK[$f]:-0}")
+		[ -z "$r" ] || printf '%s: %s\n' "$(basename "$f")" "$r"
+	done
 }
 
 # stop_tcqd: the same, asserted.
@@ -338,12 +389,7 @@ watch_settle() {
 lib_cleanup() {
 	local rc=$?
 	trap - EXIT
-	if [ -n "$TCQD_PID" ]; then
-		kill -TERM "$TCQD_PID" 2>/dev/null
-		sleep 0.5
-		kill -KILL "$TCQD_PID" 2>/dev/null
-		wait "$TCQD_PID" 2>/dev/null
-	fi
+	[ -n "$TCQD_PID" ] && tcqd_end "$TCQD_PID"
 	# Checks show their own logs when they fail.
 	if [ "$rc" -ne 0 ] && [ "$CTX" = script ] && [ "$TAP_FD" = 1 ] &&
 		[ -z "${LOGS_DUMPED:-}" ]; then

@@ -161,17 +161,30 @@ lun_busy() {
 # without status), it never completes, and the session goes on: its
 # next commands to that LUN get LOGICAL UNIT NOT SUPPORTED.
 READ10=28000000000000000100:512		# READ(10) of LBA 0, one block
+async_answered() { watch pending; [ "$ANS" != PENDING ]; }
 forced_lun_remove_aborts_tasks_in_flight() {
 	ctl lun add "$T/6" backend=delay:latency=1500ms,base=null size=1M ||
 		fail "lun add: $OUT"
 	watch_start "$TCQD_URL"
 	watch_settle 0
 	watch_settle 6
+	# The control: the same READ to LUN 0, which nothing aborts, is
+	# answered, and "pending" shows it (a removal that did not abort
+	# would show up the same way).
+	watch "&0 $READ10"
+	[ "$ANS" = SENT ] || fail "livecdb could not send the READ: $ANS"
+	wait_until 50 async_answered || fail "the READ to LUN 0 got no answer"
+	[[ $ANS == "ASYNC GOOD "* ]] || fail "the READ to LUN 0: $ANS"
+	ok "control: a READ sent the same way to LUN 0 is answered GOOD"
 	watch "&6 $READ10"
 	[ "$ANS" = SENT ] || fail "livecdb could not send the READ: $ANS"
 	wait_until 50 lun_busy "$T/6" || fail "the READ is not in flight on LUN 6"
 	ctl lun remove "$T/6" --force || fail "lun remove --force: $OUT"
-	sleep 2		# past the 1.5 s the READ would take
+	# tcqd logs "T/6: removed" once no reactor holds a task of the LUN
+	# any more: the READ's 1.5 s in the backend are over, and a status
+	# would have been sent by then.
+	wait_until 100 log_grep -qF "$T/6: removed" ||
+		fail "LUN 6 is still held 10 s after its removal"
 	expect_answer pending PENDING \
 		"the READ in flight got no status: aborted, not completed"
 	expect_answer "6 $READ10" "$NOT_SUPPORTED" \
@@ -196,9 +209,9 @@ target_add_serves_logins() {
 
 acl_changes_live() {
 	ctl acl add "$T2" iqn.2026-11.org.tcq:someone-else || fail "acl add: $OUT"
-	if run iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0"; then
-		fail "an initiator outside the new ACL logged in"
-	fi
+	login_refused 0x0202 "an initiator outside the new ACL" \
+		iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0"
+	tcqd_alive
 	ctl acl add "$T2" "$INITIATOR" || fail "acl add: $OUT"
 	run iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0" ||
 		fail "an initiator added to the ACL cannot log in"
@@ -211,9 +224,9 @@ acl_changes_live() {
 chap_changes_live() {
 	ctl chap set "$T2" user=live-user secret=live-secret-0001 ||
 		fail "chap set: $OUT"
-	if run iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0"; then
-		fail "a login without CHAP succeeded"
-	fi
+	login_refused 0x0201 "a login without CHAP" \
+		iscsi-inq -i "$INITIATOR" "iscsi://$TCQD_PORTAL/$T2/0"
+	tcqd_alive
 	run iscsi-inq -i "$INITIATOR" \
 		"iscsi://live-user%live-secret-0001@$TCQD_PORTAL/$T2/0" ||
 		fail "a login with the new CHAP credentials failed"
@@ -249,9 +262,9 @@ portal_add_and_remove() {
 	run iscsi-inq -i "$INITIATOR" "iscsi://127.0.0.1:$port/$T/0" ||
 		fail "no login through the new portal"
 	ctl portal remove "127.0.0.1:$port" || fail "portal remove: $OUT"
-	if run iscsi-inq -i "$INITIATOR" "iscsi://127.0.0.1:$port/$T/0"; then
-		fail "a login through the removed portal succeeded"
-	fi
+	tcp_open "$port" 127.0.0.1 &&
+		fail "the removed portal 127.0.0.1:$port still accepts connections"
+	tcqd_alive
 	refused "last portal" portal remove "$TCQD_PORTAL"
 	ok "a portal added live accepts logins; removed, it does not"
 }
@@ -335,7 +348,7 @@ save_and_restart_give_the_same_state() {
 	# as listen is 127.0.0.1:0), beside the first.
 	sed "s|^ctl = .*|ctl = $sock2|" "$saved" >"$copy"
 	chmod 600 "$copy"
-	"$TCQD" -c "$copy" >"$TEST_TMP/second.out" 2>"$TEST_TMP/second.log" &
+	"$TCQD" -c "$copy" >"$TEST_TMP/second.out" 2>"$TEST_TMP/tcqd.second.log" &
 	pid=$!
 	BG_PIDS+=("$pid")
 	for ((i = 0; i < 100; i++)); do
@@ -343,7 +356,7 @@ save_and_restart_give_the_same_state() {
 		sleep 0.1
 	done
 	OUT=$(tc "$TCQCTL" --ctl "$sock2" config) ||
-		{ cat "$TEST_TMP/second.log"; fail "the second tcqd does not answer"; }
+		{ cat "$TEST_TMP/tcqd.second.log"; fail "the second tcqd does not answer"; }
 	[ "$OUT" = "$live_cfg" ] ||
 		fail "started from the saved file, tcqd runs another configuration: $(diff <(echo "$live_cfg") <(echo "$OUT"))"
 	OUT=$(tc "$TCQCTL" --ctl "$sock2" luns)
@@ -386,6 +399,13 @@ chap_mutual_set_live() {
 save_without_file_writes_the_started_file() {
 	local copy=$TEST_TMP/copy2.conf sock2=$TEST_TMP/ctl3.sock pid i live_cfg
 	grep -qF "[target $T3]" "$CONF" && fail "$T3 is in the file before save"
+	# The control: save to another FILE leaves the started file as it was
+	# (the checks below fail on a save that writes elsewhere).
+	ctl save "$TEST_TMP/elsewhere.conf" || fail "save FILE: $OUT"
+	grep -qF "[target $T3]" "$TEST_TMP/elsewhere.conf" ||
+		fail "save FILE lacks $T3"
+	grep -qF "[target $T3]" "$CONF" && fail "save FILE wrote $T3 into $CONF too"
+	ok "control: save with another FILE leaves $CONF without $T3"
 	chmod 644 "$CONF"
 	ctl save || fail "save: $OUT"
 	[[ $OUT == *"saved to $CONF"* ]] || fail "save does not name $CONF: $OUT"
@@ -397,7 +417,7 @@ save_without_file_writes_the_started_file() {
 	live_cfg=$(config_now | sed "s|^ctl = .*|ctl = $sock2|")
 	sed "s|^ctl = .*|ctl = $sock2|" "$CONF" >"$copy"
 	chmod 600 "$copy"
-	"$TCQD" -c "$copy" >"$TEST_TMP/third.out" 2>"$TEST_TMP/third.log" &
+	"$TCQD" -c "$copy" >"$TEST_TMP/third.out" 2>"$TEST_TMP/tcqd.third.log" &
 	pid=$!
 	BG_PIDS+=("$pid")
 	for ((i = 0; i < 100; i++)); do
@@ -405,7 +425,7 @@ save_without_file_writes_the_started_file() {
 		sleep 0.1
 	done
 	OUT=$(tc "$TCQCTL" --ctl "$sock2" config) ||
-		{ cat "$TEST_TMP/third.log"; fail "a tcqd from the saved file does not answer"; }
+		{ cat "$TEST_TMP/tcqd.third.log"; fail "a tcqd from the saved file does not answer"; }
 	[ "$OUT" = "$live_cfg" ] ||
 		fail "from the saved file, tcqd runs another configuration: $(diff <(echo "$live_cfg") <(echo "$OUT"))"
 	kill -TERM "$pid"
@@ -551,8 +571,9 @@ reload_removes_lun_target_portal_acl() {
 	ok "$INITIATOR, left in the ACL, still logs in"
 }
 # tcp_open PORT: a TCP connection to [::1]:PORT is accepted.
+# tcp_open PORT [HOST]: a TCP connection to HOST (default ::1) succeeds.
 tcp_open() {
-	timeout 5 bash -c "exec 3<>/dev/tcp/::1/$1" 2>/dev/null
+	timeout 5 bash -c "exec 3<>/dev/tcp/${2:-::1}/$1" 2>/dev/null
 }
 
 CHECKS=(

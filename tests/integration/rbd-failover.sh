@@ -73,6 +73,8 @@ fixture_failover() {
 	pid=$!
 	sleep 3
 	kill -0 "$pid" 2>/dev/null || fail "tcq-bench ended before the kill"
+	# SIGKILL on purpose: the gateway failure this scenario simulates;
+	# gateway 2 is stopped with SIGTERM (gw_stop / gw_kill_all).
 	kill -KILL "${GW_PID[1]}"
 	wait "${GW_PID[1]}" 2>/dev/null
 	unset "GW_PID[1]"

@@ -143,11 +143,14 @@ tcqd() {
 }
 PRE
 
-# The README tcqd still running at the end (by the PID it wrote).
+# The README tcqd still running at the end (by the PID it wrote):
+# SIGTERM, then SIGKILL if it is still there 10 s later.
 readme_kill() {
 	local pid
 	pid=$(cat "$SB/tcqd.pid" 2>/dev/null) || return 0
-	kill -KILL "$pid" 2>/dev/null
+	kill -TERM "$pid" 2>/dev/null
+	# shellcheck disable=SC2016  # eval expands it
+	wait_until 100 eval '! kill -0 "$pid" 2>/dev/null' || kill -KILL "$pid" 2>/dev/null
 	rm -f "$SB/tcqd.pid"
 }
 trap 'rc=$?; readme_kill; (exit $rc); lib_cleanup' EXIT

@@ -23,28 +23,21 @@ TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
 BENCH=${BENCH:-$top_builddir/tcq-bench}
 PRCLIENT=${PRCLIENT:-$top_builddir/tests/integration/prclient}
 need_built "$TCQCTL" "$BENCH" "$PRCLIENT"
-need_tool python3
+need_tool python3 jq
 IQN=iqn.2026-11.org.tcq:restart
 SOCK=$TEST_TMP/ctl.sock
 LOAD_SECS=6
 
-# free_port: a port nobody listens on now (bound to port 0, then freed).
-free_port() {
-	python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
-}
-
-# restart_conf WRITE_CACHE: $CONF serves $TEST_TMP/disk.img (aio) on a
-# fixed port, so a restarted tcqd is where the initiator expects it.
+# restart_conf WRITE_CACHE: $CONF serves $TEST_TMP/disk.img (aio) on
+# 127.0.0.1:0; start_same fixes the port tcqd bound, so that a restarted
+# tcqd is where the initiator expects it.
 restart_conf() {
-	PORT=$(free_port) || fail "no free port"
+	PORT='' URL=''
 	CONF=$TEST_TMP/tcqd.conf
 	mkdir -p "$TEST_TMP/state"
 	cat >"$CONF" <<EOF
 [global]
-listen = 127.0.0.1:$PORT
+listen = 127.0.0.1:0
 threads = 2
 ctl = $SOCK
 state_dir = $TEST_TMP/state
@@ -58,12 +51,19 @@ create = yes
 backend = aio
 write_cache = $1
 EOF
-	URL=iscsi://127.0.0.1:$PORT/$IQN/0
 }
 
-# start_same [CONF]: tcqd from CONF (default $CONF), on the fixed port.
+# start_same [CONF]: tcqd from CONF (default $CONF). The first start
+# binds a port of tcqd's choosing (no port picked beforehand that another
+# test could take meanwhile), read back from its URL and written into
+# $CONF: the restarts listen on it again.
 start_same() {
 	start_tcqd -c "${1:-$CONF}"
+	if [ -z "$PORT" ]; then
+		PORT=$TCQD_PORT
+		sed -i "s|^listen = .*|listen = 127.0.0.1:$PORT|" "$CONF"
+		URL=iscsi://127.0.0.1:$PORT/$IQN/0
+	fi
 	[ "$TCQD_PORT" = "$PORT" ] || fail "tcqd listens on $TCQD_PORT, not $PORT"
 }
 
@@ -104,14 +104,18 @@ journal_read() {
 		fail "the journal read after the restart failed: $(tail -3 <<<"$OUT")"
 }
 
-# kill_restart SIGNAL: stops tcqd with SIGNAL 2 s into the load (counted
-# from its login), starts it again at once on the same port and file.
+# kill_restart SIGNAL: stops tcqd with SIGNAL once the load is under way
+# (500 commands done, more in flight), starts it again at once on the
+# same port and file.
 kill_restart() {
 	wait_logins 1
-	sleep 2
+	wait_load_running "$SOCK" 500
 	if [ "$1" = TERM ]; then
 		stop_tcqd_rc || fail "$STOP_WHY"
 	else
+		# SIGKILL on purpose: the crash this scenario simulates. The
+		# restarted tcqd is ended with SIGTERM (check_exit), and its
+		# sanitizer report, if any, fails the check.
 		kill -KILL "$TCQD_PID"
 		wait "$TCQD_PID" 2>/dev/null
 		TCQD_PID=
@@ -143,6 +147,7 @@ sigterm_restart_fails_without_reconnect() {
 	kill_restart TERM
 	wait_load term0
 	[ "$BENCH_RC" -ne 0 ] || fail "tcq-bench without --reconnect passed a SIGTERM restart"
+	tcqd_alive
 	grep -q 'session lost' <<<"$BENCH_OUT" || fail "no 'session lost'"
 	[ "$(point term0 reconnects)" = 0 ] || fail "reconnects counted without --reconnect"
 	ok "without --reconnect the same SIGTERM restart fails (status $BENCH_RC, $(point term0 errors) errors)"
@@ -188,6 +193,7 @@ libiscsi_sigterm_restart_fails_without_reconnect() {
 	kill_restart TERM
 	wait_load lterm0
 	[ "$BENCH_RC" -ne 0 ] || fail "tcq-bench (libiscsi) without --reconnect passed a SIGTERM restart"
+	tcqd_alive
 	[ "$(point lterm0 reconnects)" = 0 ] || fail "reconnects counted without --reconnect"
 	ok "libiscsi engine without --reconnect: the same SIGTERM restart fails (status $BENCH_RC, $(point lterm0 errors) errors)"
 }
@@ -199,7 +205,9 @@ reconnect_gives_up_after_secs() {
 	start_same
 	load giveup --reconnect 1.5
 	wait_logins 1
-	sleep 1.5
+	wait_load_running "$SOCK" 500
+	# SIGKILL on purpose: the target vanishes as in a crash, and nothing
+	# comes back.
 	kill -KILL "$TCQD_PID"
 	wait "$TCQD_PID" 2>/dev/null
 	TCQD_PID=
@@ -241,6 +249,7 @@ sigkill_restart_fails_without_reconnect() {
 	kill_restart KILL
 	wait_load kill0
 	[ "$BENCH_RC" -ne 0 ] || fail "tcq-bench without --reconnect passed a SIGKILL restart"
+	tcqd_alive
 	grep -q 'transport' <<<"$BENCH_OUT" || fail "no transport errors named"
 	ok "without --reconnect the same SIGKILL restart fails (status $BENCH_RC)"
 }
@@ -252,6 +261,10 @@ sigkill_restart_fails_without_reconnect() {
 aptpl_saved_state_restart_keeps_reservation() {
 	local saved=$TEST_TMP/saved.conf before
 	restart_conf on
+	# tcqctl save writes the portal as configured: a tcqd of the fixed
+	# port, so that the saved file names it.
+	start_same
+	stop_tcqd_rc || fail "$STOP_WHY"
 	start_same
 	run "$PRCLIENT" "$URL" "$INITIATOR" set || fail "register/reserve with APTPL failed"
 	before=$(logins)
@@ -261,7 +274,7 @@ aptpl_saved_state_restart_keeps_reservation() {
 	BENCH_PID=$!
 	BG_PIDS+=("$BENCH_PID")
 	wait_logins $((before + 1))
-	sleep 1.5
+	wait_load_running "$SOCK" 500
 	run "$TCQCTL" -s "$SOCK" save "$saved" || fail "tcqctl save failed"
 	grep -qx "listen = 127.0.0.1:$PORT" "$saved" || fail "the saved state lost the portal"
 	stop_tcqd_rc || fail "$STOP_WHY"
@@ -288,9 +301,14 @@ aptpl_controls() {
 	restart_conf on
 	start_same
 	run "$PRCLIENT" "$URL" "$INITIATOR" set || fail "register/reserve with APTPL failed"
+	# Its REGISTER AND IGNORE passes; its RESERVE (service action 1) is a
+	# RESERVATION CONFLICT, status 18h (SPC-4 5.13.9).
 	if run "$PRCLIENT" "$URL" "$INITIATOR2" set; then
 		fail "another initiator took the reservation"
 	fi
+	grep -q '^PROUT sa 1: status 24 ' <<<"$OUT" ||
+		fail "another initiator's RESERVE did not get RESERVATION CONFLICT"
+	tcqd_alive
 	stop_tcqd_rc || fail "$STOP_WHY"
 	mkdir -p "$TEST_TMP/empty"
 	sed -i "s|^state_dir = .*|state_dir = $TEST_TMP/empty|" "$CONF"

@@ -6,9 +6,10 @@
 #   tcqd2_start CONF   tcqd -c CONF (which listens on 127.0.0.1:0); waits
 #                      (10 s at most) for its URL; sets TCQD2_PID,
 #                      TCQD2_ADDR (127.0.0.1:PORT), TCQD2_PORT, TCQD2_LOG
-#   tcqd2_stop         SIGTERM, and a clean exit within 10 s (asserted)
-#   tcqd2_exit_hook    SIGKILL when the shell that started it ends: call it
-#                      from the script's exit_hook (checks.sh)
+#   tcqd2_stop         SIGTERM, and a clean exit within 10 s with no
+#                      sanitizer report in its log (asserted)
+#   tcqd2_exit_hook    SIGTERM (tcqd_end) when the shell that started it
+#                      ends: call it from the script's exit_hook (checks.sh)
 
 TCQD2_PID=""
 TCQD2_OWNER=""
@@ -18,8 +19,7 @@ TCQD2_LOG=""
 
 tcqd2_exit_hook() {
 	[ -n "$TCQD2_PID" ] && [ "$TCQD2_OWNER" = "$BASHPID" ] || return 0
-	kill -KILL "$TCQD2_PID" 2>/dev/null
-	wait "$TCQD2_PID" 2>/dev/null
+	tcqd_end "$TCQD2_PID"
 	TCQD2_PID=""
 }
 
@@ -50,5 +50,7 @@ tcqd2_stop() {
 	wait "$TCQD2_PID" || rc=$?
 	TCQD2_PID=""
 	[ "$rc" -eq 0 ] || fail "the second tcqd exited with status $rc"
+	rc=$(san_reports_in "$TCQD2_LOG")
+	[ -z "$rc" ] || fail "the second tcqd: sanitizer report: $rc"
 	ok "the second tcqd exited cleanly on SIGTERM"
 }

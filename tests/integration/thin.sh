@@ -155,7 +155,7 @@ full_tmpfs_answers_space_allocation_failed() {
 	# 7 MiB of 8 are taken: 2 MiB more cannot all be allocated. 384 KiB
 	# writes: the third finds 256 KiB and stops short (the file system
 	# is full then), the next ones find nothing.
-	local a=() lba
+	local a=() lba short
 	for ((lba = 12288; lba < 16384; lba += 768)); do
 		a+=(write "$lba" 768 33 nofua)
 	done
@@ -168,7 +168,14 @@ full_tmpfs_answers_space_allocation_failed() {
 	# that stopped short was not acknowledged and may hold anything.
 	good_during_fill "$OUT" >"$TEST_TMP/fill.good"
 	[ -s "$TEST_TMP/fill.good" ] || fail "no write got GOOD before the tmpfs filled"
+	short=$(awk -v ns="$NOSPACE" '$0 == ns { print 12288 + 768 * (NR - 1); exit }' <<<"$OUT")
 	read_fill_writes
+	# The control: the write that stopped short does not read back whole,
+	# so a read-back that took it for acknowledged would fail.
+	run "$SCSICMD" "$URL" read "$short" 768 33
+	grep -q '^MISMATCH' <<<"$OUT" ||
+		fail "the write that stopped short (LBA $short) reads back whole: $OUT"
+	ok "control: the write that stopped short (LBA $short) does not read back whole"
 	tcqd_alive
 	ok "writes past the tmpfs's end: DATA PROTECT, SPACE ALLOCATION FAILED WRITE PROTECT; the $(wc -l <"$TEST_TMP/fill.good") acknowledged ones read back"
 }
