@@ -164,7 +164,7 @@ pdu_case() {
 		why=$(sed -n "s/.*: case $name: SKIPPED: //p" <<<"$OUT")
 		skip "${why:-case $name skipped}" ;;
 	124) fail "$name timed out" ;;
-	*) fail "$(sed -n 's/^[a-z]*: FAIL: //p' <<<"$OUT" | head -n 3 | paste -sd ';' -)" ;;
+	*) fail "$(sed -n 's/^[a-z0-9_-]*: FAIL: //p' <<<"$OUT" | head -n 3 | paste -sd ';' -)" ;;
 	esac
 }
 
