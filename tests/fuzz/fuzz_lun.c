@@ -5,6 +5,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* memmem */
 #endif
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,15 +43,34 @@ static const char *port_name(const void *nexus)
 
 static const struct sdev_ops ops = { .initiator_port = port_name };
 
+static char dir[64];
+
+/* At exit: the APTPL files and their directory go. */
+static void state_dir_remove(void)
+{
+	struct dirent *de;
+	char path[sizeof(dir) + 256];
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
 /* APTPL state goes to a directory of this process, never the system's. */
 static const char *state_dir(void)
 {
-	static char dir[64];
-
 	if (!dir[0]) {
 		snprintf(dir, sizeof(dir), "/tmp/tcq-fuzz-pr.%d", (int)getpid());
 		if (mkdir(dir, 0700) < 0 && access(dir, W_OK) < 0)
 			abort();
+		atexit(state_dir_remove);
 	}
 	return dir;
 }
