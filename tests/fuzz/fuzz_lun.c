@@ -45,8 +45,8 @@ static const struct sdev_ops ops = { .initiator_port = port_name };
 
 static char dir[64];
 
-/* At exit: the APTPL files and their directory go. */
-static void state_dir_remove(void)
+/* Removes the APTPL files: each input starts without any. */
+static void state_dir_clear(void)
 {
 	struct dirent *de;
 	char path[sizeof(dir) + 256];
@@ -60,6 +60,12 @@ static void state_dir_remove(void)
 	}
 	if (d)
 		closedir(d);
+}
+
+/* At exit: the APTPL files and their directory go. */
+static void state_dir_remove(void)
+{
+	state_dir_clear();
 	rmdir(dir);
 }
 
@@ -94,7 +100,8 @@ static void arrive(void *arg)
 		lun_task_data_ready(&c->t);
 }
 
-void fuzz_lun_open(void)
+/* The device, over what the APTPL directory holds. */
+static void open_lun(void)
 {
 	struct bdev_params bp = { .size = (uint64_t)FUZZ_LUN_BLOCKS *
 					  FUZZ_LUN_BS, .queue_depth = 8 };
@@ -133,6 +140,19 @@ void fuzz_lun_open(void)
 	 * answer would otherwise be the first command's of every input. */
 	for (unsigned i = 0; i < FUZZ_LUN_NEXUSES; i++)
 		(void)fuzz_lun_run(i, tur, sizeof(tur), NULL);
+}
+
+void fuzz_lun_open(void)
+{
+	(void)state_dir();
+	state_dir_clear();
+	open_lun();
+}
+
+void fuzz_lun_reopen(void)
+{
+	fuzz_lun_close();
+	open_lun();
 }
 
 void fuzz_lun_close(void)

@@ -3,8 +3,9 @@
  * (fuzz_pr_out.c, fuzz_sbc_extended_copy.c, fuzz_sbc_unmap.c,
  * fuzz_spc_mode_select.c, fuzz_sbc_compare_and_write.c): a device with
  * one ram LUN (256 KiB, 512-byte blocks) and two I_T nexuses, made fresh
- * for each input and torn down after it, so every input starts from the
- * same state and LeakSanitizer sees what one input leaked. Commands run
+ * for each input (also without APTPL state) and torn down after it, so
+ * every input starts from the same state and LeakSanitizer sees what one
+ * input leaked. Commands run
  * through lun_task_arrive and lun_task_data_ready as the transport runs
  * them (target/cmd.c).
  */
@@ -19,8 +20,11 @@
 /* Parameter lists and commands of one input are separated by this. */
 #define FUZZ_SEP "FUZZ"
 
-/* Makes the device; aborts when it cannot (the harness is broken). */
+/* Makes the device, with no APTPL state; aborts when it cannot. */
 void fuzz_lun_open(void);
+/* Closes it and makes it again over the APTPL state it left (a restart
+ * of tcqd): aborts when the LUN cannot be made from that state. */
+void fuzz_lun_reopen(void);
 /* Ends every command, the nexuses, the LUN and its backend. */
 void fuzz_lun_close(void);
 /* One command's data and answer. */

@@ -6,7 +6,9 @@
  * rest the parameter list. After each, both nexuses read the keys, the
  * reservation and the full status (PERSISTENT RESERVE IN): whatever the
  * commands did, SPC-4 6.16 has those answered GOOD (or, to a nexus whose
- * registration was preempted, a unit attention first).
+ * registration was preempted, a unit attention first). At the end the
+ * LUN is made again over the APTPL state the commands left, as tcqd does
+ * when it starts, and that must succeed and answer the same way.
  */
 #include <stdlib.h>
 #include "tcq/byteorder.h"
@@ -56,6 +58,11 @@ int FUZZ_ENTRY(pr_out)(const uint8_t *data, size_t size)
 		return 0;
 	fuzz_lun_open();
 	fuzz_split(data, size, 8, one);
+	/* SPC-4 5.13.5: what APTPL kept survives a power loss; the LUN is
+	 * made again from it, and both nexuses can read it. */
+	fuzz_lun_reopen();
+	read_back(0);
+	read_back(1);
 	fuzz_lun_close();
 	return 0;
 }
