@@ -37,9 +37,12 @@ void ctl_word_decode(char *w)
 	for (; *w; w++) {
 		int hi, lo;
 
+		/* %00 stays as it is: a NUL would end the word there, and
+		 * tcqctl never sends one (a C string cannot hold it). */
 		if (*w == '%' &&
 		    (hi = kv_hex_digit((unsigned char)w[1])) >= 0 &&
-		    (lo = kv_hex_digit((unsigned char)w[2])) >= 0) {
+		    (lo = kv_hex_digit((unsigned char)w[2])) >= 0 &&
+		    (hi | lo)) {
 			*o++ = (char)(hi << 4 | lo);
 			w += 2;
 		} else {

@@ -58,6 +58,12 @@ uint32_t pr_transport_id_parse(const uint8_t *p, uint32_t avail, char *port)
 	n = (uint32_t)strnlen((const char *)p + 4, len);
 	if (n == 0 || n == len)		/* must be NUL terminated */
 		return 0;
+	/* RFC 3722 (iSCSI stringprep) prohibits control characters and
+	 * spaces in a name; a newline would also split the APTPL file's
+	 * line (scsi/pr_aptpl.c) and forge or break what it keeps. */
+	for (uint32_t i = 0; i < n; i++)
+		if (p[4 + i] <= 0x20 || p[4 + i] == 0x7f)
+			return 0;
 	memcpy(port, p + 4, n);
 	port[n] = 0;
 	if (fmt == 1 ? !isid_form(port) : strchr(port, ',') != NULL)

@@ -3,7 +3,8 @@
  * line of words separated by spaces, so a word that holds a space (an
  * INQUIRY product name, say) travels percent-encoded: tcqctl encodes
  * space, tab, CR, LF and '%' as %XX (RFC 3986's form), tcqd decodes each
- * word. A '%' not followed by two hex digits stays as it is.
+ * word. A '%' not followed by two hex digits stays as it is, and so
+ * does "%00" (a NUL would cut the word short).
  */
 #ifndef TCQ_CTL_WORDS_H
 #define TCQ_CTL_WORDS_H

@@ -27,25 +27,41 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer $san -I$srcdir $FUZZ_CPPFLAGS"
 mkdir -p "$out/obj" "$out/artifacts"
 
+# Compiled FUZZ_BUILD_JOBS at a time (default: the CPUs).
 objs=()
+njobs=0
+rc=0
 for src in $FUZZ_SOURCES; do
 	obj=$out/obj/$(echo "$src" | tr / _).o
 	path=$srcdir/$src
 	[ -f "$path" ] || path=$src
 	if [ ! -f "$obj" ] || [ "$path" -nt "$obj" ] ||
 	   [ -n "$(find "$srcdir/include" "$srcdir/target" "$srcdir/scsi" \
-		"$srcdir/backend" -name '*.h' -newer "$obj" 2>/dev/null | head -1)" ]; then
+		"$srcdir/backend" "$srcdir/initiator" "$srcdir/tests/fuzz" \
+		-name '*.h' -newer "$obj" 2>/dev/null | head -1)" ]; then
 		echo "  CC (fuzz) $src"
-		$FUZZ_CC $cflags -fsanitize=fuzzer-no-link -c "$path" -o "$obj"
+		# shellcheck disable=SC2086
+		$FUZZ_CC $cflags -fsanitize=fuzzer-no-link -c "$path" -o "$obj" &
+		njobs=$((njobs + 1))
+		if [ "$njobs" -ge "${FUZZ_BUILD_JOBS:-$(nproc)}" ]; then
+			wait -n || rc=1
+			njobs=$((njobs - 1))
+		fi
 	fi
 	objs+=("$obj")
 done
+while [ "$njobs" -gt 0 ]; do
+	wait -n || rc=1
+	njobs=$((njobs - 1))
+done
+[ "$rc" -eq 0 ] || { echo "fuzz: compiling failed" >&2; exit 1; }
 
 # An archive, so each harness links only the objects it needs.
 rm -f "$out/libtcq-fuzz.a"
 ar rcs "$out/libtcq-fuzz.a" "${objs[@]}"
 for name in "$@"; do
 	echo "  LINK fuzz_$name"
+	# shellcheck disable=SC2086
 	$FUZZ_CC $cflags -fsanitize=fuzzer -o "$out/fuzz_$name" \
 		"$srcdir/tests/fuzz/fuzz_$name.c" "$out/libtcq-fuzz.a" $FUZZ_LIBS
 done
@@ -54,7 +70,7 @@ done
 rc=0
 for name in "$@"; do
 	mkdir -p "$out/corpus/$name"
-	dict= jobs=
+	dict='' jobs=''
 	[ "$FUZZ_JOBS" -gt 1 ] && jobs="-jobs=$FUZZ_JOBS -workers=$FUZZ_JOBS"
 	[ -f "$srcdir/tests/fuzz/$name.dict" ] &&
 		dict=-dict=$srcdir/tests/fuzz/$name.dict

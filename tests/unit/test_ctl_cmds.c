@@ -285,6 +285,11 @@ START_TEST(words_percent_encoding_known_answers)
 	strcpy(w, "100% %zz %4");
 	ctl_word_decode(w);
 	ck_assert_str_eq(w, "100% %zz %4");
+	/* nor is %00: decoded, it would cut "path=/x%00.img" to
+	 * "path=/x" (tests/fuzz/regress/ctl_request/percent-00-cuts-word) */
+	strcpy(w, "path=/x%00.img");
+	ctl_word_decode(w);
+	ck_assert_str_eq(w, "path=/x%00.img");
 }
 END_TEST
 

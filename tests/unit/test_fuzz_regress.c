@@ -121,6 +121,25 @@ START_TEST(replays_conn_corpus_and_regressions)
 }
 END_TEST
 
+/* The harnesses of issue 29's entry points, one check each. */
+#define REPLAY(name)							\
+	START_TEST(replays_##name##_corpus_and_regressions)		\
+	{								\
+		replay(#name, fuzz_##name##_one);			\
+	}								\
+	END_TEST
+REPLAY(auth_chap_step)
+REPLAY(pdu_decode_cmd_ahs)
+REPLAY(pr_out)
+REPLAY(sbc_extended_copy)
+REPLAY(sbc_unmap)
+REPLAY(spc_mode_select)
+REPLAY(sbc_compare_and_write)
+REPLAY(cfg_load_string)
+REPLAY(bdev_opts_parse)
+REPLAY(ctl_request)
+REPLAY(native_sess_rx)
+
 /* The harnesses take what is valid and ignore what is empty. */
 START_TEST(harnesses_pass_a_valid_cdb_and_empty_inputs)
 {
@@ -223,6 +242,17 @@ static Suite *regress_suite(void)
 	harness_add(tc, replays_param_corpus_and_regressions);
 	harness_add(tc, replays_cdb_corpus_and_regressions);
 	harness_add(tc, replays_conn_corpus_and_regressions);
+	harness_add(tc, replays_auth_chap_step_corpus_and_regressions);
+	harness_add(tc, replays_pdu_decode_cmd_ahs_corpus_and_regressions);
+	harness_add(tc, replays_pr_out_corpus_and_regressions);
+	harness_add(tc, replays_sbc_extended_copy_corpus_and_regressions);
+	harness_add(tc, replays_sbc_unmap_corpus_and_regressions);
+	harness_add(tc, replays_spc_mode_select_corpus_and_regressions);
+	harness_add(tc, replays_sbc_compare_and_write_corpus_and_regressions);
+	harness_add(tc, replays_cfg_load_string_corpus_and_regressions);
+	harness_add(tc, replays_bdev_opts_parse_corpus_and_regressions);
+	harness_add(tc, replays_ctl_request_corpus_and_regressions);
+	harness_add(tc, replays_native_sess_rx_corpus_and_regressions);
 	harness_add(tc, harnesses_pass_a_valid_cdb_and_empty_inputs);
 	harness_add(tc, regress_runner_fails_on_a_planted_bad_input);
 	suite_add_tcase(s, tc);

@@ -553,6 +553,24 @@ START_TEST(pr_spec_i_pt)
 			  SAM_STAT_CHECK_CONDITION);
 	ck_assert_uint_eq(last_asc(), ASC_INVALID_FIELD_IN_PARAMETER_LIST);
 	ck_assert_uint_eq(nkeys(), 0);
+	/* So is a name with a control character or a space (RFC 3722):
+	 * a newline would split the APTPL file's line
+	 * (tests/fuzz/regress/pr_out/aptpl-newline-in-transport-id). */
+	p[28] = 0x05;
+	p[32 + 24] = '\n';	/* after "iqn.2026-11.org.tcq:init" */
+	ck_assert_uint_eq(run(tsa, cdb, 10, p, (uint32_t)(32 + tl)),
+			  SAM_STAT_CHECK_CONDITION);
+	ck_assert_uint_eq(last_asc(), ASC_INVALID_FIELD_IN_PARAMETER_LIST);
+	p[32 + 24] = ' ';
+	ck_assert_uint_eq(run(tsa, cdb, 10, p, (uint32_t)(32 + tl)),
+			  SAM_STAT_CHECK_CONDITION);
+	ck_assert_uint_eq(last_asc(), ASC_INVALID_FIELD_IN_PARAMETER_LIST);
+	ck_assert_uint_eq(nkeys(), 0);
+	/* The name as it was registers again. */
+	p[32 + 24] = '2';
+	ck_assert_uint_eq(run(tsa, cdb, 10, p, (uint32_t)(32 + tl)),
+			  SAM_STAT_GOOD);
+	ck_assert_uint_eq(nkeys(), 2);
 }
 END_TEST
 
