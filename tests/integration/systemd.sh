@@ -142,6 +142,32 @@ while True:
         break
 '
 
+# reload_notified LOG SENT: the datagrams in LOG (DGRAMS' lines) that
+# follow a SIGHUP sent at CLOCK_MONOTONIC microsecond SENT keep the reload
+# protocol: RELOADING=1 with MONOTONIC_USEC= in one message, stamped
+# between SENT and its arrival, then READY=1 again.
+reload_notified() {
+	local log=$1 sent=$2 line recv usec n
+	wait_until 50 grep -q 'RELOADING=1' "$log" ||
+		fail "no RELOADING=1 within 5 s of SIGHUP: $(paste -sd' ' "$log")"
+	line=$(grep -m1 'RELOADING=1' "$log")
+	[[ $line =~ ^([0-9]+)\ (.*\|)?MONOTONIC_USEC=([0-9]+)(\||$) ]] ||
+		fail "RELOADING=1 without MONOTONIC_USEC= in its message: $line"
+	recv=${BASH_REMATCH[1]} usec=${BASH_REMATCH[3]}
+	# Before: usec <= recv and recv - usec < 5 s (a latency ceiling).
+	# Now an order on CLOCK_MONOTONIC alone: stamped after the SIGHUP was
+	# sent and before the message came; another clock (CLOCK_REALTIME,
+	# CLOCK_BOOTTIME after a suspend) falls outside, however slow the host.
+	[ "$sent" -le "$usec" ] && [ "$usec" -le "$recv" ] ||
+		fail "MONOTONIC_USEC=$usec is not CLOCK_MONOTONIC between the SIGHUP ($sent) and the message ($recv)"
+	ok "SIGHUP: RELOADING=1 with MONOTONIC_USEC=$usec (CLOCK_MONOTONIC) in one message"
+	wait_until 50 eval '[ "$(grep -c " READY=1$" "$log")" -ge 2 ]' ||
+		fail "no READY=1 after the reload: $(paste -sd' ' "$log")"
+	n=$(grep -n 'RELOADING=1' "$log" | cut -d: -f1)
+	tail -n +"$n" "$log" | grep -q ' READY=1$' ||
+		fail "READY=1 came before RELOADING=1, not after: $(paste -sd' ' "$log")"
+}
+
 # The sd_notify(3) reload protocol (Type=notify-reload, systemd 253):
 # on SIGHUP, RELOADING=1 with MONOTONIC_USEC= (CLOCK_MONOTONIC, in the
 # same message), then READY=1 once the reload is done.
@@ -165,27 +191,9 @@ notify_reloading_then_ready_on_sighup() {
 	grep -q RELOADING=1 "$log" && fail "RELOADING=1 before SIGHUP"
 	printf '\n[lun iqn.2026-11.org.tcq:notify 1]\nbackend = null\nsize = 1M\n' \
 		>>"$conf"
-	sent=$(python3 -c 'import time
-print(time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000)')
+	sent=$(monotonic_usec)
 	kill -HUP "$TCQD_PID"
-	wait_until 50 grep -q 'RELOADING=1' "$log" ||
-		fail "no RELOADING=1 within 5 s of SIGHUP: $(paste -sd' ' "$log")"
-	line=$(grep -m1 'RELOADING=1' "$log")
-	[[ $line =~ ^([0-9]+)\ (.*\|)?MONOTONIC_USEC=([0-9]+)(\||$) ]] ||
-		fail "RELOADING=1 without MONOTONIC_USEC= in its message: $line"
-	recv=${BASH_REMATCH[1]} usec=${BASH_REMATCH[3]}
-	# Before: usec <= recv and recv - usec < 5 s (a latency ceiling).
-	# Now an order on CLOCK_MONOTONIC alone: stamped after the SIGHUP was
-	# sent and before the message came; another clock (CLOCK_REALTIME,
-	# CLOCK_BOOTTIME after a suspend) falls outside, however slow the host.
-	[ "$sent" -le "$usec" ] && [ "$usec" -le "$recv" ] ||
-		fail "MONOTONIC_USEC=$usec is not CLOCK_MONOTONIC between the SIGHUP ($sent) and the message ($recv)"
-	ok "SIGHUP: RELOADING=1 with MONOTONIC_USEC=$usec (CLOCK_MONOTONIC) in one message"
-	wait_until 50 eval '[ "$(grep -c " READY=1$" "$log")" -ge 2 ]' ||
-		fail "no READY=1 after the reload: $(paste -sd' ' "$log")"
-	n=$(grep -n 'RELOADING=1' "$log" | cut -d: -f1)
-	tail -n +"$n" "$log" | grep -q ' READY=1$' ||
-		fail "READY=1 came before RELOADING=1, not after: $(paste -sd' ' "$log")"
+	reload_notified "$log" "$sent"
 	# Its whole log: an earlier check's tcqd wrote a file of the same
 	# name (each check counts its tcqds from 1), so the mark is off.
 	wait_until 20 grep -qF "reload: LUN iqn.2026-11.org.tcq:notify/1 added" \
@@ -195,10 +203,78 @@ print(time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000)')
 	wait "$pid" || fail "the notify listener failed"
 }
 
+# A stand-in for tcqd that breaks the reload protocol one way (argv[1]):
+# on SIGHUP it sends READY=1 alone (no-reloading), RELOADING=1 without
+# MONOTONIC_USEC= (no-usec), RELOADING=1 stamped on CLOCK_REALTIME
+# (realtime), or RELOADING=1 and no READY=1 after it (no-ready).
+FAKE='
+import os, signal, socket, sys, time
+mode = sys.argv[1]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.connect(os.environ["NOTIFY_SOCKET"])
+send = lambda m: s.send(m.encode())
+def hup(*_):
+    usec = time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
+    if mode == "no-reloading":
+        send("READY=1")
+    elif mode == "no-usec":
+        send("RELOADING=1"); send("READY=1")
+    elif mode == "realtime":
+        send("RELOADING=1\nMONOTONIC_USEC=%d" % (time.time_ns() // 1000))
+        send("READY=1")
+    else:
+        send("RELOADING=1\nMONOTONIC_USEC=%d" % usec)
+def term(*_):
+    send("STOPPING=1"); sys.exit(0)
+signal.signal(signal.SIGHUP, hup)
+signal.signal(signal.SIGTERM, term)
+send("READY=1")
+while True:
+    signal.pause()
+'
+
+monotonic_usec() {
+	python3 -c 'import time
+print(time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000)'
+}
+
+# The control of notify_reloading_then_ready_on_sighup, kept: the same
+# assertions (reload_notified) fail against a daemon that leaves out any
+# one part of the protocol, so a change that takes their teeth fails here.
+reload_check_fails_each_broken_protocol() {
+	local mode sock log pid fake sent
+	need_tool python3
+	for mode in no-reloading no-usec realtime no-ready; do
+		sock=$TEST_TMP/fake-$mode.sock log=$TEST_TMP/fake-$mode.log
+		: >"$log"
+		python3 -c "$DGRAMS" "$sock" "$log" &
+		pid=$!
+		BG_PIDS+=("$pid")
+		wait_until 50 grep -qx listening "$log" ||
+			fail "the notify listener did not start"
+		NOTIFY_SOCKET=$sock python3 -c "$FAKE" "$mode" &
+		fake=$!
+		BG_PIDS+=("$fake")
+		wait_until 50 grep -q ' READY=1$' "$log" ||
+			fail "the $mode stand-in sent no READY=1: $(paste -sd' ' "$log")"
+		sent=$(monotonic_usec)
+		kill -HUP "$fake"
+		if (reload_notified "$log" "$sent") >/dev/null 2>&1; then
+			fail "reload_notified passes a daemon whose reload is $mode: $(paste -sd' ' "$log")"
+		fi
+		note_get >/dev/null
+		kill -TERM "$fake"
+		wait "$fake" || fail "the $mode stand-in failed"
+		wait "$pid" || fail "the notify listener failed"
+	done
+	ok "the reload checks fail a daemon that sends no RELOADING=1, one without MONOTONIC_USEC=, one stamped on CLOCK_REALTIME, and one without READY=1 after it"
+}
+
 CHECKS=(
 	unit_passes_systemd_analyze_verify
 	broken_unit_fails_systemd_analyze_verify
 	notify_ready_after_listen_stopping_on_sigterm
 	notify_reloading_then_ready_on_sighup
+	reload_check_fails_each_broken_protocol
 )
 run_checks "$@"
