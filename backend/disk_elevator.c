@@ -9,11 +9,15 @@
  * deadline follows Linux's deadline scheduler (block/deadline-iosched.c,
  * Documentation/block/deadline-iosched.rst) with its default tunables: a
  * one-way elevator in sector order from where the last dispatched command
- * ended; every fifo_batch (16) dispatches, or when nothing lies further
- * on, the oldest command goes next if it has waited read_expire (500 ms)
- * or write_expire (5 s), or when the sweep has reached the end; the sweep
- * then continues from it. Left out: reads and writes are kept in one
- * queue (no writes_starved preference for reads), and front merges.
+ * ended, in batches of fifo_batch (16) dispatches. The fifo is looked at
+ * only when a batch ends (fifo_batch dispatches, or nothing further on
+ * in the sweep): then the oldest command goes next if it has waited
+ * read_expire (500 ms) or write_expire (5 s), or if the sweep has reached
+ * the end; otherwise the sweep goes on. Either way a new batch starts
+ * (deadline_dispatch_requests: batching = 0), so between two looks at
+ * the fifo there are fifo_batch dispatches, never one. Left out: reads
+ * and writes are kept in one queue (no writes_starved preference for
+ * reads), and front merges.
  *
  * A FLUSH is a wall: nothing that arrived after it passes it, nothing
  * before it is held behind it (Linux handles flushes outside the
@@ -53,8 +57,11 @@ struct dm_req *dm_elevator_pick(struct disk_model *m, uint64_t t)
 		if (r->lba >= m->elv_pos && (!next || r->lba < next->lba))
 			next = r;
 	}
-	if (!next || (m->elv_batch >= DL_FIFO_BATCH && expired(oldest, t))) {
-		next = oldest;
+	if (!next || m->elv_batch >= DL_FIFO_BATCH) {
+		/* the batch ends: the fifo's turn if its oldest expired or
+		 * the sweep ran out, and a new batch either way */
+		if (!next || expired(oldest, t))
+			next = oldest;
 		m->elv_batch = 0;
 	}
 	m->elv_batch++;
