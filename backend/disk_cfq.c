@@ -64,7 +64,9 @@
  * is filled by one decision. More than DM_CFQ_QUEUES submitters with
  * requests at once share the last queue. A FLUSH drains the elevator: what
  * arrived before it goes in arrival order, then it, as Linux's barrier
- * does (cfq_forced_dispatch).
+ * does (cfq_forced_dispatch). Times are the model's nanoseconds where
+ * Linux counts jiffies (at HZ = 250 every time above is a whole number
+ * of 4 ms ticks, so only when a timer fires within its tick differs).
  */
 #include "backend/disk_model_priv.h"
 
