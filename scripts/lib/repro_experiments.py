@@ -588,7 +588,7 @@ def kara_threads(quick):
 
 
 def kara_runs(quick):
-    return [Run("threads", spec(HDD_7K200, "ncq=1,readahead=on"), [
+    return [Run("threads", spec(HDD_7K200, "ncq=1,readahead=on,elevator=cfq"), [
         "--rw", "read", "--bs", "128k", "--depth", "1", "--span", "4G",
         "--sessions", ",".join(str(t) for t in kara_threads(quick)),
         "--repeat", "3", "--runtime", "2" if quick else "8"],
@@ -641,12 +641,14 @@ def kara_verdict(res):
          "published 2.6.29 -6%%, 2.6.32-rc7 -12%%)" % (ts[-1], one, last,
                                                      pct(last, one)))
     if drop < -0.20:
-        s += ("; far steeper: each thread is a sequential stream and tcqd "
-              "hands the drive their commands interleaved, in arrival "
-              "order, so each switch is a seek unless the drive's cache "
-              "segments hold the streams; the kernels of 2009 had CFQ "
-              "in front, which serves one thread's stream for a time "
-              "slice, and ext3 laid the files out; neither is modelled")
+        s += ("; steeper, though cfq (2.6.29's, as in front of the "
+              "published drive) serves each session's stream in 100 ms "
+              "slices: what the slices do not hide is a seek at each "
+              "switch and the host's time between a stream's commands "
+              "(a stream whose next command comes more than slice_idle, "
+              "8 ms, after its last loses the disk, and one that thinks "
+              "longer than that on average is no longer idled for); "
+              "ext3's layout is not modelled")
     elif drop > 0.03:
         s += ("; it rises: more streams keep more of the backend busy, "
               "which one head without NCQ could not")
@@ -664,20 +666,25 @@ KARA = {
     "claim": "throughput by thread count 1..32, mean and stddev of 3 "
              "runs; falls slowly as threads rise, and the regression "
              "between the kernels grows with threads",
-    "model": "`" + HDD_7K200 + ",ncq=1,readahead=on` (LUN 160G, null "
-             "base). Source: the drive and its size are in the thread's "
-             "kernel log (Hitachi HTS722016K9SA00, 312581808 sectors, "
-             "NCQ depth 0/32: no NCQ); 7200 rpm is the Travelstar 7K200's "
-             "spindle speed; seek, media rate and cache are the hdd "
-             "preset's (a 3.5\" drive: faster media than this 2.5\" one).",
+    "model": "`" + HDD_7K200 + ",ncq=1,readahead=on,elevator=cfq` (LUN "
+             "160G, null base). Source: the drive and its size are in the "
+             "thread's kernel log (Hitachi HTS722016K9SA00, 312581808 "
+             "sectors, NCQ depth 0/32: no NCQ); 7200 rpm is the Travelstar "
+             "7K200's spindle speed; seek, media rate and cache are the "
+             "hdd preset's (a 3.5\" drive: faster media than this 2.5\" "
+             "one). The host's scheduler is 2.6.29's CFQ with its "
+             "defaults (`elevator=cfq`, docs/disk-models.md), each "
+             "session its own queue as each tiobench thread was a "
+             "process.",
     "mapping": "tiobench with N threads over a 4 GB file becomes `tcq-bench "
                "--rw read --bs 128k --depth 1 --span 4G --sessions N "
                "--repeat 3`: N sequential streams, each starting at its "
                "own place of the 4 GB (tcq-bench spreads the sessions "
                "over the span), 128K reads (the kernel's read-ahead "
                "window), one outstanding each, mean and stddev over 3 "
-               "runs. The page cache, ext3 and CFQ of the two kernels are "
-               "not modelled: only one curve is measured.",
+               "runs. 2.6.29's CFQ is modelled, with each session (I_T "
+               "nexus) as a process; the page cache, ext3 and "
+               "2.6.32-rc7's CFQ are not: only one curve is measured.",
     "runs": kara_runs,
     "tables": kara_tables,
     "plot": kara_plot,
