@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include "initiator/bench_run_priv.h"
 
 void bench_cpu_usage(FILE *f)
@@ -100,6 +101,9 @@ void vcpu_init(struct bench_vcpu *v, const struct bench_cpu_opts *c,
 		return;
 	v->n = c->ncpu ? c->ncpu : 1;
 	v->cost_ns = bench_cpu_cost_ns(c, bytes);
+	/* the default 50 us of timer slack would lengthen every modelled
+	 * wait (a command's cost is 100 us or so): 1 us */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
 }
 
 void vcpu_destroy(struct bench_vcpu *v)
