@@ -301,7 +301,7 @@ def bolk_plot(res, path):
     svg_lines(path, "bolkhovitin-2010: iSCSI over 1 GbE to one 15K disk",
               [str(d) for d in ds], series, "MB/s",
               "x: queue depth; dashed: published, solid: model over "
-              "scripts/link 1gbit")
+              "scripts/link " + BOLK_LINK)
 
 
 def bolk_verdict(res):
