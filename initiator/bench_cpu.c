@@ -138,10 +138,8 @@ bool run_cpu_gate(struct run_point *pt, struct run_sess *s, struct run_io *r,
 	}
 	if (!r->cpu_due)
 		r->cpu_due = vcpu_reserve(&pt->cpu, t);
-	if (t >= r->cpu_due) {
-		r->cpu_due = 0;
-		return true;
-	}
+	if (t >= r->cpu_due)
+		return true;	/* run_next spends it once the command goes */
 	if (!s->cpu_wake || r->cpu_due < s->cpu_wake)
 		s->cpu_wake = r->cpu_due;
 	return false;

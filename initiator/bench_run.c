@@ -261,13 +261,14 @@ static bool run_may_submit(struct run_point *pt, uint64_t t)
 static int run_next(struct run_worker *w, struct run_sess *s,
 		    struct run_io *r, uint64_t t)
 {
-	if (run_thinking(w->pt, s, t))
+	/* the CPU model's wait comes before --ios counts the command */
+	if (run_thinking(w->pt, s, t) || !run_cpu_gate(w->pt, s, r, t))
 		return 1;
 	if (!run_may_submit(w->pt, t))
 		return -1;
-	if (!rate_gate(&s->rate_next, w->pt->rate_ns, t) ||
-	    !run_cpu_gate(w->pt, s, r, t))
+	if (!rate_gate(&s->rate_next, w->pt->rate_ns, t))
 		return 1;
+	r->cpu_due = 0;		/* its CPU time went to this command */
 	return run_choose(w, s, r) ? 0 : 1;
 }
 

@@ -137,9 +137,10 @@ int run_region(const struct bench_opts *o, uint32_t block_size,
 
 /* ---- bench_cpu.c ---- */
 /* --initiator-cpu: whether slot r of s may send its command at t (its
- * CPU time, queued for at its first call, has passed); if not, s->cpu_wake
- * says when to try again. Always true without the model or once the
- * point is over. */
+ * CPU time, queued for at its first call, has passed: r->cpu_due, which
+ * the caller clears once the command goes); if not, s->cpu_wake says
+ * when to try again. Always true without the model or once the point is
+ * over. */
 bool run_cpu_gate(struct run_point *pt, struct run_sess *s, struct run_io *r,
 		  uint64_t t);
 
