@@ -52,6 +52,19 @@ per_byte_cost_on_two_cpus() {
 	ok "--initiator-cpu 50,20 --initiator-cpus 2 at 64K: $(cat "$TEST_TMP/two.iops") IOPS, at most 1469.81"
 }
 
+# A slot waiting for its CPU time has not sent a command yet, so --ios
+# counts only what was sent: exactly N I/Os (not fewer, as when each wait
+# took one from the budget).
+ios_counts_only_sent_commands() {
+	run "$BENCH" --quiet --rw randread --bs 4k --depth 8 --ios 300 \
+		--initiator-cpu 200 --json "$TEST_TMP/ios.json" "$TCQD_URL" ||
+		fail "tcq-bench --ios 300 --initiator-cpu 200 failed"
+	jq -e '.points[0].ios == 300 and .points[0].errors == 0' \
+		"$TEST_TMP/ios.json" >/dev/null ||
+		fail "--ios 300 with the CPU model: $(jq -c '.points[0] | {ios, errors}' "$TEST_TMP/ios.json")"
+	ok "--ios 300 with --initiator-cpu 200 does exactly 300 I/Os"
+}
+
 bad_values_refused() {
 	local a opt
 	for a in "--initiator-cpu 0" "--initiator-cpu -5" "--initiator-cpu x" \
@@ -85,6 +98,7 @@ CHECKS=(
 	@null
 	one_cpu_caps_iops_at_one_over_cost
 	per_byte_cost_on_two_cpus
+	ios_counts_only_sent_commands
 	@
 	bad_values_refused
 )
