@@ -12,7 +12,8 @@
  * Binds NFQUEUE queue N of the current network namespace, prints "bound"
  * on stdout once it holds the queue, and runs until SIGTERM or SIGINT,
  * then prints how many packets it delayed and how many netfilter dropped
- * (a full queue: it never lets a packet through early or unqueued).
+ * (a full queue). It never lets a packet through early: a message it
+ * could not read (ENOBUFS) ends it, and without it the rule drops.
  *
  * Why NFQUEUE and not a qdisc: this kernel has neither netem nor fq (the
  * qdisc that honours an eBPF program's skb->tstamp), and tbf and htb
@@ -54,7 +55,7 @@ struct held {
 static volatile sig_atomic_t stop;
 static struct held ring[QUEUE_MAXLEN];
 static unsigned head, count;
-static uint64_t delayed, lost_msgs;
+static uint64_t delayed;
 
 static void on_signal(int sig)
 {
@@ -191,15 +192,10 @@ static int take_packets(int fd, uint64_t delay_ns)
 
 	for (;;) {
 		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				return 0;
-			if (errno == ENOBUFS) {	/* the packets stay queued */
-				lost_msgs++;
-				continue;
-			}
-			return -errno;
-		}
+		/* ENOBUFS (a message lost: its packet would go with a later
+		 * batch, early) ends the run like any error: never faked */
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
 		     nh = NLMSG_NEXT(nh, n)) {
 			id = packet_id(nh);
@@ -331,9 +327,8 @@ int main(int argc, char **argv)
 	rc = run(fd, (uint16_t)qnum, (uint64_t)(delay_us * 1000 + 0.5));
 	if (rc < 0)
 		fprintf(stderr, "linkdelay: %s\n", strerror(-rc));
-	printf("linkdelay: %llu packets delayed %.1f us, %llu messages "
-	       "lost (ENOBUFS)\n", (unsigned long long)delayed, delay_us,
-	       (unsigned long long)lost_msgs);
+	printf("linkdelay: %llu packets delayed %.1f us\n",
+	       (unsigned long long)delayed, delay_us);
 	print_drops((uint16_t)qnum);
 	close(fd);
 	return rc < 0 ? 1 : 0;
