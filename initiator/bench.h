@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "initiator/bench_access.h"
+#include "initiator/bench_cpu.h"
 #include "initiator/bench_mix.h"
 #include "initiator/engine.h"
 
@@ -85,6 +86,7 @@ struct bench_opts {
 	const char *check_journal;	/* --check-journal IMAGE|URL */
 	struct bench_log_opts log;
 	struct bench_rate_opts rate;
+	struct bench_cpu_opts cpu;	/* --initiator-cpu */
 	struct bench_access acc;	/* --dist, --thinktime, --replay */
 };
 
