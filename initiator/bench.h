@@ -262,7 +262,8 @@ int bench_write_csv(const char *path, const struct bench_point *pts,
  * labels, grid, key outside on the right, y from 0, and XSETUP's lines
  * ("" for none); NULL with ERR set when gnuplot cannot run. The caller
  * writes the data blocks and the plot line, then closes it with
- * bench_gnuplot_close, which says in ERR when gnuplot failed. */
+ * bench_gnuplot_close, which says in ERR when gnuplot failed (both in
+ * bench_logfile.c). */
 FILE *bench_gnuplot_open(const char *path, const char *title,
 			 const char *xlabel, const char *ylabel,
 			 const char *xsetup, char *err, size_t errlen);

@@ -163,6 +163,34 @@ static void run_title(char *buf, size_t len, const struct bench_run_id *id)
 		 id->sessions, bs, id->depth, rate, id->rep ? " (again)" : "");
 }
 
+FILE *bench_gnuplot_open(const char *path, const char *title,
+			 const char *xlabel, const char *ylabel,
+			 const char *xsetup, char *err, size_t errlen)
+{
+	FILE *g = popen("gnuplot", "w");
+
+	if (!g) {
+		snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno));
+		return NULL;
+	}
+	fprintf(g, "set terminal svg size 960,600 dynamic background rgb 'white'\n"
+		   "set output '%s'\nset title '%s'\nset xlabel '%s'\n"
+		   "set ylabel '%s'\nset grid\nset key outside right\n"
+		   "set yrange [0:*]\n%s", path, title, xlabel, ylabel, xsetup);
+	return g;
+}
+
+int bench_gnuplot_close(FILE *g, char *err, size_t errlen)
+{
+	int rc = pclose(g);
+
+	if (rc != 0) {
+		snprintf(err, errlen, "gnuplot failed (status %d)", rc);
+		return -1;
+	}
+	return 0;
+}
+
 static int plot_close(FILE *g, const struct logplot_run *runs, unsigned n,
 		      char *err, size_t errlen)
 {
