@@ -5,7 +5,8 @@
  *
  * The data path records into a memory ring under the recorder's lock; a
  * thread of the recorder's own writes the ring to the file, and when it
- * falls a whole ring (64 MiB) behind the data path waits for it. When the
+ * falls a whole ring (4 MiB, grown to twice a larger record, up to 64 MiB)
+ * behind the data path waits for it. When the
  * recording reaches record_max bytes, or the file cannot be written, the
  * recording ends (a REC_END record says
  * why, the log and the statistics too) and the LUN goes on serving: a

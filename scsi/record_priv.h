@@ -9,6 +9,12 @@
 
 struct lun;
 
+/* The ring starts at RING_START bytes: one that the data path laps every
+ * few periods of the writer stays in the CPU's caches and TLB, where a
+ * 64 MiB one cost every copy into it a miss (docs/crash-lab.md, "What
+ * recording costs"). It grows, up to RING_MAX, for a record that does
+ * not fit (a large write): twice that record. */
+#define RING_START (4u << 20)
 #define RING_MAX (64u << 20)	/* bytes waiting for the writer, at most */
 #define RING_ALIGN 4096		/* the writer's O_DIRECT unit */
 #define NEXUS_MAX 1024
@@ -29,6 +35,10 @@ struct recorder {
 	char ended[160];
 	uint8_t *ring;		/* [tail, tail + len) waits, modulo cap */
 	size_t cap, tail, len;
+	size_t limit;		/* cap may grow up to this */
+	size_t want;		/* > cap: the data path needs a ring this
+				 * big; the writer makes it (record_grow) */
+	size_t wake;		/* this many bytes waiting wake the writer */
 	size_t sealed;		/* [tail, tail + sealed) has its CRCs: the
 				 * writer's, which alone moves tail and this */
 	bool draining;		/* no more records: write what is left */

@@ -210,8 +210,12 @@ int record_start(struct lun *l, const char *path, uint64_t max, char *err,
 	}
 	pthread_mutex_lock(&r->lock);
 	r->max = max ? max : RECORD_MAX_DEFAULT;
-	r->cap = r->max < RING_MAX ? (size_t)r->max + 2 * RING_ALIGN : RING_MAX;
-	r->cap = (r->cap + RING_ALIGN - 1) / RING_ALIGN * RING_ALIGN;
+	r->limit = r->max < RING_MAX ? (size_t)r->max + 2 * RING_ALIGN :
+		   RING_MAX;
+	r->limit = (r->limit + RING_ALIGN - 1) / RING_ALIGN * RING_ALIGN;
+	r->cap = r->limit < RING_START ? r->limit : RING_START;
+	r->wake = r->cap / 2;
+	r->want = 0;
 	if (posix_memalign((void **)&r->ring, RING_ALIGN, r->cap))
 		r->ring = NULL;
 	else	/* touched now, so no page fault costs the data path */

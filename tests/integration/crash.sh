@@ -17,6 +17,8 @@
 #    crash LUN of another size are refused, naming what is wrong.
 #  - A full recording (record_max) ends, says so, and the LUN serves on:
 #    a verified load loses nothing.
+#  - Writes larger than the recorder's ring at start (4 MiB), four at
+#    once: the ring grows, and the recording replays to the LUN.
 #  - tcqctl record start under a write load (the LUN held still while its
 #    base is copied) and record stop leave a recording that replays to the
 #    LUN; mark, stats and metrics show it; bad requests are refused.
@@ -198,6 +200,26 @@ full_recording_keeps_serving() {
 	ok "a full recording ends (REC_END full, the log), within record_max; a verified load loses nothing"
 }
 
+# The recorder's ring starts at 4 MiB (scsi/record_priv.h) and grows for
+# a record that does not fit: 5 MiB writes, four in flight, so they wait
+# for the ring to grow, then for room while the writer writes the others.
+large_writes_grow_the_ring() {
+	rm -f "$TEST_TMP/lun0.img" "$TEST_TMP"/rec*
+	crash_conf "$TEST_TMP/tcqd.conf"
+	start_tcqd -c "$TEST_TMP/tcqd.conf"
+	run "$BENCH" --quiet --rw randwrite --bs 5m --depth 4 --ios 6 \
+		--verify "$TCQD_URL" || fail "tcq-bench: $OUT"
+	stop_tcqd
+	run "$CRASH" info "$TEST_TMP/rec" || fail "tcq-crash info failed"
+	grep -q '^end: stopped' <<<"$OUT" || fail "the recording did not run to tcqd's stop: $OUT"
+	grep -q '0x2a x[1-9]' <<<"$OUT" || fail "no write recorded: $OUT"
+	run "$CRASH" image "$TEST_TMP/rec" all "$TEST_TMP/all.img" ||
+		fail "tcq-crash image failed"
+	cmp "$TEST_TMP/all.img" "$TEST_TMP/lun0.img" ||
+		fail "the state 'everything written' differs from the LUN's file"
+	ok "5 MiB writes, four at once, past a 4 MiB ring: recorded whole, replayed they are the LUN byte for byte"
+}
+
 # plain_conf FILE: a 64 MiB LUN, not recording, with a control socket
 # (64 MiB: 2 s of random 4K writes do not overwrite every block, so a
 # write the recording missed shows).
@@ -289,6 +311,7 @@ CHECKS=(
 	served_state_reads_as_its_image
 	bad_recordings_and_states_refused
 	full_recording_keeps_serving
+	large_writes_grow_the_ring
 	live_record_start_under_load_is_faithful
 	record_commands_refuse_bad_input
 )
