@@ -61,6 +61,8 @@ static struct dm_params hdd(uint64_t seed)
 		.sched = DM_SPTF, .aging_ns = 500 * MS,
 		.elevator = DM_ELV_DEADLINE, .readahead = true,
 		.segments = 16, .segment_size = 1 << 20, .wcache = true,
+		.hit_overhead_ns = 100 * US, .head_switch_ns = 1480 * US,
+		.destage_idle_ns = 10 * MS, .destage_pct = 50,
 	};
 	return p;
 }
