@@ -84,37 +84,30 @@ uint64_t dm_seek_ns(const struct disk_model *m, uint32_t d)
 	return (uint64_t)llround(seek_at(m, (double)d, m->seek_x0));
 }
 
-/* Mean seek over LBA-uniform pairs for a given x0 (see the header). */
-static double mean_seek(const struct disk_model *m, const double *w,
-			const double *c, int nb, double width, double x0)
+/* Mean seek over all pairs of tracks for a given x0 (see the header):
+ * nb bands of equal width, every cylinder as likely, so a pair's weight
+ * depends only on how many bands k apart it is: nb pairs at k = 0 (a
+ * third of the width apart on average), 2 (nb - k) at k. O(nb), where a
+ * sum over every pair of bands would be O(nb^2) per step of the fit. */
+static double mean_seek(const struct disk_model *m, int nb, double width,
+			double x0)
 {
-	double sum = 0.0;
+	double sum = nb * seek_at(m, width / 3.0, x0);
 
-	for (int i = 0; i < nb; i++)
-		for (int j = 0; j < nb; j++) {
-			double d = i == j ? width / 3.0 : fabs(c[i] - c[j]);
-
-			sum += w[i] * w[j] * seek_at(m, d, x0);
-		}
-	return sum;
+	for (int k = 1; k < nb; k++)
+		sum += 2.0 * (nb - k) * seek_at(m, k * width, x0);
+	return sum / ((double)nb * nb);
 }
 
 static int fit_seek(struct disk_model *m, char *err, size_t errlen)
 {
-	double w[FIT_BANDS], c[FIT_BANDS], width, lo = 1e-9, hi = 1.0;
-	double want = (double)m->p.avg_seek_ns, mlo, mhi, total = 0.0;
+	double width, lo = 1e-9, hi = 1.0;
+	double want = (double)m->p.avg_seek_ns, mlo, mhi;
 	int nb = m->cylinders < FIT_BANDS ? (int)m->cylinders : FIT_BANDS;
 
 	width = (double)m->cylinders / nb;
-	for (int i = 0; i < nb; i++) {
-		c[i] = (i + 0.5) * width;
-		w[i] = width;	/* tracks, not sectors */
-		total += w[i];
-	}
-	for (int i = 0; i < nb; i++)
-		w[i] /= total;
-	mlo = mean_seek(m, w, c, nb, width, lo);
-	mhi = mean_seek(m, w, c, nb, width, hi);
+	mlo = mean_seek(m, nb, width, lo);
+	mhi = mean_seek(m, nb, width, hi);
 	if (want < mlo || want > mhi) {
 		snprintf(err, errlen, "disk: avg_seek %.3fms cannot be fitted "
 			 "between track_seek and full_seek (this curve reaches "
@@ -124,7 +117,7 @@ static int fit_seek(struct disk_model *m, char *err, size_t errlen)
 	for (int it = 0; it < 60; it++) {
 		double mid = 0.5 * (lo + hi);
 
-		if (mean_seek(m, w, c, nb, width, mid) < want)
+		if (mean_seek(m, nb, width, mid) < want)
 			lo = mid;
 		else
 			hi = mid;
