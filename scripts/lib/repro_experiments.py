@@ -524,7 +524,8 @@ def micron_verdict(res):
          "interface just under its controller's 785K, while 32 commands "
          "each taking at least 10 + 25 + 20.5 + 1.3 us (controller, page "
          "read, page over the channel, interface) make at most 564K); "
-         "at depth 32 the two are alike (%.2fx; "
+         "at depth 32 the same 32 commands reach the card either way, "
+         "so the two differ only by the host's noise (%.2fx here; "
          "published 1.43x, which the thread puts on the drivers' CPU "
          "path, a queue lock, that the model of the card does not have)"
          % (n256, r, a256, n256 * k / 1e3, a256 * k / 1e3, n32 / a32))
