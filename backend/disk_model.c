@@ -278,28 +278,32 @@ static bool cacheable_write(const struct disk_model *m, const struct dm_req *r)
 	return r->op == DM_WRITE && m->p.wcache && !r->fua;
 }
 
-/* sptf's measure: the time from t until r's data are through the head
- * (positioning plus media transfer), or for a read the cache will hold,
- * until they are in it. Both sides count the transfer: positioning alone
+/* sptf's measure: the time from t, the service's start, until r's data
+ * are through the head (overhead, positioning, media transfer), or for a
+ * read the cache will hold, until they are in it (hit_overhead at least;
+ * a cached write: hit_overhead). Both sides count the transfer: positioning alone
  * would rank a read-ahead hit, whose wait is the prefetch reading it,
  * behind the media read just after it, which then stops the prefetch --
  * sptf defeating a sequential stream it could have streamed. */
 static uint64_t pos_cost(struct disk_model *m, struct dm_req *r, uint64_t t)
 {
+	uint64_t t1 = t + m->p.overhead_ns, th = t + m->p.hit_overhead_ns;
 	uint64_t ready;
 
 	switch (r->op) {
 	case DM_READ:
-		if (seg_lookup(m, r->lba, r->nsect, t, &ready))
-			return ready > t ? ready - t : 0;
-		return dm_position_ns(m, t, r->lba) + dm_xfer_ns(m, r->lba, r->nsect);
+		if (seg_lookup(m, r->lba, r->nsect, th, &ready))
+			return dm_max_u64(ready, th) - t;
+		break;
 	case DM_WRITE:
 		if (cacheable_write(m, r))
-			return 0;
-		return dm_position_ns(m, t, r->lba) + dm_xfer_ns(m, r->lba, r->nsect);
+			return th - t;
+		break;
 	default:
 		return 0;
 	}
+	return t1 - t + dm_position_ns(m, t1, r->lba) +
+	       dm_xfer_ns(m, r->lba, r->nsect);
 }
 
 /* A read hit on s, a segment being prefetched, at t. The reader has
@@ -435,7 +439,7 @@ static uint64_t serve(struct disk_model *m, struct dm_req *r, uint64_t t)
 static struct dm_req *pick_next(struct disk_model *m, uint64_t t)
 {
 	struct dm_req *oldest, *best = NULL;
-	uint64_t bt = DM_NONE, t1 = t + m->p.overhead_ns;
+	uint64_t bt = DM_NONE;
 	struct list_node *n;
 
 	if (list_empty(&m->drive))
@@ -447,7 +451,7 @@ static struct dm_req *pick_next(struct disk_model *m, uint64_t t)
 		return oldest;
 	list_for_each(n, &m->drive) {
 		struct dm_req *r = list_entry(n, struct dm_req, node);
-		uint64_t c = pos_cost(m, r, t1);
+		uint64_t c = pos_cost(m, r, t);
 
 		if (c < bt) {
 			bt = c;
