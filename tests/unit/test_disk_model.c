@@ -29,7 +29,10 @@
 
 static char err[256];
 
-/* The hdd preset's numbers (backend/disk.c, Barracuda 7200.10 class). */
+/* A 7200 rpm SATA drive of 2006 (the earlier hdd preset, Barracuda
+ * 7200.10 class; backend/disk.c's is now the Deskstar 7K500, checked in
+ * test_disk_model_defects.c): the arithmetic below is written for these
+ * numbers. No head switch, so a track's media rate is its sustained one. */
 static struct dm_params hdd(void)
 {
 	struct dm_params p = {
