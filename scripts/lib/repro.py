@@ -27,7 +27,8 @@ class Run:
     """One tcqd (one backend spec) and one tcq-bench sweep against it.
 
     bench: tcq-bench arguments (lists allowed: --bs 4k,128k ...), without
-    --json and the URL. link: a tc rate for scripts/link, or None.
+    --json and the URL. link: scripts/link's RATE and options (split at
+    spaces: "1gbit --rtt 0.125"), or None.
     """
 
     def __init__(self, key, spec, bench, tcqd=(), link=None, size="1G"):
@@ -99,7 +100,7 @@ def command_line(run, builddir, spec):
     b = os.path.relpath(builddir, TOP) if builddir.startswith(TOP) else builddir
     words = []
     if run.link:
-        words += ["scripts/link", run.link, "--"]
+        words += ["scripts/link"] + run.link.split() + ["--builddir", b, "--"]
     words += ["scripts/lib/serve-bench", b, "--backend", spec]
     words += ["--export", "null0", "--size", run.size] + run.tcqd
     words += ["--"] + run.bench
@@ -112,7 +113,7 @@ def execute(run, builddir, spec, log):
         js = os.path.join(d, "r.json")
         cmd = []
         if run.link:
-            cmd += [LINK, run.link, "--"]
+            cmd += [LINK] + run.link.split() + ["--builddir", builddir, "--"]
         cmd += [SERVE, builddir, "--backend", spec, "--export", "null0",
                 "--size", run.size] + run.tcqd + ["--"] + run.bench + [
                 "--quiet", "--json", js]

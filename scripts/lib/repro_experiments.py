@@ -237,6 +237,28 @@ BOLK_PUB = {4: [16, 25, 32, 34, 34], 16: [25, 57, 72, 85, 85],
             128: [80, 112, 115, 115, 115]}
 
 
+# The wire: 1 GbE with the round trip of a switched gigabit LAN whose
+# NICs coalesce interrupts, 125 us (docs/link.md).
+BOLK_LINK = "1gbit --rtt 0.125"
+# The initiator's CPU (tcq-bench --initiator-cpu, one CPU): per byte,
+# the "1 GHz per 1 Gbit/s" of TCP processing (8 cycles a byte; Foong et
+# al., "TCP performance re-visited", ISPASS 2003) on the 1.7 GHz Xeon;
+# per command, calibrated on the one cell the source marks as CPU-bound
+# at the deepest queue, 4K at depth 32 (34 MB/s): the whole time of one
+# command there less its bytes' share. Every other cell is predicted.
+BOLK_CPU_BYTE_NS = 8 / 1.7
+BOLK_CPU_CELL = (4, 32)
+BOLK_CPU_PUB = BOLK_PUB[BOLK_CPU_CELL[0]][BOLK_DEPTHS.index(BOLK_CPU_CELL[1])]
+BOLK_CPU_CMD_US = (BOLK_CPU_CELL[0] * K / (BOLK_CPU_PUB * 1e6) * 1e6 -
+                   BOLK_CPU_CELL[0] * K * BOLK_CPU_BYTE_NS / 1e3)
+
+
+def bolk_cpu_ceiling(bs_k):
+    """MB/s the modelled initiator CPU allows at bs_k KiB, deep queues."""
+    us = BOLK_CPU_CMD_US + bs_k * K * BOLK_CPU_BYTE_NS / 1e3
+    return bs_k * K / us
+
+
 def bolk_sizes(quick):
     return ([4, 16, 64, 128], [1, 2, 8, 32]) if quick else (BOLK_BS,
                                                             BOLK_DEPTHS)
@@ -248,7 +270,9 @@ def bolk_runs(quick):
         "--rw", "read", "--span", "128M",
         "--bs", ",".join("%dk" % b for b in bss),
         "--depth", ",".join(str(d) for d in ds),
-        "--runtime", "2" if quick else "5"], link="1gbit", tcqd=ONE, size="450G")]
+        "--runtime", "2" if quick else "5",
+        "--initiator-cpu", "%.1f,%.3f" % (BOLK_CPU_CMD_US, BOLK_CPU_BYTE_NS)],
+        link=BOLK_LINK, tcqd=ONE, size="450G")]
 
 
 def _bolk(res):
@@ -284,7 +308,7 @@ def bolk_plot(res, path):
     svg_lines(path, "bolkhovitin-2010: iSCSI over 1 GbE to one 15K disk",
               [str(d) for d in ds], series, "MB/s",
               "x: queue depth; dashed: published, solid: model over "
-              "scripts/link 1gbit")
+              "scripts/link " + BOLK_LINK)
 
 
 def bolk_verdict(res):
@@ -295,18 +319,19 @@ def bolk_verdict(res):
     rise = m[small][max(ds)] / m[small][1]
     holds = sat and rise >= 2
     s = ("%dK reads reach %.0f MB/s at depth 2 (%.0f%% of the highest "
-         "cell, %.0f MB/s; scripts/link 1gbit carries about 118 MB/s of "
-         "128K reads, docs/link.md); %dK rises %.1fx from depth 1 to %d "
+         "cell, %.0f MB/s; scripts/link 1gbit carries at most about 118 "
+         "MB/s of 128K reads, docs/link.md); %dK rises %.1fx from depth "
+         "1 to %d "
          "(published 16 -> 34, 2.1x)" % (big, m[big].get(2, 0),
                                         100 * m[big].get(2, 0) / top, top,
                                         small, rise, max(ds)))
     if not sat:
         s += "; 128K does not saturate the wire by depth 2"
     if rise < 2:
-        s += ("; the small-block rise is smaller: the published 4K row "
-              "was limited by a 1.7 GHz initiator's CPU, which nothing "
-              "here models, and the model's sequential 4K reads are "
-              "served from its read-ahead")
+        s += ("; the small-block rise is smaller: the model's sequential "
+              "4K reads are served from its read-ahead, and the modelled "
+              "initiator CPU (%.0f MB/s at 4K) caps the deep end"
+              % bolk_cpu_ceiling(small))
     return ("reproduced" if holds else "not reproduced"), s + "."
 
 
@@ -318,23 +343,45 @@ BOLK = {
     "claim": "128K saturates the wire by depth 2; 4K rises 16 -> 34 MB/s; "
              "'350% from tagged queuing'",
     "model": "`" + HDD_15K450 + ",ncq=32,sched=sptf` (LUN 450G, null "
-             "base) behind `scripts/link 1gbit` (docs/link.md). Source: "
+             "base) behind `scripts/link " + BOLK_LINK + "` (docs/link.md). "
+             "Source: "
              "Hitachi Ultrastar 15K450 Hard Disk Drive Specification v1.2 "
              "(2008), 4.5.1 table 7: 3.3 ms average read seek for the "
              "450 GB model ([manualsdump](https://manualsdump.com/en/"
              "manuals/hitachi-hus154545vlf400-hus154530vlf400/112307/27)); "
              "15K rpm; the rest (seek curve, media rate, cache) is the "
              "hdd-15k preset's, now the Seagate Cheetah 15K.7 (204..122 "
-             "MB/s sustained, SAS 600 MB/s; docs/disk-models.md).",
+             "MB/s sustained, SAS 600 MB/s; docs/disk-models.md). The "
+             "initiator's CPU: `tcq-bench "
+             "--initiator-cpu %.1f,%.3f` (one CPU): %.3f ns a byte is 8 "
+             "cycles at 1.7 GHz, the 1 GHz per 1 Gbit/s of TCP processing "
+             "(Foong et al., \"TCP performance re-visited\", ISPASS 2003, "
+             "[scilit](https://scilit.net/publications/"
+             "1734f453bbbe2378bb143d3511bce209)); %.1f us a command is "
+             "calibrated on one cell, %dK at depth %d (%d MB/s, 'initiator "
+             "CPU overloaded'); every other cell is predicted (the CPU "
+             "alone allows %s MB/s at %s)." % (
+                 BOLK_CPU_CMD_US, BOLK_CPU_BYTE_NS, BOLK_CPU_BYTE_NS,
+                 BOLK_CPU_CMD_US, BOLK_CPU_CELL[0], BOLK_CPU_CELL[1],
+                 BOLK_CPU_PUB,
+                 ", ".join("%.0f" % bolk_cpu_ceiling(b) for b in BOLK_BS),
+                 ", ".join("%dK" % b for b in BOLK_BS)),
     "mapping": "fio `--rw=read --size=128M --loops=100 --iodepth=Y "
                "--bs=X` through iSCSI-SCST over 1 GbE become `tcq-bench "
-               "--rw read --span 128M --bs X --depth Y` against tcqd, both "
-               "inside `scripts/link 1gbit` (one namespace, loopback "
-               "shaped by tbf: both directions share the 1 Gbit/s; the "
-               "reverse direction of a read carries only commands and "
-               "ACKs). The wire adds no delay (no netem on this kernel), "
-               "so small reads at depth 1 see loopback's round trip, not "
-               "a real network's.",
+               "--rw read --span 128M --bs X --depth Y --initiator-cpu ...` "
+               "against tcqd, both inside `scripts/link " + BOLK_LINK +
+               "` (one namespace, loopback shaped by tbf with a peak "
+               "rate: both directions share the 1 Gbit/s; the reverse "
+               "direction of a read carries only commands and ACKs; every "
+               "packet held 62.5 us on its way: a 125 us round trip, the "
+               "published one of a switched gigabit LAN with interrupt "
+               "coalescing, added to loopback's own). fio's MB/s are taken "
+               "as 10^6 bytes a second, as tcq-bench's.",
+    # the one declared cell a parameter is fitted on; the rest predicted
+    "calibration": {"cell": "%dK at depth %d" % BOLK_CPU_CELL,
+                    "published_mbps": BOLK_CPU_PUB,
+                    "parameter": "tcq-bench --initiator-cpu CMD_US",
+                    "value": round(BOLK_CPU_CMD_US, 1)},
     "runs": bolk_runs,
     "tables": bolk_tables,
     "plot": bolk_plot,
@@ -608,7 +655,7 @@ def kara_threads(quick):
 
 
 def kara_runs(quick):
-    return [Run("threads", spec(HDD_7K200, "ncq=1,readahead=on"), [
+    return [Run("threads", spec(HDD_7K200, "ncq=1,readahead=on,elevator=cfq"), [
         "--rw", "read", "--bs", "128k", "--depth", "1", "--span", "4G",
         "--sessions", ",".join(str(t) for t in kara_threads(quick)),
         "--repeat", "3", "--runtime", "2" if quick else "8"],
@@ -661,12 +708,14 @@ def kara_verdict(res):
          "published 2.6.29 -6%%, 2.6.32-rc7 -12%%)" % (ts[-1], one, last,
                                                      pct(last, one)))
     if drop < -0.20:
-        s += ("; far steeper: each thread is a sequential stream and tcqd "
-              "hands the drive their commands interleaved, in arrival "
-              "order, so each switch is a seek unless the drive's cache "
-              "segments hold the streams; the kernels of 2009 had CFQ "
-              "in front, which serves one thread's stream for a time "
-              "slice, and ext3 laid the files out; neither is modelled")
+        s += ("; steeper, though cfq (2.6.29's, as in front of the "
+              "published drive) serves each session's stream in 100 ms "
+              "slices: what the slices do not hide is a seek at each "
+              "switch and the host's time between a stream's commands "
+              "(a stream whose next command comes more than slice_idle, "
+              "8 ms, after its last loses the disk, and one that thinks "
+              "longer than that on average is no longer idled for); "
+              "ext3's layout is not modelled")
     elif drop > 0.03:
         s += ("; it rises: more streams keep more of the backend busy, "
               "which one head without NCQ could not")
@@ -684,20 +733,25 @@ KARA = {
     "claim": "throughput by thread count 1..32, mean and stddev of 3 "
              "runs; falls slowly as threads rise, and the regression "
              "between the kernels grows with threads",
-    "model": "`" + HDD_7K200 + ",ncq=1,readahead=on` (LUN 160G, null "
-             "base). Source: the drive and its size are in the thread's "
-             "kernel log (Hitachi HTS722016K9SA00, 312581808 sectors, "
-             "NCQ depth 0/32: no NCQ); 7200 rpm is the Travelstar 7K200's "
-             "spindle speed; seek, media rate and cache are the hdd "
-             "preset's (a 3.5\" drive: faster media than this 2.5\" one).",
+    "model": "`" + HDD_7K200 + ",ncq=1,readahead=on,elevator=cfq` (LUN "
+             "160G, null base). Source: the drive and its size are in the "
+             "thread's kernel log (Hitachi HTS722016K9SA00, 312581808 "
+             "sectors, NCQ depth 0/32: no NCQ); 7200 rpm is the Travelstar "
+             "7K200's spindle speed; seek, media rate and cache are the "
+             "hdd preset's (a 3.5\" drive: faster media than this 2.5\" "
+             "one). The host's scheduler is 2.6.29's CFQ with its "
+             "defaults (`elevator=cfq`, docs/disk-models.md), each "
+             "session its own queue as each tiobench thread was a "
+             "process.",
     "mapping": "tiobench with N threads over a 4 GB file becomes `tcq-bench "
                "--rw read --bs 128k --depth 1 --span 4G --sessions N "
                "--repeat 3`: N sequential streams, each starting at its "
                "own place of the 4 GB (tcq-bench spreads the sessions "
                "over the span), 128K reads (the kernel's read-ahead "
                "window), one outstanding each, mean and stddev over 3 "
-               "runs. The page cache, ext3 and CFQ of the two kernels are "
-               "not modelled: only one curve is measured.",
+               "runs. 2.6.29's CFQ is modelled, with each session (I_T "
+               "nexus) as a process; the page cache, ext3 and "
+               "2.6.32-rc7's CFQ are not: only one curve is measured.",
     "runs": kara_runs,
     "tables": kara_tables,
     "plot": kara_plot,
