@@ -56,7 +56,9 @@ struct disk_opts {
 	uint64_t segments, segment_size;
 	int wcache;
 	uint64_t iface_rate;
+	uint64_t hit_overhead, head_switch, destage_idle, destage_dirty;
 	uint64_t channels, dies, read_us, program_us, channel_rate, queue;
+	uint64_t ctrl_iops;
 	uint64_t seed;
 	uint64_t time_scale;
 };
@@ -98,54 +100,68 @@ struct disk_q {
 /* ---- presets (see the comment above disk_presets) --------------------- */
 
 /*
- * hdd: a 7200 rpm SATA drive of 2006, after Seagate's Barracuda 7200.10
- * (ST3500630AS, 500 GB, 3 discs / 6 heads, 16 MB cache, SATA 3 Gb/s,
- * NCQ): average read seek 8.5 ms, track-to-track 0.8 ms, up to 72 MB/s
- * sustained at the outer diameter. The data sheet gives no full stroke;
- * 17 ms is that of drives of the class (Hitachi Deskstar 7K500: ~15-18
- * ms; WD Caviar SE16: 21 ms). spt 1170 outer gives 1170 * 512 * 120 =
- * 71.9 MB/s; 600 inner 36.9 MB/s (inner/outer ~0.5, as measured on these
- * drives). overhead 0.2 ms is an assumption (not on the sheets).
+ * Each preset is one drive, its keys from that drive's own documents;
+ * docs/disk-models.md has the table (key, value, source and page, or
+ * "assumed" and why) and the arithmetic below.
  *
- * hdd-15k: Seagate Cheetah 15K.5 (ST3300655SS, 300 GB, 4 discs / 8
- * heads, 16 MB cache, SAS 3 Gb/s): average read seek 3.5 ms,
- * track-to-track 0.2 ms, 73-125 MB/s sustained (spt 977 outer: 125.1
- * MB/s at 250 rev/s; 570 inner: 73.0 MB/s); full stroke 7.0 ms and
- * overhead 0.1 ms assumed for the class.
+ * hdd: Hitachi Deskstar 7K500 (HDS725050KLA360, 2005; the Hitachi drive
+ * of axboe-2006). Its specification, 4.4.4 table 10: zone 0 76.3 MB/s
+ * instantaneous, 64.8 sustained; zone 29 36.5 / 31.0; SATA 300 MB/s.
+ * spt = rate / (512 * 120): 1242 outer, 594 inner, 30 zones. The
+ * sustained rate is 512 * spt * heads / ((heads - 1) * head switch +
+ * cylinder change + heads * T): both zones give 14.8 ms of switching a
+ * cylinder, whatever the heads, so 1.48 ms a switch (the cylinder change
+ * taken as one). 4.4.5.2: 4096 random reads in 55.5 s typical (1.05 T):
+ * 12.90 ms each = overhead + 8.5 seek + 4.17 latency + transfers, so
+ * overhead 0.23 ms. Track-to-track, full stroke, hit overhead, heads,
+ * the cache's segments and the destage triggers are assumed.
  *
- * ssd: Micron RealSSD P320h (2011, the device of the depth 32 vs 256
- * result, PCIe, SLC): 32 channels; 8 dies per channel (256 dies) and
- * SLC page times read 25 us / program 200 us (ONFI SLC of the time),
- * 200 MB/s per channel (ONFI 2.x), 10 us controller time: assumptions
- * for the class, not from Micron's brief, which gives 785K 4K read IOPS.
+ * hdd-15k: Seagate Cheetah 15K.7 SAS (ST3600057SS, 2009; a 15K rpm
+ * drive of bolkhovitin-2010's time). Product manual 100516226, 4.2.3:
+ * sustainable 122..204 MB/s, SAS 600 MB/s, 2.0 ms average latency. spt
+ * from the sustained rates (512 * 250 bytes a revolution per sector:
+ * 1594 outer, 953 inner), head_switch 0 (the sustained rates already
+ * hold the switches). avg_seek 3.3 ms: the Ultrastar 15K450's (same
+ * class and year) for want of the 15K.7's seek table; the rest assumed.
  *
- * These are the best published figures at hand when this was written;
- * docs/disk-models.md cites them; any parameter can be overridden.
+ * ssd: Micron RealSSD P320h (HHHL 350 GB, 2011; micron-2011's device).
+ * Data sheet (realssd_p320h_hhhl_distribution.pdf) tables 1-2: 32 ONFI
+ * 2.1 channels, 64 packages of 4 SLC dies (8 a channel), up to 256
+ * outstanding commands (queue), random read 785K IOPS (ctrl_iops),
+ * sequential read 3.2 GB/s (iface_rate), READ latency < 47 us (QD1, 512
+ * bytes). ONFI 2.1's fastest bus is 200 MT/s (channel_rate). The page
+ * times (SLC: read 25 us, program 200 us) and the controller's 10 us are
+ * assumed. Arithmetic: a 512-byte read at depth 1 = 10 + 25 + 2.56 +
+ * 0.16 = 37.7 us (< 47); 4K reads top out at min(785K, 3.2e9 / 4096 =
+ * 781K, 256 dies / 45.5 us, 32 channels / 20.5 us) = 781K IOPS.
  */
 static const struct disk_opts disk_presets[] = {
 	[MODEL_HDD] = {
 		.model = MODEL_HDD, .capacity = 500107862016ull, .rpm = 7200,
-		.heads = 6, .zones = 16, .spt_outer = 1170, .spt_inner = 600,
-		.track_seek = 800000, .avg_seek = 8500000,
-		.full_seek = 17000000, .overhead = 200000, .ncq = 32,
+		.heads = 10, .zones = 30, .spt_outer = 1242, .spt_inner = 594,
+		.track_seek = 1000000, .avg_seek = 8500000,
+		.full_seek = 17000000, .overhead = 230000, .ncq = 32,
 		.sched = DM_SPTF, .aging = 500000000, .readahead = 1,
 		.segments = 16, .segment_size = 1 << 20, .wcache = 1,
-		.iface_rate = 300,
+		.iface_rate = 300, .hit_overhead = 100000,
+		.head_switch = 1480000, .destage_idle = 10000000,
+		.destage_dirty = 50,
 	},
 	[MODEL_HDD15K] = {
-		.model = MODEL_HDD15K, .capacity = 300000000000ull,
-		.rpm = 15000, .heads = 8, .zones = 16, .spt_outer = 977,
-		.spt_inner = 570, .track_seek = 200000, .avg_seek = 3500000,
+		.model = MODEL_HDD15K, .capacity = 600000000000ull,
+		.rpm = 15000, .heads = 8, .zones = 16, .spt_outer = 1594,
+		.spt_inner = 953, .track_seek = 200000, .avg_seek = 3300000,
 		.full_seek = 7000000, .overhead = 100000, .ncq = 32,
 		.sched = DM_SPTF, .aging = 500000000, .readahead = 1,
 		.segments = 16, .segment_size = 1 << 20, .wcache = 1,
-		.iface_rate = 300,
+		.iface_rate = 600, .hit_overhead = 50000, .head_switch = 0,
+		.destage_idle = 10000000, .destage_dirty = 50,
 	},
 	[MODEL_SSD] = {
-		.model = MODEL_SSD, .capacity = 700000000000ull,
-		.overhead = 10000, .iface_rate = 2000, .channels = 32,
+		.model = MODEL_SSD, .capacity = 350000000000ull,
+		.overhead = 10000, .iface_rate = 3200, .channels = 32,
 		.dies = 8, .read_us = 25, .program_us = 200,
-		.channel_rate = 200, .queue = 1024,
+		.channel_rate = 200, .queue = 256, .ctrl_iops = 785000,
 	},
 };
 
@@ -162,7 +178,9 @@ static void disk_resolve(const struct disk_opts *o, struct disk_opts *r)
 	TAKE(full_seek); TAKE(overhead); TAKE(ncq); TAKE(aging);
 	TAKE(segments); TAKE(segment_size); TAKE(iface_rate);
 	TAKE(channels); TAKE(dies); TAKE(read_us); TAKE(program_us);
-	TAKE(channel_rate); TAKE(queue);
+	TAKE(channel_rate); TAKE(queue); TAKE(hit_overhead);
+	TAKE(head_switch); TAKE(destage_idle); TAKE(destage_dirty);
+	TAKE(ctrl_iops);
 	TAKE_ENUM(sched); TAKE_ENUM(readahead); TAKE_ENUM(wcache);
 	TAKE_ENUM(elevator);
 #undef TAKE
@@ -199,6 +217,11 @@ static void disk_params(const struct disk_opts *r, struct dm_params *p)
 	p->program_ns = r->program_us * 1000;
 	p->channel_bps = r->channel_rate * 1000000ull;
 	p->queue = (uint32_t)r->queue;
+	p->hit_overhead_ns = r->hit_overhead;
+	p->head_switch_ns = r->head_switch;
+	p->destage_idle_ns = r->destage_idle;
+	p->destage_pct = (uint32_t)r->destage_dirty;
+	p->ctrl_iops = r->ctrl_iops;
 }
 
 /* ---- timers ---------------------------------------------------------- */
@@ -515,6 +538,8 @@ static const struct disk_opts disk_defaults = {
 	.wcache = ENUM_UNSET, .iface_rate = UNSET, .channels = UNSET,
 	.dies = UNSET, .read_us = UNSET, .program_us = UNSET,
 	.channel_rate = UNSET, .queue = UNSET, .seed = 1, .time_scale = 1,
+	.hit_overhead = UNSET, .head_switch = UNSET, .destage_idle = UNSET,
+	.destage_dirty = UNSET, .ctrl_iops = UNSET,
 };
 
 static const struct bdev_opt_word disk_models[] = {
@@ -540,8 +565,9 @@ static const struct bdev_opt_word disk_onoff[] = {
 
 static const struct bdev_opt disk_keys[] = {
 	{ K("model", model), .type = BDEV_OPT_ENUM, .words = disk_models,
-	  .help = "hdd (7200 rpm SATA, 2006), hdd-15k (15K rpm SAS), ssd "
-		  "(flash, 2011); the other keys override its preset" },
+	  .help = "hdd (Deskstar 7K500, 2005), hdd-15k (Cheetah 15K.7, "
+		  "2009), ssd (Micron P320h, 2011); the other keys override "
+		  "its preset" },
 	{ K("capacity", capacity), .type = BDEV_OPT_SIZE, .min = 1 << 20,
 	  .help = "the modelled drive's size (default base null of this "
 		  "size; a base may be smaller, not larger)" },
@@ -564,7 +590,13 @@ static const struct bdev_opt disk_keys[] = {
 	{ K("full_seek", full_seek), .type = BDEV_OPT_TIME,
 	  .help = "hdd: full-stroke seek" },
 	{ K("overhead", overhead), .type = BDEV_OPT_TIME,
-	  .help = "controller time per command" },
+	  .help = "controller time per command (a media access; ssd: "
+		  "every command)" },
+	{ K("hit_overhead", hit_overhead), .type = BDEV_OPT_TIME,
+	  .help = "hdd: controller time of a cache hit or a cached write" },
+	{ K("head_switch", head_switch), .type = BDEV_OPT_TIME,
+	  .help = "hdd: a transfer's move to the next track (the layout "
+		  "is skewed by it)" },
 	{ K("ncq", ncq), .type = BDEV_OPT_UINT, .min = 1, .max = DM_MAX_NCQ,
 	  .help = "hdd: commands at the drive; more wait in the host queue" },
 	{ K("sched", sched), .type = BDEV_OPT_ENUM, .words = disk_scheds,
@@ -587,8 +619,14 @@ static const struct bdev_opt disk_keys[] = {
 	  .min = 4096, .max = 1ull << 30, .help = "hdd: bytes per segment" },
 	{ K("wcache", wcache), .type = BDEV_OPT_ENUM, .words = disk_onoff,
 	  .help = "hdd: volatile write cache (FUA and FLUSH pay the media)" },
+	{ K("destage_idle", destage_idle), .type = BDEV_OPT_TIME,
+	  .help = "hdd wcache: an idle drive destages after this" },
+	{ K("destage_dirty", destage_dirty), .type = BDEV_OPT_UINT, .min = 1,
+	  .max = 100, .help = "hdd wcache: destage at once with this % of "
+			      "the cache dirty" },
 	{ K("iface_rate", iface_rate), .type = BDEV_OPT_UINT, .min = 1,
-	  .max = 100000, .help = "interface rate in MB/s (cache transfers)" },
+	  .max = 100000, .help = "interface rate in MB/s: no transfer to "
+				 "or from the host is faster" },
 	{ K("channels", channels), .type = BDEV_OPT_UINT, .min = 1,
 	  .max = 256, .help = "ssd: flash channels" },
 	{ K("dies", dies), .type = BDEV_OPT_UINT, .min = 1, .max = 64,
@@ -601,7 +639,11 @@ static const struct bdev_opt disk_keys[] = {
 	  .max = 100000, .help = "ssd: MB/s of one channel's bus" },
 	{ K("queue", queue), .type = BDEV_OPT_UINT, .min = 1,
 	  .max = DM_MAX_SSD_QUEUE,
-	  .help = "ssd: commands at the drive; more wait in the host queue" },
+	  .help = "ssd: commands at the drive (its tags: ahci 32); more "
+		  "wait in the host queue" },
+	{ K("ctrl_iops", ctrl_iops), .type = BDEV_OPT_UINT, .max = 100000000,
+	  .help = "ssd: the controller's ceiling, commands a second (0: "
+		  "none)" },
 	{ K("seed", seed), .type = BDEV_OPT_UINT, .flags = BDEV_OPT_ANY_BASE,
 	  .help = "seed of the spindle's phase (service is deterministic)" },
 	{ K("time_scale", time_scale), .type = BDEV_OPT_UINT, .min = 1,

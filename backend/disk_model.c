@@ -9,8 +9,10 @@
  * disk_model_priv.h).
  *
  * A command's service: overhead, then for a media access seek + rotation
- * + n / spt revolutions; a read-ahead hit or a cached write costs only
- * overhead + n * 512 / iface rate. One command is in service at a time
+ * + n / spt revolutions (+ a head switch per track boundary), its data
+ * to or from the host no faster than the interface; a read-ahead hit or
+ * a cached write costs only hit_overhead + n * 512 / iface rate (drives
+ * specify the two command overheads apart). One command is in service at a time
  * (one actuator). The drive holds at most ncq commands; more wait in the
  * host queue, handed on in arrival order or by the host's elevator
  * (disk_elevator.c). fifo serves the drive's queue in arrival
@@ -25,18 +27,20 @@
  * taken) at the media rate, while no other media access moves it, until
  * the segment is full. A read inside what a segment holds is a hit; one
  * that starts in an active segment waits for the head to reach its end
- * and is a hit too (a sequential stream). A hit slides the segment's end
- * forward while the prefetch is still running; a segment that filled up
- * stays as it is (the head has left). Any other media access (a read
- * elsewhere, a write, a destage) stops the prefetch: this is how
- * reordering defeats read-ahead.
+ * and is a hit too (a sequential stream). A hit slides the segment's
+ * window forward (what the reader consumed makes room); a segment that
+ * filled up resumes its prefetch from where it stopped when a reader
+ * makes room, as long as the head has not left. Any other media access
+ * (a read elsewhere, a write, a destage) stops the prefetch, the head
+ * staying where it got to: this is how reordering defeats read-ahead.
  *
  * Write cache (wcache=on): a write without FUA completes at cache speed
- * and becomes dirty; the drive destages dirty extents when it has no
- * command (oldest first with fifo, shortest positioning with sptf), one
- * media write each, once it has been idle for 10 ms (or at once when
- * half the cache is dirty); a command arriving meanwhile waits for the
- * destage in progress. When the dirty data would exceed segments * segment_size,
+ * and becomes dirty, merged with the dirty extents it overlaps or
+ * touches; the drive destages dirty extents when it has no command
+ * (oldest first with fifo, shortest positioning with sptf), one media
+ * write each, once it has been idle for destage_idle (or at once when
+ * destage_pct of the cache is dirty); a command arriving meanwhile waits
+ * for the destage in progress. When the dirty data would exceed segments * segment_size,
  * the write first destages the oldest extents itself. FUA writes and
  * FLUSH pay the media: a FLUSH destages everything dirty. With
  * wcache=off every write is a media write.
@@ -58,7 +62,8 @@ static uint64_t seg_valid_end(const struct disk_model *m,
 		return s->end;
 	if (t <= s->t0)
 		return s->lba0;
-	e = s->lba0 + (uint64_t)((double)(t - s->t0) * dm_sect_per_ns(m, s->lba0));
+	e = s->lba0 + (uint64_t)((double)(t - s->t0) *
+				 dm_stream_sect_per_ns(m, s->lba0));
 	return e < s->cap_end ? e : s->cap_end;
 }
 
@@ -77,27 +82,39 @@ static uint32_t head_cyl_at(const struct disk_model *m, uint64_t t)
 	return m->head_cyl;
 }
 
+/* The prefetch into s stops at t; the head stays where it got to. */
+static void seg_stop(struct disk_model *m, struct dm_segment *s, uint64_t t)
+{
+	s->end = seg_valid_end(m, s, t);
+	s->active = false;
+	m->head_cyl = dm_cyl(m, s->end ? s->end - 1 : 0, NULL);
+}
+
 /* A media access at t: the prefetch stops where the head got to. */
 static void seg_freeze(struct disk_model *m, uint64_t t)
 {
 	for (uint32_t i = 0; i < m->p.segments; i++) {
 		struct dm_segment *s = &m->seg[i];
 
-		if (s->valid && s->active) {
-			s->end = seg_valid_end(m, s, t);
-			s->active = false;
-			m->head_cyl = dm_cyl(m, s->end ? s->end - 1 : 0, NULL);
-		}
+		if (s->valid && s->active)
+			seg_stop(m, s, t);
 	}
 }
 
-static void seg_invalidate(struct disk_model *m, uint64_t lba, uint32_t n)
+/* A write of [lba, lba+n) at t: the segments holding any of it are
+ * dropped; one being prefetched stops first, so the head is left where
+ * the prefetch took it, not where the read before it ended. */
+static void seg_invalidate(struct disk_model *m, uint64_t lba, uint32_t n,
+			   uint64_t t)
 {
 	for (uint32_t i = 0; i < m->p.segments; i++) {
 		struct dm_segment *s = &m->seg[i];
 
-		if (s->valid && lba < s->cap_end && s->start < lba + n)
-			s->valid = s->active = false;
+		if (s->valid && lba < s->cap_end && s->start < lba + n) {
+			if (s->active)
+				seg_stop(m, s, t);
+			s->valid = false;
+		}
 	}
 }
 
@@ -121,8 +138,9 @@ static struct dm_segment *seg_lookup(struct disk_model *m, uint64_t lba,
 		}
 		if (s->active && lba <= e && lba + n <= s->cap_end) {
 			/* the head is on its way there */
-			*ready = s->t0 + (uint64_t)ceil((double)(lba + n - s->lba0) /
-						      dm_sect_per_ns(m, s->lba0));
+			*ready = s->t0 + (uint64_t)ceil(
+				(double)(lba + n - s->lba0) /
+				dm_stream_sect_per_ns(m, s->lba0));
 			return s;
 		}
 	}
@@ -181,6 +199,11 @@ uint64_t dm_position_ns(const struct disk_model *m, uint64_t t, uint64_t lba)
 	double wait = dm_angle_of(m, lba) - dm_angle_at(m, t + seek);
 
 	wait -= floor(wait);
+	/* Within 2 ns of a whole turn is the rounding of the transfer that
+	 * ended at t (whole ns), not a sector just missed: a transfer that
+	 * continues one streams on. */
+	if ((1.0 - wait) * (double)m->rot_ns < 2.0)
+		wait = 0.0;
 	return seek + (uint64_t)llround(wait * (double)m->rot_ns);
 }
 
@@ -255,96 +278,152 @@ static bool cacheable_write(const struct disk_model *m, const struct dm_req *r)
 	return r->op == DM_WRITE && m->p.wcache && !r->fua;
 }
 
-/* Positioning cost of r at t, for sptf. */
-/* Media transfer of r at the head: nsect / spt revolutions (one zone). */
-static uint64_t media_xfer_ns(const struct disk_model *m,
-			      const struct dm_req *r)
-{
-	uint32_t spt;
-
-	dm_cyl(m, r->lba, &spt);
-	return (uint64_t)llround((double)r->nsect * (double)m->rot_ns /
-				 (double)spt);
-}
-
-/* sptf's measure: the time from t until r's data are through the head
- * (positioning plus media transfer), or for a read the cache will hold,
- * until they are in it. Both sides count the transfer: positioning alone
+/* sptf's measure: the time from t, the service's start, until r's data
+ * are through the head (overhead, positioning, media transfer), or for a
+ * read the cache will hold, until they are in it (hit_overhead at least;
+ * a cached write: hit_overhead). Both sides count the transfer: positioning alone
  * would rank a read-ahead hit, whose wait is the prefetch reading it,
  * behind the media read just after it, which then stops the prefetch --
  * sptf defeating a sequential stream it could have streamed. */
 static uint64_t pos_cost(struct disk_model *m, struct dm_req *r, uint64_t t)
 {
+	uint64_t t1 = t + m->p.overhead_ns, th = t + m->p.hit_overhead_ns;
 	uint64_t ready;
 
 	switch (r->op) {
 	case DM_READ:
-		if (seg_lookup(m, r->lba, r->nsect, t, &ready))
-			return ready > t ? ready - t : 0;
-		return dm_position_ns(m, t, r->lba) + media_xfer_ns(m, r);
+		if (seg_lookup(m, r->lba, r->nsect, th, &ready))
+			return dm_max_u64(ready, th) - t;
+		break;
 	case DM_WRITE:
 		if (cacheable_write(m, r))
-			return 0;
-		return dm_position_ns(m, t, r->lba) + media_xfer_ns(m, r);
+			return th - t;
+		break;
 	default:
 		return 0;
 	}
+	return t1 - t + dm_position_ns(m, t1, r->lba) +
+	       dm_xfer_ns(m, r->lba, r->nsect);
 }
 
-/* Serves r from t; returns its completion time. */
+/* A read hit on s, a segment being prefetched, at t. The reader has
+ * consumed up to lba: the segment keeps a window of its size from there.
+ * While the head is still reading the window slides on; once it had
+ * filled the segment and stopped, the room the reader made lets it read
+ * on from where it stopped, as soon as that sector comes round again. */
+static void seg_consume(struct disk_model *m, struct dm_segment *s,
+			uint64_t lba, uint64_t t)
+{
+	uint64_t cap = m->p.segment_size / DM_SECTOR;
+
+	if (lba + cap <= s->cap_end)
+		return;		/* no room made */
+	if (seg_valid_end(m, s, t) >= s->cap_end) {
+		uint64_t at = s->cap_end;
+
+		s->t0 = t + dm_position_ns(m, t, at);
+		s->lba0 = at;
+	}
+	s->start = lba;
+	s->cap_end = lba + cap;
+}
+
+/* A cached write of [lba, lba+n) at t becomes dirty, merged with every
+ * dirty extent it overlaps or touches (one media write destages them;
+ * the oldest one's place and age are kept). The extent being destaged
+ * is left alone. false: no memory. */
+static bool dirty_add(struct disk_model *m, uint64_t lba, uint32_t n,
+		      uint64_t t)
+{
+	uint64_t lo = lba, hi = lba + n;
+	struct dm_extent *keep = NULL;
+	struct list_node *i, *nx;
+
+	for (i = m->dirty.next; i != &m->dirty; i = nx) {
+		struct dm_extent *e = list_entry(i, struct dm_extent, node);
+
+		nx = i->next;
+		if (e == m->destaging || e->lba > hi || e->lba + e->nsect < lo)
+			continue;
+		lo = e->lba < lo ? e->lba : lo;
+		hi = e->lba + e->nsect > hi ? e->lba + e->nsect : hi;
+		m->dirty_sect -= e->nsect;
+		if (keep) {
+			list_del(&e->node);
+			extent_put(m, e);
+		} else {
+			keep = e;
+		}
+	}
+	if (!keep) {
+		keep = extent_get(m);
+		if (!keep)
+			return false;
+		keep->since = t;
+		list_add_tail(&keep->node, &m->dirty);
+	}
+	keep->lba = lo;
+	keep->nsect = (uint32_t)(hi - lo);
+	m->dirty_sect += hi - lo;
+	return true;
+}
+
+/* A media transfer that ended at end carried n sectors to or from the
+ * host, which cannot take them faster than the interface. */
+static uint64_t iface_cap(const struct disk_model *m, const struct dm_req *r,
+			  uint64_t end)
+{
+	uint64_t x = dm_xfer_ns(m, r->lba, r->nsect);
+	uint64_t i = dm_iface_ns(m, r->nsect);
+
+	return i > x ? end - x + i : end;
+}
+
+/* Serves r from t; returns its completion time. A hit or a cached write
+ * pays hit_overhead, a media access overhead. */
 static uint64_t serve(struct disk_model *m, struct dm_req *r, uint64_t t)
 {
-	uint64_t t1 = t + m->p.overhead_ns, ready, end;
+	uint64_t t1 = t + m->p.overhead_ns, th = t + m->p.hit_overhead_ns;
+	uint64_t ready, end;
 	struct dm_segment *s;
 	struct dm_extent *e;
 
 	r->start = t;
 	switch (r->op) {
 	case DM_READ:
-		s = seg_lookup(m, r->lba, r->nsect, t1, &ready);
+		s = seg_lookup(m, r->lba, r->nsect, th, &ready);
 		if (s) {
-			uint64_t cap = m->p.segment_size / DM_SECTOR;
-
 			r->hit = true;
 			m->st.read_hits++;
 			s->used = ++m->lru;
-			/* A stream: what it read is consumed, the window
-			 * slides on while the head is still reading. */
-			if (s->active && seg_valid_end(m, s, t1) < s->cap_end &&
-			    r->lba + cap > s->cap_end) {
-				s->start = r->lba;
-				s->cap_end = r->lba + cap;
-			}
-			return dm_max_u64(t1 + dm_iface_ns(m, r->nsect), ready);
+			if (s->active)
+				seg_consume(m, s, r->lba, th);
+			return dm_max_u64(th + dm_iface_ns(m, r->nsect), ready);
 		}
 		r->media = true;
 		end = media(m, t1, r->lba, r->nsect);
 		seg_fill_start(m, r->lba, r->nsect,
 			       end - dm_xfer_ns(m, r->lba, r->nsect));
-		return end;
+		return iface_cap(m, r, end);
 	case DM_WRITE:
-		seg_invalidate(m, r->lba, r->nsect);
+		seg_invalidate(m, r->lba, r->nsect, t);
 		if (cacheable_write(m, r)) {
-			end = t1;
+			end = th;
 			while (m->dirty_sect + r->nsect > m->dirty_max &&
 			       (e = pick_dirty(m, end)))
 				end = destage(m, e, end);
-			e = extent_get(m);
-			if (!e) {	/* no memory: write through */
+			if (!dirty_add(m, r->lba, r->nsect, t)) {
+				/* no memory: write through */
 				r->media = true;
-				return media(m, end, r->lba, r->nsect);
+				return iface_cap(m, r, media(m, end, r->lba,
+							     r->nsect));
 			}
-			e->lba = r->lba;
-			e->nsect = r->nsect;
-			e->since = t;
-			list_add_tail(&e->node, &m->dirty);
-			m->dirty_sect += r->nsect;
 			r->hit = true;
 			m->st.cached_writes++;
 			return end + dm_iface_ns(m, r->nsect);
 		}
 		r->media = true;
-		return media(m, t1, r->lba, r->nsect);
+		return iface_cap(m, r, media(m, t1, r->lba, r->nsect));
 	case DM_FLUSH:
 		end = t1;
 		while ((e = pick_dirty(m, end))) {
@@ -360,7 +439,7 @@ static uint64_t serve(struct disk_model *m, struct dm_req *r, uint64_t t)
 static struct dm_req *pick_next(struct disk_model *m, uint64_t t)
 {
 	struct dm_req *oldest, *best = NULL;
-	uint64_t bt = DM_NONE, t1 = t + m->p.overhead_ns;
+	uint64_t bt = DM_NONE;
 	struct list_node *n;
 
 	if (list_empty(&m->drive))
@@ -372,7 +451,7 @@ static struct dm_req *pick_next(struct disk_model *m, uint64_t t)
 		return oldest;
 	list_for_each(n, &m->drive) {
 		struct dm_req *r = list_entry(n, struct dm_req, node);
-		uint64_t c = pos_cost(m, r, t1);
+		uint64_t c = pos_cost(m, r, t);
 
 		if (c < bt) {
 			bt = c;
@@ -399,7 +478,7 @@ static void fill_drive(struct disk_model *m, uint64_t t, uint32_t depth)
 }
 
 /* Should an idle drive destage at t? Once it has been idle for
- * DM_IDLE_DESTAGE_NS, or at once when half the cache is dirty; else
+ * destage_idle, or at once when destage_pct of the cache is dirty; else
  * m->wake says when to look again. */
 static bool destage_now(struct disk_model *m, uint64_t t)
 {
@@ -407,10 +486,10 @@ static bool destage_now(struct disk_model *m, uint64_t t)
 		return false;
 	if (m->idle_since == DM_NONE)
 		m->idle_since = t;
-	if (m->dirty_sect * 2 >= m->dirty_max ||
-	    t >= m->idle_since + DM_IDLE_DESTAGE_NS)
+	if (m->dirty_sect * 100 >= m->dirty_max * m->p.destage_pct ||
+	    t >= m->idle_since + m->p.destage_idle_ns)
 		return true;
-	m->wake = m->idle_since + DM_IDLE_DESTAGE_NS;
+	m->wake = m->idle_since + m->p.destage_idle_ns;
 	return false;
 }
 
@@ -596,6 +675,11 @@ int dm_init(struct disk_model *m, const struct dm_params *p, char *err,
 			return -1;
 		}
 	}
+	if (p->wcache && (!p->destage_pct || p->destage_pct > 100)) {
+		snprintf(err, errlen, "disk: destage_dirty %u%% is not "
+			 "1..100", p->destage_pct);
+		return -1;
+	}
 	if (dm_geom_init(m, err, errlen) < 0)
 		return -1;
 	m->wake = m->idle_since = DM_NONE;
@@ -620,7 +704,5 @@ void dm_fini(struct disk_model *m)
 		list_del(&e->node);
 		free(e);
 	}
-	free(m->die_free);
-	free(m->ch_free);
-	m->die_free = m->ch_free = NULL;
+	dm_ssd_fini(m);
 }

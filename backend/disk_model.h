@@ -32,8 +32,6 @@
 #define DM_MAX_SSD_QUEUE 1024
 #define DM_SSD_PAGE 4096u
 #define DM_NONE UINT64_MAX
-/* An idle drive starts destaging its write cache after this. */
-#define DM_IDLE_DESTAGE_NS 10000000ull
 
 enum dm_kind { DM_HDD, DM_SSD };
 enum dm_sched { DM_FIFO, DM_SPTF };
@@ -44,8 +42,9 @@ enum dm_op { DM_READ, DM_WRITE, DM_FLUSH, DM_NOP };
 struct dm_params {
 	int kind;		/* enum dm_kind */
 	uint64_t seed;
-	uint64_t overhead_ns;	/* controller time per command */
-	uint64_t iface_bps;	/* interface rate, bytes/s (cache transfers) */
+	uint64_t overhead_ns;	/* controller time per command (a miss) */
+	uint64_t iface_bps;	/* interface rate, bytes/s: caps every
+				 * transfer to or from the host */
 	/* hdd */
 	uint64_t capacity;	/* bytes */
 	uint32_t rpm;
@@ -61,11 +60,19 @@ struct dm_params {
 	uint32_t segments;
 	uint64_t segment_size;	/* bytes */
 	bool wcache;
+	uint64_t hit_overhead_ns;	/* controller time of a cache hit or a
+					 * cached write */
+	uint64_t head_switch_ns;	/* to the next track of a transfer (the
+					 * layout's skew: no revolution lost) */
+	uint64_t destage_idle_ns;	/* an idle drive destages after this */
+	uint32_t destage_pct;		/* ... or at once with this % dirty */
 	/* ssd */
 	uint32_t channels, dies;	/* dies per channel */
 	uint64_t read_ns, program_ns;	/* per 4 KiB page, at the die */
 	uint64_t channel_bps;	/* bus rate of one channel */
-	uint32_t queue;		/* 1..1024 commands at the drive */
+	uint32_t queue;		/* 1..1024 commands at the drive (tags) */
+	uint64_t ctrl_iops;	/* ssd: the controller's ceiling, commands/s
+				 * (0: none) */
 };
 
 struct dm_req {
@@ -123,6 +130,13 @@ struct dm_extent {
 	uint32_t nsect;
 	uint64_t since;		/* entered the cache */
 	struct list_node node;
+};
+
+/* Reserved intervals of one resource (an ssd channel, the interface),
+ * sorted by start: a transfer takes the first gap long enough. */
+struct dm_busy {
+	uint64_t (*iv)[2];	/* [start, end) */
+	uint32_t n, cap;
 };
 
 /* The cfq elevator's queues (disk_cfq.c): one per submitter for sync
@@ -194,7 +208,10 @@ struct disk_model {
 	uint64_t dirty_sect, dirty_max;
 	struct list_node extent_free;
 	/* ssd */
-	uint64_t *die_free, *ch_free;	/* time each is free again */
+	uint64_t *die_free;	/* time each die is free again */
+	struct dm_busy *ch_busy;	/* per channel: its reserved times */
+	struct dm_busy iface_busy;	/* the host interface's */
+	uint64_t ctrl_free;	/* the controller's next free slot */
 	struct list_node inflight;	/* ssd: by done time */
 	/* statistics */
 	struct dm_stats st;

@@ -7,10 +7,15 @@
  * sectors per track (linear in between, rounded), `heads` tracks per
  * cylinder. Cylinders per zone = ceil(capacity / (heads * sum spt(z))),
  * so the modelled disk holds at least `capacity`. LBAs run from the
- * outer edge inwards, track after track; a sector's angle on its track
- * is index / spt. Track and cylinder switches inside one transfer are
- * free (the skew a real drive lays out hides them), so a transfer of n
- * sectors takes n / spt revolutions: the media rate of zone z is
+ * outer edge inwards, track after track. Moving to the next track costs
+ * head_switch (a head switch or a one-cylinder step; vendors give the
+ * sustained rate as 512 * sectors per cylinder / ((heads - 1) * head
+ * switch + cylinder change + heads revolutions)), and the layout skews
+ * each track by it: sector i of the k-th track of a zone lies at angle
+ * i / spt + k * head_switch / T, so a transfer of n sectors crossing b
+ * track boundaries takes n / spt revolutions + b * head_switch and ends
+ * exactly where the next sector comes under the head (a sequential
+ * stream loses no revolution). The media rate of zone z on a track is
  * spt(z) * 512 * rpm / 60 bytes/s.
  *
  * The head. Its cylinder is where the last media transfer (or the
@@ -29,13 +34,16 @@
  * at top speed), continuous in value and slope at x0, f(0) = 0 and
  * f(1) = 1, so seek(1) = track_seek and seek(C - 1) = full_seek exactly.
  * x0 is fitted (bisection; the mean grows with x0) so that the mean seek
- * over pairs of LBAs drawn uniformly -- a random workload's mean seek,
- * the spec sheets' "average seek" -- is avg_seek. The mean is summed over
- * 256 bands of cylinders, each weighted by the sectors it holds (outer
- * zones hold more), two draws in one band at a third of its width. x0 in
- * (0, 1] reaches means from about 1/3 (linear) to 8/15 (pure square
- * root) of the way from track_seek to full_seek for an unzoned disk; an
- * avg_seek outside what the family reaches is refused naming the key.
+ * over all pairs of tracks -- the vendors' "average seek", the weighted
+ * average of all possible seek combinations, sum over n of (max + 1 - n)
+ * (Tn_in + Tn_out) / ((max + 1) max) -- is avg_seek. Every cylinder
+ * weighs the same (it has `heads` tracks whatever its zone); the mean
+ * is summed over 256 bands of cylinders, two draws in one band at a
+ * third of its width. x0 in (0, 1] reaches means from about 1/3 (linear:
+ * the mean distance of two uniform points is a third of the stroke) to
+ * 8/15 (pure square root: the mean of sqrt|a - b|) of the way from
+ * track_seek to full_seek; an avg_seek outside what the family reaches
+ * is refused naming the key.
  */
 #include <math.h>
 #include <stdio.h>
@@ -76,44 +84,30 @@ uint64_t dm_seek_ns(const struct disk_model *m, uint32_t d)
 	return (uint64_t)llround(seek_at(m, (double)d, m->seek_x0));
 }
 
-/* Mean seek over LBA-uniform pairs for a given x0 (see the header). */
-static double mean_seek(const struct disk_model *m, const double *w,
-			const double *c, int nb, double width, double x0)
+/* Mean seek over all pairs of tracks for a given x0 (see the header):
+ * nb bands of equal width, every cylinder as likely, so a pair's weight
+ * depends only on how many bands k apart it is: nb pairs at k = 0 (a
+ * third of the width apart on average), 2 (nb - k) at k. O(nb), where a
+ * sum over every pair of bands would be O(nb^2) per step of the fit. */
+static double mean_seek(const struct disk_model *m, int nb, double width,
+			double x0)
 {
-	double sum = 0.0;
+	double sum = nb * seek_at(m, width / 3.0, x0);
 
-	for (int i = 0; i < nb; i++)
-		for (int j = 0; j < nb; j++) {
-			double d = i == j ? width / 3.0 : fabs(c[i] - c[j]);
-
-			sum += w[i] * w[j] * seek_at(m, d, x0);
-		}
-	return sum;
+	for (int k = 1; k < nb; k++)
+		sum += 2.0 * (nb - k) * seek_at(m, k * width, x0);
+	return sum / ((double)nb * nb);
 }
 
 static int fit_seek(struct disk_model *m, char *err, size_t errlen)
 {
-	double w[FIT_BANDS], c[FIT_BANDS], width, lo = 1e-9, hi = 1.0;
-	double want = (double)m->p.avg_seek_ns, mlo, mhi, total = 0.0;
+	double width, lo = 1e-9, hi = 1.0;
+	double want = (double)m->p.avg_seek_ns, mlo, mhi;
 	int nb = m->cylinders < FIT_BANDS ? (int)m->cylinders : FIT_BANDS;
 
 	width = (double)m->cylinders / nb;
-	for (int i = 0; i < nb; i++) {
-		uint32_t cyl = (uint32_t)((i + 0.5) * width), spt = 0;
-		uint32_t z;
-
-		for (z = 0; z + 1 < m->p.zones && m->zone[z + 1].first_cyl <= cyl;
-		     z++)
-			;
-		spt = m->zone[z].spt;
-		c[i] = (i + 0.5) * width;
-		w[i] = (double)spt * width;
-		total += w[i];
-	}
-	for (int i = 0; i < nb; i++)
-		w[i] /= total;
-	mlo = mean_seek(m, w, c, nb, width, lo);
-	mhi = mean_seek(m, w, c, nb, width, hi);
+	mlo = mean_seek(m, nb, width, lo);
+	mhi = mean_seek(m, nb, width, hi);
 	if (want < mlo || want > mhi) {
 		snprintf(err, errlen, "disk: avg_seek %.3fms cannot be fitted "
 			 "between track_seek and full_seek (this curve reaches "
@@ -123,7 +117,7 @@ static int fit_seek(struct disk_model *m, char *err, size_t errlen)
 	for (int it = 0; it < 60; it++) {
 		double mid = 0.5 * (lo + hi);
 
-		if (mean_seek(m, w, c, nb, width, mid) < want)
+		if (mean_seek(m, nb, width, mid) < want)
 			lo = mid;
 		else
 			hi = mid;
@@ -167,8 +161,12 @@ double dm_media_rate(const struct disk_model *m, uint64_t lba)
 double dm_angle_of(const struct disk_model *m, uint64_t lba)
 {
 	const struct dm_zone *z = zone_of(m, lba);
+	uint64_t k = (lba - z->first_lba) / z->spt;
+	double a = (double)((lba - z->first_lba) % z->spt) / z->spt +
+		   (double)(k * m->p.head_switch_ns % m->rot_ns) /
+		   (double)m->rot_ns;
 
-	return (double)((lba - z->first_lba) % z->spt) / z->spt;
+	return a - floor(a);
 }
 
 double dm_angle_at(const struct disk_model *m, uint64_t t)
@@ -184,9 +182,20 @@ double dm_sect_per_ns(const struct disk_model *m, uint64_t lba)
 	return (double)zone_of(m, lba)->spt / (double)m->rot_ns;
 }
 
+double dm_stream_sect_per_ns(const struct disk_model *m, uint64_t lba)
+{
+	return (double)zone_of(m, lba)->spt /
+	       (double)(m->rot_ns + m->p.head_switch_ns);
+}
+
 uint64_t dm_xfer_ns(const struct disk_model *m, uint64_t lba, uint32_t n)
 {
-	return (uint64_t)llround((double)n / dm_sect_per_ns(m, lba));
+	const struct dm_zone *z = zone_of(m, lba);
+	uint64_t k0 = (lba - z->first_lba) / z->spt;
+	uint64_t k1 = (lba + (n ? n - 1 : 0) - z->first_lba) / z->spt;
+
+	return (uint64_t)llround((double)n / dm_sect_per_ns(m, lba)) +
+	       (k1 - k0) * m->p.head_switch_ns;
 }
 
 uint64_t dm_iface_ns(const struct disk_model *m, uint32_t n)

@@ -30,9 +30,12 @@ int dm_geom_init(struct disk_model *m, char *err, size_t errlen);
 /* Angle of lba on its track, of the spindle at t; in [0, 1). */
 double dm_angle_of(const struct disk_model *m, uint64_t lba);
 double dm_angle_at(const struct disk_model *m, uint64_t t);
-/* Sectors the head reads per ns in the zone of lba. */
+/* Sectors the head reads per ns in the zone of lba: on a track, and
+ * streaming on over tracks (a head switch each). */
 double dm_sect_per_ns(const struct disk_model *m, uint64_t lba);
-/* Media transfer of n sectors at lba; n sectors over the interface. */
+double dm_stream_sect_per_ns(const struct disk_model *m, uint64_t lba);
+/* Media transfer of n sectors at lba (n / spt revolutions and a head
+ * switch per track boundary crossed); n sectors over the interface. */
 uint64_t dm_xfer_ns(const struct disk_model *m, uint64_t lba, uint32_t n);
 uint64_t dm_iface_ns(const struct disk_model *m, uint32_t n);
 
@@ -48,4 +51,6 @@ int dm_ssd_init(struct disk_model *m, char *err, size_t errlen);
 /* Runs every flash event due by now (dm_advance for DM_SSD). */
 void dm_ssd_advance(struct disk_model *m, uint64_t now,
 		    struct list_node *done);
+/* Frees what dm_ssd_init allocated (NULL-safe). */
+void dm_ssd_fini(struct disk_model *m);
 #endif

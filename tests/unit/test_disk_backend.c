@@ -136,7 +136,7 @@ START_TEST(backend_keys)
 	bdev_close(b);
 	b = bdev_open("disk:model=hdd-15k", &bp, err, sizeof(err));
 	ck_assert_msg(b != NULL, "%s", err);
-	ck_assert_uint_eq(b->size, 300000000000ull);
+	ck_assert_uint_eq(b->size, 600000000000ull);	/* Cheetah 15K.7 */
 	bdev_close(b);
 	b = bdev_open("disk:model=ssd,channels=4,dies=2", &bp, err,
 		      sizeof(err));

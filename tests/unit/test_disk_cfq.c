@@ -39,6 +39,9 @@ static struct dm_params hdd_ncq1(int elevator)
 		.avg_seek_ns = 8500 * US, .full_seek_ns = 17 * MS, .ncq = 1,
 		.sched = DM_FIFO, .aging_ns = 500 * MS, .segments = 16,
 		.segment_size = 1 << 20, .elevator = elevator,
+		/* what the model hard-wired before these were keys */
+		.hit_overhead_ns = 200 * US, .destage_idle_ns = 10 * MS,
+		.destage_pct = 50,
 	};
 	return p;
 }

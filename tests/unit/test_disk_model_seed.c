@@ -47,20 +47,22 @@ struct outcome {
 
 static struct trace_op trace[NREQ];
 
-/* The hdd preset (backend/disk.c) with its queue, read-ahead and write
- * cache on, so sptf ordering, cache hits and destages all depend on the
- * head's timing. */
+/* The hdd preset (backend/disk.c, the Deskstar 7K500) with its queue,
+ * the deadline elevator, read-ahead and write cache on, so sptf
+ * ordering, cache hits and destages all depend on the head's timing. */
 static struct dm_params hdd(uint64_t seed)
 {
 	struct dm_params p = {
-		.kind = DM_HDD, .seed = seed, .overhead_ns = 200 * US,
+		.kind = DM_HDD, .seed = seed, .overhead_ns = 230 * US,
 		.iface_bps = 300000000, .capacity = 500107862016ull,
-		.rpm = 7200, .heads = 6, .zones = 16, .spt_outer = 1170,
-		.spt_inner = 600, .track_seek_ns = 800 * US,
+		.rpm = 7200, .heads = 10, .zones = 30, .spt_outer = 1242,
+		.spt_inner = 594, .track_seek_ns = 1000 * US,
 		.avg_seek_ns = 8500 * US, .full_seek_ns = 17 * MS, .ncq = 32,
 		.sched = DM_SPTF, .aging_ns = 500 * MS,
 		.elevator = DM_ELV_DEADLINE, .readahead = true,
 		.segments = 16, .segment_size = 1 << 20, .wcache = true,
+		.hit_overhead_ns = 100 * US, .head_switch_ns = 1480 * US,
+		.destage_idle_ns = 10 * MS, .destage_pct = 50,
 	};
 	return p;
 }
