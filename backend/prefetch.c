@@ -15,7 +15,9 @@
  * quarter of prefetch_max), as the kernel's readahead grows. A stream
  * reads ahead again, from where its read-ahead ends, whenever less than
  * one window is left ahead of it: the disk always has the next window
- * while the reader consumes this one.
+ * while the reader consumes this one. A write that drops part of a
+ * stream's read-ahead sends it back to its first window, from where it
+ * reads (a writer working just ahead of a reader makes read-ahead waste).
  *
  * Buffers. Each read-ahead fills one buffer of its own (page-aligned),
  * through the LUN's depth budget like any I/O. The bytes of every buffer
@@ -381,12 +383,16 @@ void prefetch_write(struct prefetch *pf, uint64_t off, uint64_t len)
 			buf_unlink(pf, b);
 		}
 	}
-	/* A stream whose read-ahead lost a buffer reads it again. */
+	/* A stream whose read-ahead lost a buffer reads ahead again from
+	 * where it is, with its first window: a writer just ahead of a
+	 * reader would otherwise cost a whole large window each time. */
 	for (int i = 0; i < PREFETCH_STREAMS; i++) {
 		struct pf_stream *s = &pf->streams[i];
 
-		if (s->run && s->next < end && off < s->ahead)
+		if (s->run && s->next < end && off < s->ahead) {
 			s->ahead = s->next;
+			s->window = 0;
+		}
 	}
 	pthread_mutex_unlock(&pf->lock);
 }
