@@ -85,6 +85,16 @@ struct pf_stream {
 	uint64_t used;			/* LRU clock */
 };
 
+/* Data buffers of dropped read-aheads kept for the next ones: a fresh
+ * allocation of a window is an mmap, page faults in io_submit and an
+ * munmap (a TLB shootdown across the reactors' CPUs) per read-ahead. */
+#define PF_SPARES 4
+
+struct pf_spare {
+	void *data;
+	uint64_t len;
+};
+
 struct prefetch {
 	/* Read by every I/O of the LUN: on, and whether a write has
 	 * anything to drop. */
@@ -93,21 +103,59 @@ struct prefetch {
 	struct bdev *bdev;
 	pthread_mutex_t lock;		/* all below */
 	uint64_t max;			/* prefetch_max */
-	uint64_t held;			/* bytes of buffers not yet freed */
+	uint64_t held;			/* bytes of buffers not yet freed,
+					 * spares included */
 	uint64_t clock;
 	struct list_node bufs;		/* filling and valid */
 	struct pf_stream streams[PREFETCH_STREAMS];
+	struct pf_spare spare[PF_SPARES];
+	unsigned nspare;
 	_Atomic uint64_t hits, misses, prefetched, dropped;
 };
 
 /* ---- buffers (under pf->lock) ------------------------------------------ */
 
+/* A spare of len bytes, out of the spares (its bytes stay in held, now
+ * the new buffer's); NULL: none. */
+static void *spare_take(struct prefetch *pf, uint64_t len)
+{
+	for (unsigned i = 0; i < pf->nspare; i++)
+		if (pf->spare[i].len == len) {
+			void *p = pf->spare[i].data;
+
+			pf->spare[i] = pf->spare[--pf->nspare];
+			return p;
+		}
+	return NULL;
+}
+
+/* Kept as a spare (still counted in held), or freed. */
+static void data_put(struct prefetch *pf, void *data, uint64_t len)
+{
+	if (pf->nspare < PF_SPARES && pf->held <= pf->max) {
+		pf->spare[pf->nspare].data = data;
+		pf->spare[pf->nspare++].len = len;
+		return;
+	}
+	pf->held -= len;
+	free(data);
+}
+
+static void spares_free(struct prefetch *pf)
+{
+	while (pf->nspare) {
+		struct pf_spare *sp = &pf->spare[--pf->nspare];
+
+		pf->held -= sp->len;
+		free(sp->data);
+	}
+}
+
 static void buf_put(struct prefetch *pf, struct pf_buf *b)
 {
 	if (--b->refs || b->state != PF_DEAD)
 		return;
-	pf->held -= b->len;
-	free(b->data);
+	data_put(pf, b->data, b->len);
 	free(b);
 }
 
@@ -147,6 +195,8 @@ static struct pf_buf *buf_find(struct prefetch *pf, uint64_t off,
  * drop. */
 static bool buf_room(struct prefetch *pf, uint64_t need)
 {
+	if (pf->held + need > pf->max)
+		spares_free(pf);
 	while (pf->held + need > pf->max ||
 	       atomic_load_explicit(&pf->nbufs, memory_order_relaxed) >=
 	       PREFETCH_MAX_BUFS) {
@@ -201,8 +251,9 @@ static struct pf_buf *stream_ahead(struct prefetch *pf, struct pf_stream *s,
 	uint64_t cap = pf->max / 4 < PREFETCH_WINDOW_MAX ? pf->max / 4 :
 		       PREFETCH_WINDOW_MAX;
 	uint64_t size = __atomic_load_n(&pf->bdev->size, __ATOMIC_ACQUIRE);
+	struct pf_buf *b = NULL;
+	void *data = NULL;
 	uint64_t want;
-	struct pf_buf *b;
 
 	cap &= ~(uint64_t)4095;
 	if (s->run < PREFETCH_TRIGGER || len > cap)
@@ -214,12 +265,17 @@ static struct pf_buf *stream_ahead(struct prefetch *pf, struct pf_stream *s,
 	if (s->ahead - s->next >= s->window || s->ahead >= size)
 		return NULL;
 	want = s->window < size - s->ahead ? s->window : size - s->ahead;
-	if (!buf_room(pf, want) || !(b = calloc(1, sizeof(*b))))
-		return NULL;
-	if (posix_memalign(&b->data, 4096, want)) {
-		free(b);
-		return NULL;
+	data = spare_take(pf, want);	/* already counted in held */
+	if (!buf_room(pf, data ? 0 : want) || !(b = calloc(1, sizeof(*b))))
+		goto fail;
+	if (!data) {
+		if (posix_memalign(&data, 4096, want)) {
+			data = NULL;
+			goto fail;
+		}
+		pf->held += want;
 	}
+	b->data = data;
 	b->pf = pf;
 	b->off = s->ahead;
 	b->len = want;
@@ -233,10 +289,16 @@ static struct pf_buf *stream_ahead(struct prefetch *pf, struct pf_stream *s,
 			      atomic_load_explicit(&pf->nbufs,
 						   memory_order_relaxed) + 1,
 			      memory_order_relaxed);
-	pf->held += want;
 	s->ahead += want;
 	s->window = 2 * s->window < cap ? 2 * s->window : cap;
 	return b;
+fail:
+	if (data) {
+		pf->held -= want;
+		free(data);
+	}
+	free(b);
+	return NULL;
 }
 
 /* ---- the data path ----------------------------------------------------- */
@@ -403,6 +465,7 @@ static void drop_all_locked(struct prefetch *pf)
 
 	list_for_each_safe(n, t, &pf->bufs)
 		buf_unlink(pf, list_entry(n, struct pf_buf, node));
+	spares_free(pf);
 	memset(pf->streams, 0, sizeof(pf->streams));
 }
 
