@@ -10,17 +10,19 @@
  * in a row, so random reads never cause a read-ahead (a chance
  * continuation is one read in a row, and the next random read breaks it).
  *
- * Window. The first read-ahead of a stream is twice its request, each
- * next one twice the last, up to the cap (PREFETCH_WINDOW_MAX, at most a
- * quarter of prefetch_max), as the kernel's readahead grows. A stream
- * reads ahead again, from where its read-ahead ends, whenever less than
- * one window is left ahead of it: the disk always has the next window
- * while the reader consumes this one. A write that drops part of a
+ * Window. A stream keeps a window read ahead of its next read: twice its
+ * request at first, doubling each time it reads ahead, up to the cap
+ * (PREFETCH_WINDOW_MAX, at most a quarter of prefetch_max), as the
+ * kernel's readahead grows. Whenever less than a window is ahead of it,
+ * it reads ahead from where its read-ahead ends, in pieces of at most
+ * PF_PIECE (whole requests): the disk has several at once, and a read
+ * waits only for its own piece. A write that drops part of a
  * stream's read-ahead sends it back to its first window, from where it
  * reads (a writer working just ahead of a reader makes read-ahead waste).
  *
- * Buffers. Each read-ahead fills one buffer of its own (page-aligned),
- * through the LUN's depth budget like any I/O. The bytes of every buffer
+ * Buffers. Each piece fills one buffer of its own (page-aligned), through
+ * the LUN's depth budget like any I/O; a dropped one's memory is kept as
+ * a spare for the next (PF_SPARES), counted in prefetch_max. The bytes of every buffer
  * not yet freed (filling, valid, or dropped while still copied from) never
  * exceed prefetch_max: a read-ahead that would pass it first drops the
  * least recently used valid buffers nobody copies from, else it is not
@@ -88,7 +90,11 @@ struct pf_stream {
 /* Data buffers of dropped read-aheads kept for the next ones: a fresh
  * allocation of a window is an mmap, page faults in io_submit and an
  * munmap (a TLB shootdown across the reactors' CPUs) per read-ahead. */
-#define PF_SPARES 4
+#define PF_SPARES 8
+/* A window is read in pieces of at most this (whole requests), at most
+ * PF_FILLS of them started by one read. */
+#define PF_PIECE (256u << 10)
+#define PF_FILLS 8
 
 struct pf_spare {
 	void *data;
@@ -97,7 +103,7 @@ struct pf_spare {
 
 struct prefetch {
 	/* Read by every I/O of the LUN: on, and whether a write has
-	 * anything to drop. */
+	 * anything to drop (buffers linked). */
 	_Atomic bool on;
 	_Atomic uint32_t nbufs;		/* linked buffers */
 	struct bdev *bdev;
@@ -167,10 +173,7 @@ static void buf_unlink(struct prefetch *pf, struct pf_buf *b)
 		return;
 	b->state = PF_DEAD;
 	list_del(&b->node);
-	atomic_store_explicit(&pf->nbufs,
-			      atomic_load_explicit(&pf->nbufs,
-						   memory_order_relaxed) - 1,
-			      memory_order_relaxed);
+	atomic_fetch_sub(&pf->nbufs, 1);
 	b->refs++;
 	buf_put(pf, b);
 }
@@ -243,29 +246,14 @@ seen:
 	return s;
 }
 
-/* A read-ahead s should make now, as a buffer to fill (linked, filling,
- * holding the fill's reference); NULL: none. */
-static struct pf_buf *stream_ahead(struct prefetch *pf, struct pf_stream *s,
-				   struct bdev_queue *q, uint64_t len)
+/* A buffer of want bytes at off to fill (linked, filling, holding the
+ * fill's reference); NULL: no room or no memory. */
+static struct pf_buf *buf_new(struct prefetch *pf, struct bdev_queue *q,
+			      uint64_t off, uint64_t want)
 {
-	uint64_t cap = pf->max / 4 < PREFETCH_WINDOW_MAX ? pf->max / 4 :
-		       PREFETCH_WINDOW_MAX;
-	uint64_t size = __atomic_load_n(&pf->bdev->size, __ATOMIC_ACQUIRE);
 	struct pf_buf *b = NULL;
-	void *data = NULL;
-	uint64_t want;
+	void *data = spare_take(pf, want);	/* already counted in held */
 
-	cap &= ~(uint64_t)4095;
-	if (s->run < PREFETCH_TRIGGER || len > cap)
-		return NULL;
-	if (!s->window)
-		s->window = 2 * len < cap ? 2 * len : cap;
-	if (s->ahead < s->next)
-		s->ahead = s->next;
-	if (s->ahead - s->next >= s->window || s->ahead >= size)
-		return NULL;
-	want = s->window < size - s->ahead ? s->window : size - s->ahead;
-	data = spare_take(pf, want);	/* already counted in held */
 	if (!buf_room(pf, data ? 0 : want) || !(b = calloc(1, sizeof(*b))))
 		goto fail;
 	if (!data) {
@@ -277,7 +265,7 @@ static struct pf_buf *stream_ahead(struct prefetch *pf, struct pf_stream *s,
 	}
 	b->data = data;
 	b->pf = pf;
-	b->off = s->ahead;
+	b->off = off;
 	b->len = want;
 	b->state = PF_FILLING;
 	b->refs = 1;
@@ -285,12 +273,9 @@ static struct pf_buf *stream_ahead(struct prefetch *pf, struct pf_stream *s,
 	b->q = q;
 	list_init(&b->waiters);
 	list_add_tail(&b->node, &pf->bufs);
-	atomic_store_explicit(&pf->nbufs,
-			      atomic_load_explicit(&pf->nbufs,
-						   memory_order_relaxed) + 1,
-			      memory_order_relaxed);
-	s->ahead += want;
-	s->window = 2 * s->window < cap ? 2 * s->window : cap;
+	/* Before the fill is submitted: a write completing after it sees
+	 * a buffer to drop (prefetch_active). */
+	atomic_fetch_add(&pf->nbufs, 1);
 	return b;
 fail:
 	if (data) {
@@ -299,6 +284,43 @@ fail:
 	}
 	free(b);
 	return NULL;
+}
+
+/* The read-aheads s makes now, up to PF_FILLS of them, into fills[]:
+ * while less than a window is read ahead of it, pieces of at most
+ * PF_PIECE (whole requests), so the disk has several at once and a read
+ * waits only for its own piece; then the window doubles. */
+static unsigned stream_ahead(struct prefetch *pf, struct pf_stream *s,
+			     struct bdev_queue *q, uint64_t len,
+			     struct pf_buf **fills)
+{
+	uint64_t cap = pf->max / 4 < PREFETCH_WINDOW_MAX ? pf->max / 4 :
+		       PREFETCH_WINDOW_MAX;
+	uint64_t size = __atomic_load_n(&pf->bdev->size, __ATOMIC_ACQUIRE);
+	unsigned n = 0;
+
+	cap &= ~(uint64_t)4095;
+	if (s->run < PREFETCH_TRIGGER || len > cap)
+		return 0;
+	if (!s->window)
+		s->window = 2 * len < cap ? 2 * len : cap;
+	if (s->ahead < s->next)
+		s->ahead = s->next;
+	while (n < PF_FILLS && s->ahead - s->next < s->window &&
+	       s->ahead < size) {
+		uint64_t want = s->window < PF_PIECE ? s->window : PF_PIECE;
+
+		want = want / len * len;	/* whole requests, >= one */
+		if (want > size - s->ahead)
+			want = size - s->ahead;
+		if (!(fills[n] = buf_new(pf, q, s->ahead, want)))
+			break;
+		s->ahead += want;
+		n++;
+	}
+	if (n)
+		s->window = 2 * s->window < cap ? 2 * s->window : cap;
+	return n;
 }
 
 /* ---- the data path ----------------------------------------------------- */
@@ -348,9 +370,9 @@ static void fill_done(struct bdev_io *fio)
 						      node);
 
 		list_del(&io->node);
+		atomic_fetch_add_explicit(ok ? &pf->hits : &pf->misses, 1,
+					  memory_order_relaxed);
 		if (!ok) {	/* never installed: to the disk */
-			atomic_fetch_add_explicit(&pf->misses, 1,
-						  memory_order_relaxed);
 			bdev_depth_submit(b->q, io);
 			continue;
 		}
@@ -384,9 +406,10 @@ static void fill_start(struct bdev_queue *q, struct pf_buf *b)
 bool prefetch_read(struct prefetch *pf, struct bdev_queue *q,
 		   struct bdev_io *io)
 {
-	struct pf_buf *hit, *fill;
+	struct pf_buf *hit, *fills[PF_FILLS];
 	struct pf_stream *s;
 	bool waits = false;
+	unsigned nfill = 0;
 
 	if (!atomic_load_explicit(&pf->on, memory_order_relaxed))
 		return false;
@@ -402,8 +425,8 @@ bool prefetch_read(struct prefetch *pf, struct bdev_queue *q,
 		hit->refs++;
 		hit->used = pf->clock;
 	}
-	fill = atomic_load_explicit(&pf->on, memory_order_relaxed) ?
-	       stream_ahead(pf, s, q, io->len) : NULL;
+	if (atomic_load_explicit(&pf->on, memory_order_relaxed))
+		nfill = stream_ahead(pf, s, q, io->len, fills);
 	pthread_mutex_unlock(&pf->lock);
 	io->start_ns = io->end_ns = q->reactor->now_ns;
 	if (hit) {
@@ -415,19 +438,24 @@ bool prefetch_read(struct prefetch *pf, struct bdev_queue *q,
 	} else if (!waits) {
 		bdev_depth_submit(q, io);
 	}
-	atomic_fetch_add_explicit(hit || waits ? &pf->hits : &pf->misses, 1,
-				  memory_order_relaxed);
-	if (fill)	/* after the read it runs ahead of */
-		fill_start(q, fill);
+	if (!waits)	/* a waiter counts when its fill lands */
+		atomic_fetch_add_explicit(hit ? &pf->hits : &pf->misses, 1,
+					  memory_order_relaxed);
+	for (unsigned i = 0; i < nfill; i++)	/* after the read they run
+						 * ahead of */
+		fill_start(q, fills[i]);
 	return true;
 }
 
 /* ---- writes, settings, statistics -------------------------------------- */
 
+/* Only linked buffers (filling or valid) can hold what a write
+ * overwrites; with none, the write takes no lock. A read-ahead linked
+ * just after this load reads the medium after the write was submitted
+ * and is caught as the write completes, when it is linked. */
 bool prefetch_active(const struct prefetch *pf)
 {
-	return atomic_load_explicit(&pf->on, memory_order_relaxed) ||
-	       atomic_load_explicit(&pf->nbufs, memory_order_acquire);
+	return atomic_load(&pf->nbufs) != 0;
 }
 
 void prefetch_write(struct prefetch *pf, uint64_t off, uint64_t len)

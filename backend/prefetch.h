@@ -45,8 +45,8 @@ bool prefetch_read(struct prefetch *pf, struct bdev_queue *q,
  * dropped, one being filled is never installed. Called as the write is
  * submitted and again as it completes (before its done). */
 void prefetch_write(struct prefetch *pf, uint64_t off, uint64_t len);
-/* Is anything to drop for a write (on, or buffers left)? One relaxed
- * load or two: the write path's test before prefetch_write. */
+/* Is anything to drop for a write (a buffer filling or valid)? One
+ * load: the write path's test before prefetch_write. */
 bool prefetch_active(const struct prefetch *pf);
 
 void prefetch_stats(struct prefetch *pf, struct bdev_prefetch_stats *st);

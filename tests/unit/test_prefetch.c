@@ -260,6 +260,27 @@ START_TEST(window_growth)
 }
 END_TEST
 
+/* 128K reads (prefetch_max 4M: a 1M cap): the window is read in pieces
+ * of 256K, as many as keep a window ahead of the next read. Bytes read
+ * ahead after each read: the third reads 256K (twice the request); the
+ * fourth, 384K ahead of a 512K window, two pieces (768K in all); the
+ * fifth, 512K ahead of 1M, two more (1280K). */
+START_TEST(window_in_pieces)
+{
+	static const uint64_t after[] = { 0, 0, 256 << 10, 768 << 10,
+					  1280 << 10 };
+
+	for (unsigned i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
+		read_ver(i * (128 << 10), 128 << 10, 1);
+		ck_assert_msg(st().prefetched == after[i],
+			      "after read %u: %llu bytes read ahead, %llu "
+			      "expected", i + 1,
+			      (unsigned long long)st().prefetched,
+			      (unsigned long long)after[i]);
+	}
+}
+END_TEST
+
 /* Three streams on a small prefetch_max (their windows do not all fit):
  * the buffers never hold more than it, and every read returns the
  * medium's data. */
@@ -365,6 +386,7 @@ static Suite *prefetch_suite(void)
 	harness_add(tc, random_not);
 	harness_add(tc, several_streams);
 	harness_add(tc, window_growth);
+	harness_add(tc, window_in_pieces);
 	harness_add(tc, memory_bounded);
 	harness_add(tc, write_invalidates);
 	harness_add(tc, inflight_overtaken);
