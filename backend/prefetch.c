@@ -3,12 +3,15 @@
  * has no page cache to read ahead, so a sequential reader at a low queue
  * depth waits for the disk on every command; this reads ahead of it.
  *
- * Streams. Up to PREFETCH_STREAMS streams are known by the byte offset
- * their next read is expected at. A read that starts there continues its
- * stream; any other read starts a new one in place of the least recently
- * used. A stream reads ahead only once it has made PREFETCH_TRIGGER reads
- * in a row, so random reads never cause a read-ahead (a chance
- * continuation is one read in a row, and the next random read breaks it).
+ * Streams. Each queue of the LUN (one per reactor; a session's commands
+ * all come through one) knows up to PREFETCH_STREAMS streams by the byte
+ * offset their next read is expected at, on its own thread, without a
+ * lock. A read that starts there continues its stream; any other read
+ * starts a new one in place of the least recently used. A stream reads
+ * ahead only once it has made PREFETCH_TRIGGER reads in a row, so random
+ * reads never cause a read-ahead (a chance continuation is one read in a
+ * row, and the next random read breaks it), and while no buffer is held
+ * they take no lock at all.
  *
  * Window. A stream keeps a window read ahead of its next read: twice its
  * request at first, doubling each time it reads ahead, up to the cap
@@ -16,9 +19,9 @@
  * kernel's readahead grows. Whenever less than a window is ahead of it,
  * it reads ahead from where its read-ahead ends, in pieces of at most
  * PF_PIECE (whole requests): the disk has several at once, and a read
- * waits only for its own piece. A write that drops part of a
- * stream's read-ahead sends it back to its first window, from where it
- * reads (a writer working just ahead of a reader makes read-ahead waste).
+ * waits only for its own piece. After a write dropped read-ahead, each
+ * stream starts again from where it is with its first window (a writer
+ * working just ahead of a reader makes read-ahead waste).
  *
  * Buffers. Each piece fills one buffer of its own (page-aligned), through
  * the LUN's depth budget like any I/O; a dropped one's memory is kept as
@@ -46,9 +49,9 @@
  * the write reached it; a read-ahead started after the write completed
  * reads what it wrote.
  *
- * Threads. A LUN is served by several reactors: one mutex per LUN guards
- * the streams and the buffer list, held for lookups and bookkeeping only,
- * never across a copy or an I/O. A buffer copied from holds a reference,
+ * Threads. A LUN is served by several reactors: the streams are per
+ * queue; one mutex per LUN guards the buffer list, held for lookups and
+ * bookkeeping only, never across a copy or an I/O. A buffer copied from holds a reference,
  * so a drop or an eviction only unlinks it and the last reference frees
  * it; the fill holds one too. A read waits only for a fill of its own
  * queue, which completes on its own reactor.
@@ -101,11 +104,23 @@ struct pf_spare {
 	uint64_t len;
 };
 
+/* One queue's (reactor's) streams, touched by its thread alone: the
+ * detector takes no lock. Counters written by that thread, read by any. */
+struct pf_queue {
+	struct pf_stream s[PREFETCH_STREAMS];
+	uint64_t clock;			/* LRU of its streams */
+	uint64_t drops;			/* pf->drops its streams have seen */
+	_Atomic uint64_t hits, misses;
+	char pad[64];			/* apart from the next queue's */
+};
+
 struct prefetch {
-	/* Read by every I/O of the LUN: on, and whether a write has
-	 * anything to drop (buffers linked). */
+	/* Read by every I/O of the LUN: on, whether a write has anything to
+	 * drop (buffers linked), and how many times writes dropped some. */
 	_Atomic bool on;
 	_Atomic uint32_t nbufs;		/* linked buffers */
+	_Atomic uint64_t drops;
+	struct pf_queue *qs;		/* BDEV_MAX_QUEUES, by reactor index */
 	struct bdev *bdev;
 	pthread_mutex_t lock;		/* all below */
 	uint64_t max;			/* prefetch_max */
@@ -113,10 +128,9 @@ struct prefetch {
 					 * spares included */
 	uint64_t clock;
 	struct list_node bufs;		/* filling and valid */
-	struct pf_stream streams[PREFETCH_STREAMS];
 	struct pf_spare spare[PF_SPARES];
 	unsigned nspare;
-	_Atomic uint64_t hits, misses, prefetched, dropped;
+	_Atomic uint64_t prefetched, dropped;
 };
 
 /* ---- buffers (under pf->lock) ------------------------------------------ */
@@ -220,16 +234,29 @@ static bool buf_room(struct prefetch *pf, uint64_t need)
 	return true;
 }
 
-/* ---- streams (under pf->lock) ------------------------------------------ */
+/* ---- streams (on their queue's thread) --------------------------------- */
 
-/* The stream [off, off + len) continues, or the one it starts. */
-static struct pf_stream *stream_see(struct prefetch *pf, uint64_t off,
-				    uint64_t len)
+/* The stream [off, off + len) continues, or the one it starts. Streams
+ * whose read-ahead a write (or an off, a resize) may have dropped since
+ * their last read read ahead again from where they are, with their first
+ * window: a writer just ahead of a reader would otherwise cost a whole
+ * large window each time. */
+static struct pf_stream *stream_see(struct prefetch *pf, struct pf_queue *pq,
+				    uint64_t off, uint64_t len)
 {
-	struct pf_stream *s, *lru = &pf->streams[0];
+	struct pf_stream *s, *lru = &pq->s[0];
+	uint64_t drops = atomic_load_explicit(&pf->drops,
+					      memory_order_relaxed);
 
+	if (drops != pq->drops) {
+		pq->drops = drops;
+		for (int i = 0; i < PREFETCH_STREAMS; i++) {
+			pq->s[i].ahead = pq->s[i].next;
+			pq->s[i].window = 0;
+		}
+	}
 	for (int i = 0; i < PREFETCH_STREAMS; i++) {
-		s = &pf->streams[i];
+		s = &pq->s[i];
 		if (s->run && s->next == off) {
 			s->run++;
 			goto seen;
@@ -242,7 +269,7 @@ static struct pf_stream *stream_see(struct prefetch *pf, uint64_t off,
 	s->run = 1;
 seen:
 	s->next = off + len;
-	s->used = ++pf->clock;
+	s->used = ++pq->clock;
 	return s;
 }
 
@@ -269,7 +296,7 @@ static struct pf_buf *buf_new(struct prefetch *pf, struct bdev_queue *q,
 	b->len = want;
 	b->state = PF_FILLING;
 	b->refs = 1;
-	b->used = pf->clock;
+	b->used = ++pf->clock;
 	b->q = q;
 	list_init(&b->waiters);
 	list_add_tail(&b->node, &pf->bufs);
@@ -325,6 +352,13 @@ static unsigned stream_ahead(struct prefetch *pf, struct pf_stream *s,
 
 /* ---- the data path ----------------------------------------------------- */
 
+/* A counter of the queue's own thread: no read-modify-write. */
+static void count(_Atomic uint64_t *c)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed)
+			      + 1, memory_order_relaxed);
+}
+
 static void copy_out(const struct pf_buf *b, struct bdev_io *io)
 {
 	memcpy(io->buf, (const char *)b->data + (io->offset - b->off),
@@ -345,6 +379,7 @@ static void fill_done(struct bdev_io *fio)
 {
 	struct pf_buf *b = fio->ctx;
 	struct prefetch *pf = b->pf;
+	struct pf_queue *pq = &pf->qs[b->q->reactor->index];
 	struct list_node w;
 	bool ok;
 
@@ -370,8 +405,7 @@ static void fill_done(struct bdev_io *fio)
 						      node);
 
 		list_del(&io->node);
-		atomic_fetch_add_explicit(ok ? &pf->hits : &pf->misses, 1,
-					  memory_order_relaxed);
+		count(ok ? &pq->hits : &pq->misses);
 		if (!ok) {	/* never installed: to the disk */
 			bdev_depth_submit(b->q, io);
 			continue;
@@ -406,6 +440,7 @@ static void fill_start(struct bdev_queue *q, struct pf_buf *b)
 bool prefetch_read(struct prefetch *pf, struct bdev_queue *q,
 		   struct bdev_io *io)
 {
+	struct pf_queue *pq = &pf->qs[q->reactor->index];
 	struct pf_buf *hit, *fills[PF_FILLS];
 	struct pf_stream *s;
 	bool waits = false;
@@ -413,8 +448,15 @@ bool prefetch_read(struct prefetch *pf, struct bdev_queue *q,
 
 	if (!atomic_load_explicit(&pf->on, memory_order_relaxed))
 		return false;
+	s = stream_see(pf, pq, io->offset, io->len);
+	/* Random reads end here: no buffer to look in, no stream to read
+	 * ahead for, no lock. */
+	if (s->run < PREFETCH_TRIGGER &&
+	    !atomic_load_explicit(&pf->nbufs, memory_order_relaxed)) {
+		count(&pq->misses);
+		return false;
+	}
 	pthread_mutex_lock(&pf->lock);
-	s = stream_see(pf, io->offset, io->len);
 	hit = buf_find(pf, io->offset, io->len);
 	if (hit && hit->state == PF_FILLING) {
 		waits = hit->q == q;
@@ -423,7 +465,7 @@ bool prefetch_read(struct prefetch *pf, struct bdev_queue *q,
 		hit = NULL;
 	} else if (hit) {
 		hit->refs++;
-		hit->used = pf->clock;
+		hit->used = ++pf->clock;
 	}
 	if (atomic_load_explicit(&pf->on, memory_order_relaxed))
 		nfill = stream_ahead(pf, s, q, io->len, fills);
@@ -439,8 +481,7 @@ bool prefetch_read(struct prefetch *pf, struct bdev_queue *q,
 		bdev_depth_submit(q, io);
 	}
 	if (!waits)	/* a waiter counts when its fill lands */
-		atomic_fetch_add_explicit(hit ? &pf->hits : &pf->misses, 1,
-					  memory_order_relaxed);
+		count(hit ? &pq->hits : &pq->misses);
 	for (unsigned i = 0; i < nfill; i++)	/* after the read they run
 						 * ahead of */
 		fill_start(q, fills[i]);
@@ -462,6 +503,7 @@ void prefetch_write(struct prefetch *pf, uint64_t off, uint64_t len)
 {
 	struct list_node *n, *t;
 	uint64_t end = off + len;
+	bool any = false;
 
 	pthread_mutex_lock(&pf->lock);
 	list_for_each_safe(n, t, &pf->bufs) {
@@ -471,19 +513,11 @@ void prefetch_write(struct prefetch *pf, uint64_t off, uint64_t len)
 			atomic_fetch_add_explicit(&pf->dropped, b->len,
 						  memory_order_relaxed);
 			buf_unlink(pf, b);
+			any = true;
 		}
 	}
-	/* A stream whose read-ahead lost a buffer reads ahead again from
-	 * where it is, with its first window: a writer just ahead of a
-	 * reader would otherwise cost a whole large window each time. */
-	for (int i = 0; i < PREFETCH_STREAMS; i++) {
-		struct pf_stream *s = &pf->streams[i];
-
-		if (s->run && s->next < end && off < s->ahead) {
-			s->ahead = s->next;
-			s->window = 0;
-		}
-	}
+	if (any)	/* the streams start their read-ahead again */
+		atomic_fetch_add(&pf->drops, 1);
 	pthread_mutex_unlock(&pf->lock);
 }
 
@@ -494,7 +528,7 @@ static void drop_all_locked(struct prefetch *pf)
 	list_for_each_safe(n, t, &pf->bufs)
 		buf_unlink(pf, list_entry(n, struct pf_buf, node));
 	spares_free(pf);
-	memset(pf->streams, 0, sizeof(pf->streams));
+	atomic_fetch_add(&pf->drops, 1);
 }
 
 void prefetch_drop_all(struct prefetch *pf)
@@ -522,6 +556,11 @@ struct prefetch *prefetch_new(struct bdev *b)
 
 	if (!pf)
 		return NULL;
+	pf->qs = calloc(BDEV_MAX_QUEUES, sizeof(*pf->qs));
+	if (!pf->qs) {
+		free(pf);
+		return NULL;
+	}
 	pf->bdev = b;
 	pthread_mutex_init(&pf->lock, NULL);
 	list_init(&pf->bufs);
@@ -534,6 +573,7 @@ void prefetch_free(struct prefetch *pf)
 		return;
 	prefetch_drop_all(pf);
 	pthread_mutex_destroy(&pf->lock);
+	free(pf->qs);
 	free(pf);
 }
 
@@ -544,8 +584,13 @@ void prefetch_stats(struct prefetch *pf, struct bdev_prefetch_stats *st)
 	st->max = pf->max;
 	st->held = pf->held;
 	pthread_mutex_unlock(&pf->lock);
-	st->hits = atomic_load_explicit(&pf->hits, memory_order_relaxed);
-	st->misses = atomic_load_explicit(&pf->misses, memory_order_relaxed);
+	st->hits = st->misses = 0;
+	for (int i = 0; i < BDEV_MAX_QUEUES; i++) {
+		st->hits += atomic_load_explicit(&pf->qs[i].hits,
+						 memory_order_relaxed);
+		st->misses += atomic_load_explicit(&pf->qs[i].misses,
+						   memory_order_relaxed);
+	}
 	st->prefetched = atomic_load_explicit(&pf->prefetched,
 					      memory_order_relaxed);
 	st->dropped = atomic_load_explicit(&pf->dropped, memory_order_relaxed);

@@ -15,7 +15,8 @@ struct bdev_io;
 struct bdev_prefetch_stats;
 struct prefetch;
 
-/* Sequential streams tracked per LUN, least recently used replaced. */
+/* Sequential streams tracked per queue (reactor) of a LUN, the least
+ * recently used replaced. */
 #define PREFETCH_STREAMS 8
 /* Reads in a row a stream makes before it reads ahead. */
 #define PREFETCH_TRIGGER 3
