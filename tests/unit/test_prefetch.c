@@ -23,7 +23,7 @@
 #include "tcq/reactor.h"
 #include "tests/unit/harness.h"
 
-#define SIZE (16ull << 20)
+#define SIZE (4ull << 20)
 #define STAMP(blk, ver) ((uint32_t)(blk) * 2654435761u + (ver))
 
 static struct reactor R;
@@ -134,7 +134,7 @@ static struct bdev_prefetch_stats st(void)
 static void setup_max(uint64_t max)
 {
 	ck_assert_int_eq(reactor_init(&R, 0), 0);
-	B = bdev_open("ram:size=16M", NULL, err, sizeof(err));
+	B = bdev_open("ram:size=4M", NULL, err, sizeof(err));
 	ck_assert_msg(B != NULL, "%s", err);
 	Q = bdev_queue_get(B, &R);
 	ck_assert_ptr_nonnull(Q);
@@ -214,7 +214,7 @@ END_TEST
 START_TEST(several_streams)
 {
 	const uint64_t len = 128 << 10;
-	const uint64_t base[3] = { 0, 5ull << 20, 10ull << 20 };
+	const uint64_t base[3] = { 0, 1280 << 10, 2560 << 10 };
 
 	/* Room for every stream's windows: no eviction to count. */
 	ck_assert_int_eq(bdev_set_prefetch(B, BDEV_PREFETCH_ON, 64 << 20), 0);
@@ -291,7 +291,7 @@ START_TEST(memory_bounded)
 	ck_assert_int_eq(bdev_set_prefetch(B, BDEV_PREFETCH_ON, 128 << 10), 0);
 	for (unsigned i = 0; i < 40; i++)
 		for (unsigned s = 0; s < 3; s++) {
-			read_ver((uint64_t)s * (2 << 20) + i * len, len, 1);
+			read_ver((uint64_t)s * (1 << 20) + i * len, len, 1);
 			ck_assert_uint_le(st().held, 128 << 10);
 		}
 	ck_assert_uint_gt(st().hits, 0);
@@ -315,7 +315,7 @@ START_TEST(write_invalidates)
 					    BDEV_DISCARD };
 
 	for (unsigned k = 0; k < 3; k++) {
-		uint64_t at = k * (4ull << 20);
+		uint64_t at = k * (1ull << 20);
 		struct bdev_io io;
 		void *z = bufpool_alloc(len);
 
