@@ -25,14 +25,15 @@
  *
  * Buffers. Each piece fills one buffer of its own (page-aligned), through
  * the LUN's depth budget like any I/O; a dropped one's memory is kept as
- * a spare for the next (PF_SPARES), counted in prefetch_max. The bytes of every buffer
- * not yet freed (filling, valid, or dropped while still copied from) never
+ * a spare for the next (PF_SPARES). The bytes of every buffer not yet
+ * freed (filling, valid, dropped while still copied from, spare) never
  * exceed prefetch_max: a read-ahead that would pass it first drops the
  * least recently used valid buffers nobody copies from, else it is not
  * made. A buffer the reader has read to its end is dropped (it passed).
  *
  * Hits. A read wholly inside a valid buffer is copied out on its own
- * reactor and completes on the next pass, without a disk I/O. A read
+ * reactor and completes from a deferred call of that pass (never inside
+ * its submit), without a disk I/O. A read
  * wholly inside a buffer being filled through its own queue waits for the
  * fill and is copied out when it lands. Anything else goes to the disk
  * whole, a partial hit included: a stream's reads fall inside its windows
@@ -51,9 +52,9 @@
  *
  * Threads. A LUN is served by several reactors: the streams are per
  * queue; one mutex per LUN guards the buffer list, held for lookups and
- * bookkeeping only, never across a copy or an I/O. A buffer copied from holds a reference,
- * so a drop or an eviction only unlinks it and the last reference frees
- * it; the fill holds one too. A read waits only for a fill of its own
+ * bookkeeping only, never across a copy or an I/O. A buffer copied from
+ * holds a reference, so a drop or an eviction only unlinks it and the
+ * last reference frees it; the fill holds one too. A read waits only for a fill of its own
  * queue, which completes on its own reactor.
  */
 #include <errno.h>

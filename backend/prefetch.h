@@ -37,9 +37,9 @@ void prefetch_set(struct prefetch *pf, bool on, uint64_t max);
 void prefetch_drop_all(struct prefetch *pf);
 
 /* On q's reactor, for a checked READ: true when prefetch took io (copied
- * from a buffer and completed on the next pass, waiting for a buffer
- * being filled, or sent to the disk followed by a read-ahead); false: off,
- * the caller submits io. */
+ * from a buffer and completed by a deferred call, waiting for a buffer
+ * being filled, or sent to the disk followed by a read-ahead); false: the
+ * caller submits io (off, or a read no stream and no buffer concerns). */
 bool prefetch_read(struct prefetch *pf, struct bdev_queue *q,
 		   struct bdev_io *io);
 /* A write of any kind to [off, off + len): every buffer it overlaps is
