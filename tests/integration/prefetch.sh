@@ -25,14 +25,16 @@ T=iqn.2026-11.org.tcq:prefetch
 
 ctl() { run "$TCQCTL" --ctl "$SOCK" "$@"; }
 
-# pf FIELD: LUN 0's prefetch.FIELD from tcqctl stats --json (true and
-# false as such; "null" when it has none, which no check accepts).
-pf() {
-	local out
-	out=$(tc "$TCQCTL" --ctl "$SOCK" --json stats) ||
-		fail "tcqctl stats failed: $out"
-	jq -r ".luns[0].prefetch.$1 | tostring" <<<"$out"
+# pf_read: LUN 0's prefetch object from tcqctl stats --json, into PF.
+# pf FIELD: its FIELD as of that read (true and false as such; "null"
+# when it has none, which no check accepts).
+PF=
+pf_read() {
+	PF=$(tc "$TCQCTL" --ctl "$SOCK" --json stats) ||
+		fail "tcqctl stats failed: $PF"
+	PF=$(jq -c '.luns[0].prefetch' <<<"$PF")
 }
+pf() { jq -r ".$1 | tostring" <<<"$PF"; }
 
 fixture_file() {
 	tcqd_conf "$CONF" "$T" 16M "ctl = $SOCK"
@@ -41,6 +43,7 @@ fixture_file() {
 }
 
 auto_is_on_for_an_o_direct_file() {
+	pf_read
 	[ "$(pf on)" = true ] || fail "prefetch is not on"
 	[ "$(pf max)" -eq $((4 << 20)) ] || fail "prefetch max is not 4M"
 	ok "prefetch = auto is on for the file LUN, max 4M"
@@ -50,11 +53,12 @@ auto_is_on_for_an_o_direct_file() {
 # after each read.
 racing_writer_never_reads_stale() {
 	local h0 d0
-	h0=$(pf hits)
-	d0=$(pf bytes_dropped)
+	pf_read
+	h0=$(pf hits) d0=$(pf bytes_dropped)
 	run "$PFRACE" "$TCQD_URL" 48 2 || fail "pfrace: $OUT"
 	grep -qxE "reads 96 writes 9[0-9] stale 0" <<<"$OUT" ||
 		fail "pfrace: $OUT"
+	pf_read
 	[ "$(pf hits)" -gt "$h0" ] || fail "no read was served from the read-ahead"
 	[ "$(pf bytes_dropped)" -gt "$d0" ] ||
 		fail "no write dropped a read-ahead: the race never happened"
@@ -72,10 +76,12 @@ metrics_count_prefetch() {
 
 verify_sequential_write_then_read() {
 	local h0
+	pf_read
 	h0=$(pf hits)
 	run "$BENCH" --quiet --ramp 0 --rw write,read --bs 128k --depth 4 \
 		--ios 96 --span 12M --verify "$TCQD_URL" ||
 		fail "tcq-bench --verify failed: $OUT"
+	pf_read
 	[ "$(pf hits)" -gt "$h0" ] || fail "the sequential read had no hit"
 	ok "tcq-bench --verify 128K write then read at depth 4: clean, with hits"
 }
@@ -83,11 +89,13 @@ verify_sequential_write_then_read() {
 set_off_frees_and_stops_hits() {
 	local h0
 	ctl set 0 prefetch=off || fail "tcqctl set prefetch=off failed: $OUT"
+	pf_read
 	[ "$(pf on)" = false ] || fail "prefetch still on"
 	[ "$(pf held)" -eq 0 ] || fail "buffers still held"
 	h0=$(pf hits)
 	run "$BENCH" --quiet --ramp 0 --rw read --bs 64k --depth 1 --ios 64 \
 		"$TCQD_URL" || fail "tcq-bench failed: $OUT"
+	pf_read
 	[ "$(pf hits)" -eq "$h0" ] || fail "hits grew while off"
 	OUT=$(tc "$TCQCTL" --ctl "$SOCK" config) || fail "tcqctl config failed"
 	grep -qx 'prefetch = off' <<<"$OUT" || fail "config lacks prefetch = off"
@@ -99,11 +107,13 @@ bad_prefetch_max_refused() {
 	ctl set 0 prefetch=auto prefetch_max=32K || rc=$?
 	[ "$rc" -eq 1 ] || fail "tcqctl set prefetch_max=32K: status $rc"
 	[[ $OUT == *prefetch_max* ]] || fail "message lacks prefetch_max: $OUT"
+	pf_read
 	[ "$(pf on)" = false ] || fail "prefetch changed"
 	ok "prefetch_max=32K refused by name, prefetch left off"
 }
 
 order_check_with_prefetch_on() {
+	pf_read
 	[ "$(pf on)" = true ] || fail "prefetch is not on"
 	run "$top_builddir/tcq-bench" order-check --count 500 "$TCQD_URL" ||
 		fail "order-check exit status $?"
