@@ -159,10 +159,15 @@ static void teardown(void)
 }
 
 /* PREFETCH_TRIGGER reads in a row, then the stream reads ahead: later
- * reads are served from the buffer. */
-START_TEST(sequential_detected)
+ * reads are served from the buffer. Then (everything dropped, room for
+ * every window) three streams read in turns: each is detected on its own
+ * and served from its buffers once it has made its PREFETCH_TRIGGER
+ * reads. */
+START_TEST(sequential_streams)
 {
-	const uint64_t len = 64 << 10;
+	const uint64_t len = 64 << 10, len3 = 128 << 10;
+	const uint64_t base[3] = { 1 << 20, 2 << 20, 3 << 20 };
+	struct bdev_prefetch_stats s0;
 
 	for (unsigned i = 0; i < 8; i++) {
 		read_ver(i * len, len, 1);
@@ -173,6 +178,15 @@ START_TEST(sequential_detected)
 	ck_assert_uint_eq(st().misses, PREFETCH_TRIGGER);
 	ck_assert_uint_eq(st().hits, 8 - PREFETCH_TRIGGER);
 	ck_assert_uint_eq(st().dropped, 0);
+
+	ck_assert_int_eq(bdev_set_prefetch(B, BDEV_PREFETCH_OFF, 4 << 20), 0);
+	ck_assert_int_eq(bdev_set_prefetch(B, BDEV_PREFETCH_ON, 64 << 20), 0);
+	s0 = st();
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned k = 0; k < 3; k++)
+			read_ver(base[k] + i * len3, len3, 1);
+	ck_assert_uint_eq(st().misses - s0.misses, 3 * PREFETCH_TRIGGER);
+	ck_assert_uint_eq(st().hits - s0.hits, 3 * (8 - PREFETCH_TRIGGER));
 }
 END_TEST
 
@@ -209,75 +223,53 @@ START_TEST(random_not)
 }
 END_TEST
 
-/* Three streams read in turns: each is detected on its own and served
- * from its buffers once it has made its PREFETCH_TRIGGER reads. */
-START_TEST(several_streams)
+/* Bytes read ahead after each read, from the window's rules. 128K reads
+ * (prefetch_max 4M: a 1M cap): the window is read in pieces of 256K, as
+ * many as keep a window ahead of the next read: the third read reads
+ * 256K (twice the request); the fourth, 384K ahead of a 512K window, two
+ * pieces (768K in all); the fifth, 512K ahead of 1M, two more (1280K).
+ * Then 4K reads at prefetch_max 256K: the window starts at 8K, doubles
+ * while the stream keeps reading (16K, 32K), and stops at 64K (a quarter
+ * of prefetch_max); a stream with a window left ahead reads no more. */
+static void expect_after(uint64_t at, uint64_t len, const uint64_t *after,
+			 unsigned n)
 {
-	const uint64_t len = 128 << 10;
-	const uint64_t base[3] = { 0, 1280 << 10, 2560 << 10 };
+	uint64_t b0 = st().prefetched;
 
-	/* Room for every stream's windows: no eviction to count. */
-	ck_assert_int_eq(bdev_set_prefetch(B, BDEV_PREFETCH_ON, 64 << 20), 0);
-
-	for (unsigned i = 0; i < 10; i++)
-		for (unsigned s = 0; s < 3; s++)
-			read_ver(base[s] + i * len, len, 1);
-	ck_assert_uint_eq(st().misses, 3 * PREFETCH_TRIGGER);
-	ck_assert_uint_eq(st().hits, 3 * (10 - PREFETCH_TRIGGER));
+	for (unsigned i = 0; i < n; i++) {
+		read_ver(at + i * len, len, 1);
+		ck_assert_msg(st().prefetched - b0 == after[i],
+			      "after read %u of %llu: %llu bytes read ahead, "
+			      "%llu expected", i + 1, (unsigned long long)len,
+			      (unsigned long long)(st().prefetched - b0),
+			      (unsigned long long)after[i]);
+	}
 }
-END_TEST
 
-/* 4K reads, prefetch_max 256K: the window starts at 8K (twice the
- * request), doubles while the stream keeps reading (16K, 32K), and stops
- * at 64K (a quarter of prefetch_max); a stream with a window left ahead
- * reads no more. Bytes read ahead after each read, from those rules. */
 START_TEST(window_growth)
 {
-	static const uint64_t after[] = {
+	static const uint64_t pieces[] = { 0, 0, 256 << 10, 768 << 10,
+					   1280 << 10 };
+	static const uint64_t small[] = {
 		0, 0, 8 << 10,			/* reads 1-3: the third starts */
 		24 << 10, 56 << 10, 120 << 10,	/* 16K, 32K, 64K */
 		120 << 10, 120 << 10,		/* enough ahead */
 	};
+	const uint64_t at = 2 << 20;
 
+	expect_after(0, 128 << 10, pieces, 5);
+	ck_assert_int_eq(bdev_set_prefetch(B, BDEV_PREFETCH_OFF, 4 << 20), 0);
 	ck_assert_int_eq(bdev_set_prefetch(B, BDEV_PREFETCH_ON, 256 << 10), 0);
-	for (unsigned i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
-		read_ver(i * 4096, 4096, 1);
-		ck_assert_msg(st().prefetched == after[i],
-			      "after read %u: %llu bytes read ahead, %llu "
-			      "expected", i + 1,
-			      (unsigned long long)st().prefetched,
-			      (unsigned long long)after[i]);
-	}
+	expect_after(at, 4096, small, 8);
 	/* Further on, each read-ahead is the 64K cap. */
 	for (unsigned i = 8; i < 200; i++) {
 		uint64_t before = st().prefetched;
 
-		read_ver(i * 4096, 4096, 1);
+		read_ver(at + i * 4096, 4096, 1);
 		ck_assert(st().prefetched == before ||
 			  st().prefetched == before + (64 << 10));
 	}
 	ck_assert_uint_le(st().held, 256 << 10);
-}
-END_TEST
-
-/* 128K reads (prefetch_max 4M: a 1M cap): the window is read in pieces
- * of 256K, as many as keep a window ahead of the next read. Bytes read
- * ahead after each read: the third reads 256K (twice the request); the
- * fourth, 384K ahead of a 512K window, two pieces (768K in all); the
- * fifth, 512K ahead of 1M, two more (1280K). */
-START_TEST(window_in_pieces)
-{
-	static const uint64_t after[] = { 0, 0, 256 << 10, 768 << 10,
-					  1280 << 10 };
-
-	for (unsigned i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
-		read_ver(i * (128 << 10), 128 << 10, 1);
-		ck_assert_msg(st().prefetched == after[i],
-			      "after read %u: %llu bytes read ahead, %llu "
-			      "expected", i + 1,
-			      (unsigned long long)st().prefetched,
-			      (unsigned long long)after[i]);
-	}
 }
 END_TEST
 
@@ -382,11 +374,9 @@ static Suite *prefetch_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
-	harness_add(tc, sequential_detected);
+	harness_add(tc, sequential_streams);
 	harness_add(tc, random_not);
-	harness_add(tc, several_streams);
 	harness_add(tc, window_growth);
-	harness_add(tc, window_in_pieces);
 	harness_add(tc, memory_bounded);
 	harness_add(tc, write_invalidates);
 	harness_add(tc, inflight_overtaken);
