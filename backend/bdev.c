@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "backend/bdev.h"
 #include "backend/bdev_priv.h"
+#include "backend/prefetch.h"
 #include "tcq/compiler.h"
 #include "tcq/log.h"
 
@@ -226,6 +227,7 @@ void bdev_close(struct bdev *b)
 			queue_free(b, i);
 	if (b->ops->close)
 		b->ops->close(b);
+	prefetch_free(b->prefetch);
 	bdev_free(b);
 }
 
@@ -373,6 +375,7 @@ static int bdev_check(const struct bdev *b, const struct bdev_io *io)
 
 void bdev_submit(struct bdev_queue *q, struct bdev_io *io)
 {
+	struct prefetch *pf;
 	int rc;
 
 	io->q = q;
@@ -385,7 +388,58 @@ void bdev_submit(struct bdev_queue *q, struct bdev_io *io)
 		bdev_cq_push(&qi->rejected, io, rc);
 		return;
 	}
+	/* Prefetch serves a read, or drops what a write overwrites before
+	 * it is submitted (backend/prefetch.c). */
+	pf = __atomic_load_n(&q->bdev->prefetch, __ATOMIC_ACQUIRE);
+	if (unlikely(pf)) {
+		if (io->op == BDEV_READ) {
+			if (prefetch_read(pf, q, io))
+				return;
+		} else if (io->op != BDEV_FLUSH && prefetch_active(pf)) {
+			prefetch_write(pf, io->offset, io->len);
+		}
+	}
 	bdev_depth_submit(q, io);	/* bdev_depth.c: the LUN's budget */
+}
+
+void bdev_queue_done_later(struct bdev_queue *q, struct bdev_io *io,
+			   int result)
+{
+	struct bdev_queue_impl *qi = container_of(q, struct bdev_queue_impl, q);
+
+	bdev_cq_push(&qi->rejected, io, result);
+}
+
+int bdev_set_prefetch(struct bdev *b, enum bdev_prefetch mode, uint64_t max)
+{
+	bool on = mode == BDEV_PREFETCH_ON ||
+		  (mode == BDEV_PREFETCH_AUTO && b->direct);
+	int rc = 0;
+
+	pthread_mutex_lock(&b->qlock);
+	if (!b->prefetch) {
+		struct prefetch *pf = prefetch_new(b);
+
+		if (pf)
+			__atomic_store_n(&b->prefetch, pf, __ATOMIC_RELEASE);
+		else
+			rc = -ENOMEM;
+	}
+	if (b->prefetch)
+		prefetch_set(b->prefetch, on, max);
+	pthread_mutex_unlock(&b->qlock);
+	return rc;
+}
+
+int bdev_prefetch_stats(struct bdev *b, struct bdev_prefetch_stats *st)
+{
+	struct prefetch *pf = __atomic_load_n(&b->prefetch, __ATOMIC_ACQUIRE);
+
+	memset(st, 0, sizeof(*st));
+	if (!pf)
+		return -EOPNOTSUPP;
+	prefetch_stats(pf, st);
+	return 0;
 }
 
 /* ---- resize ------------------------------------------------------------ */
@@ -404,6 +458,8 @@ void bdev_resized(struct bdev *b, uint64_t size)
 	pthread_mutex_lock(&b->qlock);
 	/* Reactors read b->size in bdev_check without the lock. */
 	__atomic_store_n(&b->size, size, __ATOMIC_RELEASE);
+	if (b->prefetch)	/* read from a medium that changed */
+		prefetch_drop_all(b->prefetch);
 	if (b->on_resize)
 		b->on_resize(b->resize_arg, size);
 	pthread_mutex_unlock(&b->qlock);

@@ -189,6 +189,9 @@ struct bdev {
 	 * bdev_set_resize_hook. */
 	void (*on_resize)(void *arg, uint64_t size);
 	void *resize_arg;
+	/* Sequential read-ahead (backend/prefetch.h); NULL until the LUN
+	 * sets it (bdev_set_prefetch), then kept until close. */
+	struct prefetch *prefetch;
 };
 
 /* Options a LUN passes to open a backend (from config or --export). */
@@ -265,6 +268,30 @@ bool bdev_is_zero_region(const void *p);
 /* The device model's statistics of b (through no wrapper): 0, or
  * -EOPNOTSUPP when b models no device. Any thread. */
 int bdev_model_stats(struct bdev *b, struct bdev_model_stats *st);
+
+/*
+ * Sequential prefetch (backend/prefetch.c): off; auto, on when the
+ * backend reads the medium directly (O_DIRECT: no page cache reads
+ * ahead); or on whatever the backend. max: the bytes its buffers may hold
+ * (at least 64 KiB). The first call allocates its state and may fail
+ * (-ENOMEM, nothing changed); later ones cannot fail (a live change).
+ * Any thread.
+ */
+enum bdev_prefetch { BDEV_PREFETCH_OFF, BDEV_PREFETCH_AUTO, BDEV_PREFETCH_ON };
+int bdev_set_prefetch(struct bdev *b, enum bdev_prefetch mode, uint64_t max);
+
+/* What prefetch did since the LUN opened (tcqctl stats, metrics). */
+struct bdev_prefetch_stats {
+	bool on;		/* in effect (auto resolved) */
+	uint64_t max;		/* prefetch_max */
+	uint64_t held;		/* bytes its buffers hold now */
+	uint64_t hits;		/* reads served from a buffer, no disk I/O */
+	uint64_t misses;	/* reads sent to the disk while on */
+	uint64_t prefetched;	/* bytes read ahead and installed */
+	uint64_t dropped;	/* bytes read ahead, dropped by writes */
+};
+/* 0, or -EOPNOTSUPP when prefetch was never set on b. Any thread. */
+int bdev_prefetch_stats(struct bdev *b, struct bdev_prefetch_stats *st);
 
 /* Provisioning status of the run at offset (GET LBA STATUS). */
 int bdev_lba_status(struct bdev *b, uint64_t offset, uint64_t *len,

@@ -46,6 +46,7 @@
 #include <stdatomic.h>
 #include "backend/bdev.h"
 #include "backend/bdev_priv.h"
+#include "backend/prefetch.h"
 #include "tcq/compiler.h"
 #include "tcq/log.h"
 #include "tcq/reactor.h"
@@ -253,6 +254,7 @@ void bdev_complete(struct bdev_io *io, int result)
 	struct bdev_queue *q = io->q;
 	struct bdev *b = q->bdev;
 	struct reactor *r = q->reactor;
+	struct prefetch *pf;
 	/* Pass-granular service time: 0 for a backend that completes in the
 	 * pass that submitted (null, ram). */
 	int64_t lat = (int64_t)(r->now_ns - io->start_ns);
@@ -263,6 +265,12 @@ void bdev_complete(struct bdev_io *io, int result)
 	r->io_inflight--;
 	r->io_lat_ns += (lat - r->io_lat_ns) / 8;
 	atomic_fetch_sub(&b->budget.inflight, 1);	/* then read waitmask */
+	/* A write's range dropped again from the read-ahead before it is
+	 * reported: one started meanwhile may hold what it overwrote. */
+	pf = __atomic_load_n(&b->prefetch, __ATOMIC_ACQUIRE);
+	if (unlikely(pf) && io->op != BDEV_READ && io->op != BDEV_FLUSH &&
+	    prefetch_active(pf))
+		prefetch_write(pf, io->offset, io->len);
 	io->done(io);		/* may free io or submit more */
 	/* A queue with waiters shows them, so waitmask is 0 unless the LUN
 	 * is at its depth. */

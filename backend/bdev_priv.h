@@ -65,6 +65,10 @@ void bdev_cq_fini(struct bdev_cq *cq);
 /* bdev_depth.c: io passed bdev_check; it starts now or waits for a slot
  * of the LUN's budget. */
 void bdev_depth_submit(struct bdev_queue *q, struct bdev_io *io);
+/* bdev.c: io, never counted in flight, completes (io->done) with result
+ * on the next pass of q's reactor (a read prefetch served). */
+void bdev_queue_done_later(struct bdev_queue *q, struct bdev_io *io,
+			   int result);
 /* bdev.c: runs ops->flush at the end of this pass, when there is one. */
 void bdev_queue_flush_later(struct bdev_queue *q);
 #endif

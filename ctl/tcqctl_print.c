@@ -60,6 +60,17 @@ static void print_lun_head(json_object *l)
 	if (get(l, "medium"))	/* a cdrom: its disc */
 		printf("  cdrom  medium %s  profile %s\n", gets_(l, "medium"),
 		       gets_(l, "profile"));
+	if (get(l, "prefetch")) {	/* read-ahead: since the LUN opened */
+		json_object *m = get(l, "prefetch");
+
+		printf("  prefetch %s  max %" PRId64 "  held %" PRId64
+		       "  hits %" PRId64 "  misses %" PRId64 "  prefetched %"
+		       PRId64 " B  dropped by writes %" PRId64 " B\n",
+		       json_object_get_boolean(get(m, "on")) ? "on" : "off",
+		       geti(m, "max"), geti(m, "held"), geti(m, "hits"),
+		       geti(m, "misses"), geti(m, "bytes_prefetched"),
+		       geti(m, "bytes_dropped"));
+	}
 	if (get(l, "model")) {
 		json_object *m = get(l, "model");
 

@@ -186,6 +186,8 @@ struct cfg_lun *cfg_add_lun(struct cfg *c, const char *target, unsigned id,
 	l->write_cache = true;
 	l->thin = -1;
 	l->queue_depth = CFG_DEFAULT_QUEUE_DEPTH;
+	l->prefetch = 1;		/* auto */
+	l->prefetch_max = CFG_DEFAULT_PREFETCH_MAX;
 	c->luns[c->nluns++] = l;
 	/* Linked now if its target is known; else by cfg_finish. */
 	if ((t = find_target(c, target)))

@@ -16,6 +16,10 @@
 #define CFG_DEFAULT_LISTEN "0.0.0.0:3260"
 #define CFG_DEFAULT_BACKEND "aio"
 #define CFG_DEFAULT_QUEUE_DEPTH 128
+/* prefetch_max: its default and range (backend/prefetch.c) */
+#define CFG_DEFAULT_PREFETCH_MAX (4u << 20)
+#define CFG_MIN_PREFETCH_MAX (64u << 10)
+#define CFG_MAX_PREFETCH_MAX (1u << 30)
 #define CFG_MAX_QUEUE_DEPTH 1024
 /* QoS limits (scsi/qos.h): far above what one LUN serves, and low enough
  * that the token arithmetic cannot overflow */
@@ -65,6 +69,9 @@ struct cfg_lun {
 	bool fua_ignore;		/* fua = ignore */
 	uint32_t qos_iops;		/* QoS limits (scsi/qos.h); 0: none */
 	uint32_t qos_mbps;		/* MB/s, 1 MB = 10^6 bytes */
+	uint8_t prefetch;		/* enum bdev_prefetch: 0 off, 1 auto
+					 * (default), 2 on */
+	uint32_t prefetch_max;		/* bytes its buffers may hold */
 	char *record;			/* record = FILE (crash lab); NULL */
 	uint64_t record_max;		/* its bytes at most; 0: default */
 	bool no_shared_state;		/* shared_state = none: reservations

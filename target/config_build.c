@@ -42,6 +42,14 @@ int cfg_open_lun_bdev(const struct target *t, const struct cfg_lun *cl,
 			 cl->path ? cl->path : cl->backend, why);
 		return -1;
 	}
+	/* Its state now, so that a live change cannot fail. */
+	if (bdev_set_prefetch(b, (enum bdev_prefetch)cl->prefetch,
+			      cl->prefetch_max) < 0) {
+		bdev_close(b);
+		snprintf(err, errlen, "[lun %s %u] prefetch: out of memory",
+			 t->dev.name, cl->id);
+		return -1;
+	}
 	if (cdrom && b->size % 2048) {
 		st.st_size = (off_t)b->size;
 		bdev_close(b);

@@ -137,6 +137,15 @@ void cfg_fmt_honour(const struct cfg_key *k, const struct cfg *c,
 	emit(ctx, *(const bool *)FIELD(base, k) ? "ignore" : "honour");
 }
 
+void cfg_fmt_prefetch(const struct cfg_key *k, const struct cfg *c,
+		      const void *base, cfg_emit *emit, void *ctx)
+{
+	static const char *const names[] = { "off", "auto", "on" };
+	uint8_t v = *(const uint8_t *)FIELD(base, k);
+
+	emit(ctx, v < 3 ? names[v] : "auto");
+}
+
 void cfg_fmt_lun_type(const struct cfg_key *k, const struct cfg *c,
 		      const void *base, cfg_emit *emit, void *ctx)
 {

@@ -117,6 +117,19 @@ static int set_tristate(const struct cfg_key *k, struct cfg *c, void *base,
 	return 0;
 }
 
+/* off|auto|on into a uint8_t: enum bdev_prefetch's order. */
+static int set_prefetch(const struct cfg_key *k, struct cfg *c, void *base,
+			const char *v, char *err, size_t errlen)
+{
+	static const char *const words[] = { "off", "auto", "on" };
+	unsigned i;
+
+	if (cfg_parse_choice(v, words, 3, &i, err, errlen) < 0)
+		return -1;
+	*(uint8_t *)FIELD(base, k) = (uint8_t)i;
+	return 0;
+}
+
 /* 0|1 into a uint8_t: a mode page bit the standard names by its value. */
 static int set_bit(const struct cfg_key *k, struct cfg *c, void *base,
 		   const char *v, char *err, size_t errlen)
@@ -416,6 +429,7 @@ static const struct cfg_type
 	T_QAM = { "restricted|unrestricted", set_qam, false, cfg_fmt_qam },
 	T_SHARED_STATE = { "auto|none", set_shared_state, false, cfg_fmt_shared_state },
 	T_HONOUR = { "honour|ignore", set_honour, false, cfg_fmt_honour },
+	T_PREFETCH = { "auto|on|off", set_prefetch, false, cfg_fmt_prefetch },
 	T_LOG_LEVEL = { "error|warn|info|debug", set_log_level, false, cfg_fmt_log_level },
 	T_STRING = { "TEXT", set_string, false, cfg_fmt_string },
 	T_FILE = { "FILE", set_string, false, cfg_fmt_string },
@@ -662,6 +676,14 @@ const struct cfg_key cfg_keys[] = {
 	{ "qos_mbps", L(qos_mbps), &T_U32, 0, CFG_MAX_QOS_MBPS,
 	  "QoS: the LUN's data moved to and from the medium, MB/s (10^6 "
 	  "bytes), over every initiator, shared round robin (0: no limit)",
+	  CFG_LIVE },
+	{ "prefetch", L(prefetch), &T_PREFETCH, 0, 0,
+	  "sequential read-ahead into a buffer of the LUN (auto: where the "
+	  "backend reads the medium O_DIRECT)",
+	  CFG_LIVE },
+	{ "prefetch_max", L(prefetch_max), &T_SIZE32, CFG_MIN_PREFETCH_MAX,
+	  CFG_MAX_PREFETCH_MAX,
+	  "bytes the LUN's read-ahead buffers may hold",
 	  CFG_LIVE },
 	{ "record", L(record), &T_FILE, 0, 0,
 	  "record what the LUN is asked to write, flush and order into FILE "

@@ -119,6 +119,27 @@ static void model_json(json_object *o, struct bdev *b)
 	json_object_object_add(o, "model", m);
 }
 
+/* Sequential prefetch (backend/prefetch.c), as "prefetch": {...}, on a
+ * LUN whose backend has it set: whether it is in effect, and what it did
+ * since the LUN opened. */
+static void prefetch_json(json_object *o, struct bdev *b)
+{
+	struct bdev_prefetch_stats st;
+	json_object *m;
+
+	if (!b || bdev_prefetch_stats(b, &st) < 0)
+		return;
+	m = json_object_new_object();
+	ctl_add_bool(m, "on", st.on);
+	ctl_add_u64(m, "max", st.max);
+	ctl_add_u64(m, "held", st.held);
+	ctl_add_u64(m, "hits", st.hits);
+	ctl_add_u64(m, "misses", st.misses);
+	ctl_add_u64(m, "bytes_prefetched", st.prefetched);
+	ctl_add_u64(m, "bytes_dropped", st.dropped);
+	json_object_object_add(o, "prefetch", m);
+}
+
 json_object *ctl_lun_json(const struct lun *l)
 {
 	json_object *o = json_object_new_object();
@@ -158,6 +179,7 @@ json_object *ctl_lun_json(const struct lun *l)
 			    "none");
 	}
 	model_json(o, l->bdev);
+	prefetch_json(o, l->bdev);
 	return o;
 }
 

@@ -314,7 +314,9 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 				 !section_differs(CFG_LUN, CFG_RECREATE, o, ol,
 						  p->n, nl, &which))) {
 			/* Changed in place, if at all. */
-			c.qd = key_differs("queue_depth", CFG_LUN, o, ol, p->n, nl);
+			c.qd = key_differs("queue_depth", CFG_LUN, o, ol, p->n, nl) ||
+			       key_differs("prefetch", CFG_LUN, o, ol, p->n, nl) ||
+			       key_differs("prefetch_max", CFG_LUN, o, ol, p->n, nl);
 			c.barrier = key_differs("barrier", CFG_LUN, o, ol, p->n, nl);
 			c.wc = key_differs("write_cache", CFG_LUN, o, ol, p->n, nl);
 			c.lying = key_differs("flush", CFG_LUN, o, ol, p->n, nl) ||
@@ -511,9 +513,12 @@ static void apply_settings(struct lun_change *c)
 	const struct cfg_lun *cl = c->cl;
 
 	/* Each is one store the data path reads relaxed (tcqctl set). */
-	if (c->qd && l->bdev)
+	if (c->qd && l->bdev) {	/* prefetch's state exists: cannot fail */
 		atomic_store_explicit(&l->bdev->queue_depth, cl->queue_depth,
 				      memory_order_relaxed);
+		bdev_set_prefetch(l->bdev, (enum bdev_prefetch)cl->prefetch,
+				  cl->prefetch_max);
+	}
 	if (c->barrier)
 		lun_set_barrier(l, (enum lun_barrier)cl->barrier);
 	if (c->lying) {

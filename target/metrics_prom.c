@@ -154,6 +154,10 @@ static uint64_t v_barrier_flushes(const struct prom_lun *l)
 }
 static uint64_t v_qos_delayed(const struct prom_lun *l) { return l->qos_delayed; }
 static uint64_t v_qos_held(const struct prom_lun *l) { return l->qos_held; }
+static uint64_t v_pf_hits(const struct prom_lun *l) { return l->pf_hits; }
+static uint64_t v_pf_misses(const struct prom_lun *l) { return l->pf_misses; }
+static uint64_t v_pf_bytes(const struct prom_lun *l) { return l->pf_prefetched; }
+static uint64_t v_pf_dropped(const struct prom_lun *l) { return l->pf_dropped; }
 
 static uint64_t v_path_samples(const struct prom_lun *l)
 {
@@ -383,6 +387,16 @@ static void render_luns(struct prom_buf *b, const struct prom_view *v)
 		   v_qos_delayed);
 	lun_family(b, v, "tcq_lun_qos_held", "gauge",
 		   "Commands QoS holds now.", v_qos_held);
+	lun_family(b, v, "tcq_lun_prefetch_hits_total", "counter",
+		   "Reads served from the read-ahead buffer, no disk I/O.",
+		   v_pf_hits);
+	lun_family(b, v, "tcq_lun_prefetch_misses_total", "counter",
+		   "Reads sent to the disk while prefetch was on.", v_pf_misses);
+	lun_family(b, v, "tcq_lun_prefetch_bytes_total", "counter",
+		   "Bytes read ahead into the buffer.", v_pf_bytes);
+	lun_family(b, v, "tcq_lun_prefetch_dropped_bytes_total", "counter",
+		   "Bytes read ahead and dropped by writes to their range.",
+		   v_pf_dropped);
 	render_path(b, v);
 }
 
@@ -496,6 +510,16 @@ static void collect_lun(struct lun *l, void *arg)
 							  memory_order_relaxed) : 0;
 	stats_snapshot(l, &pl->s);
 	qos_counts(l, &pl->qos_delayed, &pl->qos_held);
+	{
+		struct bdev_prefetch_stats pf;
+
+		if (l->bdev && bdev_prefetch_stats(l->bdev, &pf) == 0) {
+			pl->pf_hits = pf.hits;
+			pl->pf_misses = pf.misses;
+			pl->pf_prefetched = pf.prefetched;
+			pl->pf_dropped = pf.dropped;
+		}
+	}
 	{
 		struct record_info *ri = malloc(sizeof(*ri));
 

@@ -49,6 +49,8 @@ struct prom_lun {
 	bool recording;
 	uint64_t rec_bytes, rec_records, rec_full;
 	struct durab_info unfl;
+	/* sequential prefetch (backend/prefetch.h), zero where unset */
+	uint64_t pf_hits, pf_misses, pf_prefetched, pf_dropped;
 };
 
 struct prom_target {

@@ -268,6 +268,12 @@ START_TEST(test_bad_values)
 	expect(TGT LUN0 "qos_mbps = 100001\n", 1,
 	       "tcqd.conf:4: bad value for 'qos_mbps': '100001' is out of "
 	       "range 0..100000", NULL);
+	expect(TGT LUN0 "prefetch = always\n", 1,
+	       "tcqd.conf:4: bad value for 'prefetch': 'always' is not off, "
+	       "auto or on", NULL);
+	expect(TGT LUN0 "prefetch_max = 32K\n", 1,
+	       "tcqd.conf:4: bad value for 'prefetch_max': '32K' is out of "
+	       "range 65536..1073741824", NULL);
 }
 END_TEST
 

@@ -101,6 +101,12 @@ static void fixture_view(struct prom_view *v, struct prom_target *t,
 	l->s.c.barrier_flushes = 1;
 	l->qos_delayed = 9;	/* QoS: 9 commands held, 3 of them now */
 	l->qos_held = 3;
+	/* prefetch: 40 reads from its buffers, 3 to the disk, 1 MiB read
+	 * ahead, 256 KiB of it dropped by a write */
+	l->pf_hits = 40;
+	l->pf_misses = 3;
+	l->pf_prefetched = 1048576;
+	l->pf_dropped = 262144;
 	/* three sampled commands, two with backend I/O */
 	l->s.c.path_samples = 3;
 	l->s.c.path_io_samples = 2;
@@ -265,6 +271,18 @@ static const char expected[] =
 	"# HELP tcq_lun_qos_held Commands QoS holds now.\n"
 	"# TYPE tcq_lun_qos_held gauge\n"
 	"tcq_lun_qos_held{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 3\n"
+	"# HELP tcq_lun_prefetch_hits_total Reads served from the read-ahead buffer, no disk I/O.\n"
+	"# TYPE tcq_lun_prefetch_hits_total counter\n"
+	"tcq_lun_prefetch_hits_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 40\n"
+	"# HELP tcq_lun_prefetch_misses_total Reads sent to the disk while prefetch was on.\n"
+	"# TYPE tcq_lun_prefetch_misses_total counter\n"
+	"tcq_lun_prefetch_misses_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 3\n"
+	"# HELP tcq_lun_prefetch_bytes_total Bytes read ahead into the buffer.\n"
+	"# TYPE tcq_lun_prefetch_bytes_total counter\n"
+	"tcq_lun_prefetch_bytes_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 1048576\n"
+	"# HELP tcq_lun_prefetch_dropped_bytes_total Bytes read ahead and dropped by writes to their range.\n"
+	"# TYPE tcq_lun_prefetch_dropped_bytes_total counter\n"
+	"tcq_lun_prefetch_dropped_bytes_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 262144\n"
 	"# HELP tcq_lun_path_samples_total Commands sampled for the path breakdown (one in 16).\n"
 	"# TYPE tcq_lun_path_samples_total counter\n"
 	"tcq_lun_path_samples_total{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\",lun=\"7\"} 3\n"
