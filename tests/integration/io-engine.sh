@@ -49,14 +49,14 @@ write_reads_back() {
 	ok "a block written through the $1 engine reads back the same"
 }
 
-# From the file alone (no --io-engine, which would override it on reload
-# too, nor the test pass's TCQ_TEST_IO_ENGINE).
-fixture_uring() {
-	tcqd_conf "$CONF" "$T" 8M "ctl = $SOCK" "io_engine = uring"
+# auto, from the file alone (no --io-engine, which would override it on
+# reload too, nor the test pass's TCQ_TEST_IO_ENGINE): uring here.
+fixture_auto() {
+	tcqd_conf "$CONF" "$T" 8M "ctl = $SOCK" "io_engine = auto"
 	TCQ_TEST_IO_ENGINE='' start_tcqd -c "$CONF"
 }
 
-uring_is_logged_shown_and_measured() { engine_is uring; }
+auto_takes_uring_here() { engine_is uring; }
 uring_reads_back_what_it_wrote() { write_reads_back uring; }
 
 # The key is restart only: a reload that changes it is refused by its
@@ -65,7 +65,7 @@ io_engine_refused_live() {
 	local before
 	before=$(tc "$TCQCTL" --ctl "$SOCK" config) || fail "tcqctl config"
 	cp "$CONF" "$CONF.keep"
-	sed -i 's/^io_engine = uring/io_engine = aio/' "$CONF"
+	sed -i 's/^io_engine = auto/io_engine = aio/' "$CONF"
 	ctl reload && fail "a reload that changes io_engine was taken"
 	[[ $OUT == *"[global] io_engine changes only with a restart"* ]] ||
 		fail "the refusal does not name io_engine: $OUT"
@@ -84,13 +84,6 @@ fixture_aio() {
 aio_is_logged_with_why() { engine_is aio "io_engine = aio"; }
 aio_reads_back_what_it_wrote() { write_reads_back aio; }
 
-auto_takes_uring_here() {
-	tcqd_conf "$CONF" "$T" 8M "ctl = $SOCK" "io_engine = auto"
-	start_tcqd -c "$CONF" --io-engine auto
-	engine_is uring
-	stop_tcqd
-}
-
 bad_engine_refused_by_name() {
 	local rc=0
 	printf '[global]\nio_engine = epoll\n' >"$TEST_TMP/bad.conf"
@@ -108,15 +101,14 @@ bad_engine_refused_by_name() {
 }
 
 CHECKS=(
-	@uring
-	uring_is_logged_shown_and_measured
+	@auto
+	auto_takes_uring_here
 	uring_reads_back_what_it_wrote
 	io_engine_refused_live
 	@aio
 	aio_is_logged_with_why
 	aio_reads_back_what_it_wrote
 	@
-	auto_takes_uring_here
 	bad_engine_refused_by_name
 )
 run_checks "$@"
