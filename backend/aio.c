@@ -19,13 +19,18 @@
  * rwf_dsync=0 and aio_fsync=0 force the fallbacks above (for kernels or
  * filesystems where those misbehave; the tests use them too).
  *
+ * On io_engine = uring the same device runs its queues on the reactor's
+ * io_uring instead (uring_queue.c): reads, writes and the data syncs are
+ * requests on the ring, with the same fallbacks.
+ *
  * This file opens the file or device and answers for it; the queues are
- * in aio_queue.c, the worker thread and DISCARD/WRITE ZEROES in
+ * in aio_queue.c (uring_queue.c), the worker thread and DISCARD/WRITE ZEROES in
  * aio_sync.c (aio_priv.h).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <config.h>	/* autoconf's (HAVE_LIBURING) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -202,6 +207,31 @@ static const struct bdev_ops aio_ops = {
 	.resize = aio_resize,
 	.space = aio_space,
 };
+
+#ifdef HAVE_LIBURING
+/* The same device with its queues on the reactors' io_uring. */
+static const struct bdev_ops aio_uring_ops = {
+	.name = "aio",
+	.queue_init = uring_queue_init,
+	.queue_fini = uring_queue_fini,
+	.submit = uring_submit,
+	.close = aio_close,
+	.lba_status = aio_lba_status,
+	.read_sync = aio_read_sync,
+	.resize = aio_resize,
+	.space = aio_space,
+};
+#endif
+
+/* The queues of the engine the reactors run (reactor_set_engine). */
+static const struct bdev_ops *aio_engine_ops(void)
+{
+#ifdef HAVE_LIBURING
+	if (reactor_engine() == REACTOR_URING)
+		return &aio_uring_ops;
+#endif
+	return &aio_ops;
+}
 
 /* ---- open -------------------------------------------------------------- */
 
@@ -400,7 +430,7 @@ static struct bdev *aio_new_bdev(const struct aio_opts *o,
 	struct aio_dev *dev;
 	struct bdev *b;
 
-	b = bdev_alloc(&aio_ops, p, ao->size, err, errlen);
+	b = bdev_alloc(aio_engine_ops(), p, ao->size, err, errlen);
 	if (!b)
 		return NULL;
 	dev = calloc(1, sizeof(*dev));

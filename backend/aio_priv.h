@@ -3,7 +3,9 @@
  * aio.c opens the file or device and answers for it (geometry, options,
  * provisioning), aio_queue.c moves I/O through each reactor's io_context,
  * aio_sync.c does what runs outside the kernel's aio (the fdatasync
- * worker thread, DISCARD and WRITE ZEROES). Private to backend/.
+ * worker thread, DISCARD and WRITE ZEROES); uring_queue.c moves the same
+ * device's I/O through the reactor's io_uring instead, when tcqd runs
+ * io_engine = uring. Private to backend/.
  */
 #ifndef TCQ_BACKEND_AIO_PRIV_H
 #define TCQ_BACKEND_AIO_PRIV_H
@@ -86,7 +88,19 @@ void aio_worker_init(struct aio_dev *dev);
 void aio_worker_queue(struct aio_queue *aq, struct aio_slot *s);
 void aio_worker_reap(struct aio_queue *aq);
 void aio_worker_stop(struct aio_dev *dev);
-/* Synchronous on the reactor; 0 or -errno. */
+/* Synchronous on the reactor; 0 or -errno. zbuf: the queue's buffer of
+ * zeros for writing them by hand, allocated on first need. */
 int aio_discard(struct aio_dev *dev, uint64_t off, uint64_t len);
-int aio_write_zeroes(struct aio_queue *aq, uint64_t off, uint64_t len);
+int aio_write_zeroes(struct aio_dev *dev, void **zbuf, uint64_t off,
+		     uint64_t len);
+/* aio_queue.c: a short read got bytes short of io's end because the file
+ * ends there: the rest is zeroed and it counts as whole. */
+bool aio_read_past_eof(struct aio_dev *dev, struct bdev_io *io, uint64_t got);
+
+/* uring_queue.c: the queue ops on the reactor's io_uring, for a reactor
+ * of REACTOR_URING (aio.c picks them at open); no flush op: the pass's
+ * one submit takes the SQEs. */
+int uring_queue_init(struct bdev *b, struct bdev_queue *q);
+void uring_queue_fini(struct bdev_queue *q);
+void uring_submit(struct bdev_queue *q, struct bdev_io *io);
 #endif

@@ -126,7 +126,8 @@ void aio_submit(struct bdev_queue *q, struct bdev_io *io)
 	}
 	if (io->op == BDEV_WRITE_ZEROES) {
 		bdev_cq_push(&aq->sync_cq, io,
-			     aio_write_zeroes(aq, io->offset, io->len));
+			     aio_write_zeroes(aq->dev, &aq->zbuf, io->offset,
+					      io->len));
 		return;
 	}
 	s = aq->free;
@@ -214,13 +215,11 @@ static void aio_retry_cb(struct reactor_timer *t)
 
 /* ---- completion -------------------------------------------------------- */
 
-/* A short read that ends at the file's end reads zeros beyond it. */
-static bool aio_read_past_eof(struct aio_queue *aq, struct bdev_io *io,
-			      uint64_t got)
+bool aio_read_past_eof(struct aio_dev *dev, struct bdev_io *io, uint64_t got)
 {
 	struct stat st;
 
-	if (aq->dev->is_blk || fstat(aq->dev->fd, &st) < 0)
+	if (dev->is_blk || fstat(dev->fd, &st) < 0)
 		return false;
 	if ((uint64_t)st.st_size > io->offset + got)
 		return false;
@@ -248,7 +247,7 @@ static void aio_event(struct aio_queue *aq, struct aio_slot *s, long res)
 		return;
 	}
 	if ((uint64_t)res != io->len &&
-	    !(io->op == BDEV_READ && aio_read_past_eof(aq, io, (uint64_t)res))) {
+	    !(io->op == BDEV_READ && aio_read_past_eof(aq->dev, io, (uint64_t)res))) {
 		/* A file's write stops short when its file system runs out
 		 * of space (the next write would say ENOSPC): the device
 		 * server answers SPACE ALLOCATION FAILED for it. */

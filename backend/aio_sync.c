@@ -152,10 +152,9 @@ int aio_discard(struct aio_dev *dev, uint64_t off, uint64_t len)
 	return 0;
 }
 
-int aio_write_zeroes(struct aio_queue *aq, uint64_t off, uint64_t len)
+int aio_write_zeroes(struct aio_dev *dev, void **zbuf, uint64_t off,
+		     uint64_t len)
 {
-	struct aio_dev *dev = aq->dev;
-
 	if (dev->is_blk) {
 		uint64_t range[2] = { off, len };
 
@@ -170,15 +169,15 @@ int aio_write_zeroes(struct aio_queue *aq, uint64_t off, uint64_t len)
 			return 0;
 	}
 	/* Neither: write zeros (aligned buffer, fine for O_DIRECT). */
-	if (!aq->zbuf) {
-		aq->zbuf = bufpool_alloc(AIO_ZERO_CHUNK);
-		if (!aq->zbuf)
+	if (!*zbuf) {
+		*zbuf = bufpool_alloc(AIO_ZERO_CHUNK);
+		if (!*zbuf)
 			return -ENOMEM;
-		memset(aq->zbuf, 0, AIO_ZERO_CHUNK);
+		memset(*zbuf, 0, AIO_ZERO_CHUNK);
 	}
 	while (len > 0) {
 		size_t n = len > AIO_ZERO_CHUNK ? AIO_ZERO_CHUNK : (size_t)len;
-		ssize_t w = pwrite(dev->fd, aq->zbuf, n, (off_t)off);
+		ssize_t w = pwrite(dev->fd, *zbuf, n, (off_t)off);
 
 		if (w < 0) {
 			if (errno == EINTR)

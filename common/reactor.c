@@ -16,8 +16,14 @@
  * pass that does not sleep (work deferred, a timer due) cost no syscall.
  * The timerfd is edge-triggered and never read: it only wakes the pass;
  * run_timers decides what is due from the pass's time.
+ *
+ * On io_uring (reactor_uring.c) the pass is the same but for its wait:
+ * one io_uring_submit_and_wait instead of epoll_wait, with the fds watched
+ * by poll requests on the ring, then every completion dispatched.
  */
+#include <config.h>	/* autoconf's (HAVE_LIBURING) */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,6 +33,7 @@
 #include <sys/timerfd.h>
 #include "tcq/reactor.h"
 #include "tcq/log.h"
+#include "common/reactor_priv.h"
 
 #define REACTOR_MAX_EVENTS 128
 /* Deferred calls queued by deferred calls run in further rounds of the
@@ -47,6 +54,50 @@ static __thread struct {
 } tls_batch;
 
 static __thread struct reactor *tls_self;
+
+/* Set once at start (before the reactor threads exist), or by a test
+ * between its reactors. */
+static enum reactor_engine engine = REACTOR_EPOLL;
+
+void reactor_set_engine(enum reactor_engine e)
+{
+	engine = e;
+}
+
+enum reactor_engine reactor_engine(void)
+{
+	return engine;
+}
+
+const char *reactor_engine_name(enum reactor_engine e)
+{
+	return e == REACTOR_URING ? "uring" : "aio";
+}
+
+#ifndef HAVE_LIBURING
+/* Built without liburing: epoll and libaio only. */
+int reactor_uring_probe(char *why, size_t whylen)
+{
+	snprintf(why, whylen, "tcq was built without liburing");
+	return -ENOSYS;
+}
+
+struct io_uring_sqe *reactor_uring_sqe(struct reactor *r)
+{
+	return NULL;
+}
+
+void reactor_uring_counts(const struct reactor *r, uint64_t *enters,
+			  uint64_t *sqes)
+{
+	*enters = *sqes = 0;
+}
+
+int ruring_init(struct reactor *r)
+{
+	return -ENOSYS;
+}
+#endif
 
 uint64_t reactor_now_ns(void)
 {
@@ -199,6 +250,16 @@ void reactor_stop(struct reactor *r)
 
 /* ---- init -------------------------------------------------------------- */
 
+static void engine_fini(struct reactor *r)
+{
+#ifdef HAVE_LIBURING
+	ruring_fini(r);
+#endif
+	if (r->epfd >= 0)
+		close(r->epfd);
+	r->epfd = -1;
+}
+
 static void timerfd_ready(struct reactor *r, uint32_t events, void *arg)
 {
 	/* Nothing to read (edge-triggered): the pass it woke runs the
@@ -215,9 +276,16 @@ int reactor_init(struct reactor *r, int index)
 	r->tfd_at = TFD_NONE;
 	list_init(&r->deferred);
 	list_init(&r->next_pass);
-	r->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (r->epfd < 0)
-		return -errno;
+	r->epfd = -1;
+	if (engine == REACTOR_URING) {
+		err = ruring_init(r);
+		if (err < 0)
+			return err;
+	} else {
+		r->epfd = epoll_create1(EPOLL_CLOEXEC);
+		if (r->epfd < 0)
+			return -errno;
+	}
 	pthread_mutex_init(&r->mbox_lock, NULL);
 	r->mbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (r->mbox_fd < 0) {
@@ -245,7 +313,7 @@ fail:
 		close(r->tfd);
 	if (r->mbox_fd >= 0)
 		close(r->mbox_fd);
-	close(r->epfd);
+	engine_fini(r);
 	return err;
 }
 
@@ -265,8 +333,8 @@ void reactor_fini(struct reactor *r)
 	pthread_mutex_destroy(&r->mbox_lock);
 	close(r->mbox_fd);
 	close(r->tfd);
-	close(r->epfd);
-	r->mbox_fd = r->tfd = r->epfd = -1;
+	engine_fini(r);
+	r->mbox_fd = r->tfd = -1;
 	heap_fini(&r->timers);
 	while (!list_empty(&r->deferred))
 		list_del(r->deferred.next);
@@ -285,6 +353,11 @@ int reactor_add_fd(struct reactor *r, struct reactor_fd *h, int fd,
 	h->events = events;
 	h->fn = fn;
 	h->arg = arg;
+	h->poll = NULL;
+#ifdef HAVE_LIBURING
+	if (r->ring)
+		return ruring_add_fd(r, h);
+#endif
 	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		return -errno;
 	return 0;
@@ -296,6 +369,15 @@ int reactor_mod_fd(struct reactor *r, struct reactor_fd *h, uint32_t events)
 
 	if (h->events == events)
 		return 0;
+#ifdef HAVE_LIBURING
+	if (r->ring) {
+		int err = ruring_mod_fd(r, h, events);
+
+		if (err == 0)
+			h->events = events;
+		return err;
+	}
+#endif
 	if (epoll_ctl(r->epfd, EPOLL_CTL_MOD, h->fd, &ev) < 0)
 		return -errno;
 	h->events = events;
@@ -304,6 +386,14 @@ int reactor_mod_fd(struct reactor *r, struct reactor_fd *h, uint32_t events)
 
 void reactor_del_fd(struct reactor *r, struct reactor_fd *h)
 {
+#ifdef HAVE_LIBURING
+	if (r->ring) {
+		ruring_del_fd(r, h);
+		h->fd = -1;
+		h->fn = NULL;
+		return;
+	}
+#endif
 	if (h->fd >= 0)
 		epoll_ctl(r->epfd, EPOLL_CTL_DEL, h->fd, NULL);
 	h->fd = -1;
@@ -506,6 +596,16 @@ static void dispatch(struct reactor *r, struct epoll_event *ev, int n)
 	tls_batch.n = 0;
 }
 
+/* The io_uring pass's wait and completions (reactor_uring.c). */
+static void ruring_pass_io(struct reactor *r)
+{
+#ifdef HAVE_LIBURING
+	ruring_wait(r, wait_timeout(r));
+	r->now_ns = reactor_now_ns();
+	ruring_dispatch(r);
+#endif
+}
+
 int reactor_run(struct reactor *r)
 {
 	struct epoll_event ev[REACTOR_MAX_EVENTS];
@@ -514,17 +614,21 @@ int reactor_run(struct reactor *r)
 	tls_self = r;
 	r->thread = pthread_self();
 	for (;;) {
-		int n = epoll_wait(r->epfd, ev, REACTOR_MAX_EVENTS,
-				   wait_timeout(r));
+		if (r->ring) {
+			ruring_pass_io(r);
+		} else {
+			int n = epoll_wait(r->epfd, ev, REACTOR_MAX_EVENTS,
+					   wait_timeout(r));
 
-		if (n < 0) {
-			if (errno != EINTR)
-				log_err("reactor %d: epoll_wait: %s", r->index,
-					strerror(errno));
-			n = 0;
+			if (n < 0) {
+				if (errno != EINTR)
+					log_err("reactor %d: epoll_wait: %s",
+						r->index, strerror(errno));
+				n = 0;
+			}
+			r->now_ns = reactor_now_ns();
+			dispatch(r, ev, n);
 		}
-		r->now_ns = reactor_now_ns();
-		dispatch(r, ev, n);
 		run_timers(r);
 		take_next_pass(r);
 		run_deferred(r);

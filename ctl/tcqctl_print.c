@@ -152,6 +152,8 @@ static void print_stats(json_object *r)
 	json_object *luns = get(r, "luns");
 	size_t n = json_object_array_length(luns);
 
+	if (get(r, "io_engine"))	/* the one tcqd runs, auto resolved */
+		printf("io engine: %s\n", gets_(r, "io_engine"));
 	if (get(r, "buffers_in_use"))
 		printf("I/O buffers in use: %" PRId64 "\n",
 		       geti(r, "buffers_in_use"));

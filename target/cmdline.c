@@ -93,6 +93,10 @@ static void usage(FILE *f)
 "options:\n"
 "      --threads N          reactor threads (default: number of CPUs; more\n"
 "                           than the CPUs tcqd may run on is warned about)\n"
+"      --io-engine auto|uring|aio  the event loop and file I/O: io_uring,\n"
+"                           or epoll and libaio; auto (default): uring when\n"
+"                           the kernel allows it (overrides io_engine in\n"
+"                           [global])\n"
 "      --cmd-window N       commands a session may send ahead (MaxCmdSN -\n"
 "                           ExpCmdSN + 1; default 128; overrides cmd_window\n"
 "                           in [global])\n"
@@ -124,7 +128,8 @@ enum {
 	OPT_THREADS, OPT_LOG_LEVEL, OPT_CHAP, OPT_MUTUAL_CHAP, OPT_ALLOW,
 };
 
-enum { OPT_CTL = 512, OPT_STATE_DIR, OPT_METRICS, OPT_CMD_WINDOW };	/* global options outside the export range */
+enum { OPT_CTL = 512, OPT_STATE_DIR, OPT_METRICS, OPT_CMD_WINDOW,
+       OPT_IO_ENGINE };	/* global options outside the export range */
 /* LUN kind options of --export (scsi/sbc_media.c, sbc_ws.c). */
 enum { OPT_REMOVABLE = 600, OPT_THIN, OPT_SANITIZE };
 /* Ordering options of --export. */
@@ -151,6 +156,7 @@ static const struct option long_opts[] = {
 	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "cmd-window", required_argument, NULL, OPT_CMD_WINDOW },
+	{ "io-engine", required_argument, NULL, OPT_IO_ENGINE },
 	{ "chap", required_argument, NULL, OPT_CHAP },
 	{ "mutual-chap", required_argument, NULL, OPT_MUTUAL_CHAP },
 	{ "allow", required_argument, NULL, OPT_ALLOW },
@@ -212,6 +218,7 @@ void cmdline_parse(int argc, char **argv, struct cmdline *o)
 		case OPT_STATE_DIR: o->state_dir = optarg; break;
 		case OPT_METRICS: o->metrics = optarg; break;
 		case OPT_CMD_WINDOW: o->cmd_window = optarg; break;
+		case OPT_IO_ENGINE: o->io_engine = optarg; break;
 		case OPT_CHAP: o->chap = optarg; o->export_only_used = true; break;
 		case OPT_MUTUAL_CHAP:
 			o->mutual_chap = optarg;
@@ -425,6 +432,10 @@ void cmdline_override(struct cfg *c, const struct cmdline *o)
 			usage_error("--threads: %s", err);
 		c->set.threads = (int)v;
 	}
+	if (o->io_engine &&
+	    cfg_parse_io_engine(o->io_engine, &c->set.io_engine, err,
+				sizeof(err)) < 0)
+		usage_error("--io-engine: %s", err);
 	if (o->cmd_window) {
 		uint64_t v;
 

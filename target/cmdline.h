@@ -42,13 +42,15 @@ struct cmdline {
 	const char *state_dir;
 	const char *metrics;		/* --metrics [ADDR:]PORT */
 	const char *cmd_window;		/* --cmd-window N */
+	const char *io_engine;		/* --io-engine auto|uring|aio */
 };
 
 /* Parses argv into o; --help and --version exit 0. */
 void cmdline_parse(int argc, char **argv, struct cmdline *o);
 /* The configuration of --export (o->export_path set). */
 void cmdline_export_cfg(struct cfg *c, const struct cmdline *o);
-/* --ctl, --state-dir, --metrics, --threads, --cmd-window, --log-level
+/* --ctl, --state-dir, --metrics, --threads, --io-engine, --cmd-window,
+ * --log-level
  * and -v over what c says. */
 void cmdline_override(struct cfg *c, const struct cmdline *o);
 #endif

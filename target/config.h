@@ -225,6 +225,10 @@ int cfg_parse_choice(const char *s, const char *const *words, unsigned n,
 		     unsigned *out, char *err, size_t errlen);
 /* "drain|flush|ignore" into enum lun_barrier's value. */
 int cfg_parse_barrier(const char *s, uint8_t *out, char *err, size_t errlen);
+/* "auto|uring|aio" into enum tcq_io_engine; uring refused by a build
+ * without liburing. */
+int cfg_parse_io_engine(const char *s, uint8_t *out, char *err,
+			size_t errlen);
 /* "restricted|unrestricted" into the QAM code (0 or 1). */
 int cfg_parse_qam(const char *s, uint8_t *out, char *err, size_t errlen);
 /* shared_state "auto|none": *none set for none. */

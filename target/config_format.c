@@ -112,6 +112,15 @@ void cfg_fmt_barrier(const struct cfg_key *k, const struct cfg *c,
 	emit(ctx, v < 3 ? names[v] : "drain");
 }
 
+void cfg_fmt_io_engine(const struct cfg_key *k, const struct cfg *c,
+		       const void *base, cfg_emit *emit, void *ctx)
+{
+	static const char *const names[] = { "auto", "uring", "aio" };
+	uint8_t v = *(const uint8_t *)FIELD(base, k);
+
+	emit(ctx, v < 3 ? names[v] : "auto");
+}
+
 void cfg_fmt_qam(const struct cfg_key *k, const struct cfg *c,
 		    const void *base, cfg_emit *emit, void *ctx)
 {

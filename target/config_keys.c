@@ -192,6 +192,12 @@ static int set_barrier(const struct cfg_key *k, struct cfg *c, void *base,
 	return cfg_parse_barrier(v, (uint8_t *)FIELD(base, k), err, errlen);
 }
 
+static int set_io_engine(const struct cfg_key *k, struct cfg *c, void *base,
+			 const char *v, char *err, size_t errlen)
+{
+	return cfg_parse_io_engine(v, (uint8_t *)FIELD(base, k), err, errlen);
+}
+
 static int set_qam(const struct cfg_key *k, struct cfg *c, void *base,
 		   const char *v, char *err, size_t errlen)
 {
@@ -427,6 +433,7 @@ static const struct cfg_type
 	T_DIGEST = { "allow|deny", set_digest, false, cfg_fmt_digest },
 	T_BARRIER = { "drain|flush|ignore", set_barrier, false, cfg_fmt_barrier },
 	T_QAM = { "restricted|unrestricted", set_qam, false, cfg_fmt_qam },
+	T_IO_ENGINE = { "auto|uring|aio", set_io_engine, false, cfg_fmt_io_engine },
 	T_SHARED_STATE = { "auto|none", set_shared_state, false, cfg_fmt_shared_state },
 	T_HONOUR = { "honour|ignore", set_honour, false, cfg_fmt_honour },
 	T_PREFETCH = { "auto|on|off", set_prefetch, false, cfg_fmt_prefetch },
@@ -466,6 +473,9 @@ const struct cfg_key cfg_keys[] = {
 	  CFG_LIVE },
 	{ "threads", G(threads), &T_INT, 0, CFG_MAX_THREADS,
 	  "reactor threads; 0: one per CPU",
+	  CFG_RESTART },
+	{ "io_engine", G(io_engine), &T_IO_ENGINE, 0, 0,
+	  "event loop and file I/O: io_uring, or epoll and libaio",
 	  CFG_RESTART },
 	{ "log_level", G_CFG, &T_LOG_LEVEL, 0, 0,
 	  "what the log tells (default info)",

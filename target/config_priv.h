@@ -31,6 +31,7 @@ cfg_formatter cfg_fmt_tristate;
 cfg_formatter cfg_fmt_digest;
 cfg_formatter cfg_fmt_barrier;
 cfg_formatter cfg_fmt_qam;
+cfg_formatter cfg_fmt_io_engine;
 cfg_formatter cfg_fmt_shared_state;
 cfg_formatter cfg_fmt_honour;
 cfg_formatter cfg_fmt_prefetch;

@@ -3,6 +3,7 @@
  * booleans, the few words some keys take, serial numbers and iSCSI names.
  * Each parser gives 0, or -1 with a message in err that quotes the value.
  */
+#include <config.h>	/* autoconf's (HAVE_LIBURING) */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -68,6 +69,26 @@ int cfg_parse_barrier(const char *s, uint8_t *out, char *err, size_t errlen)
 
 	if (cfg_parse_choice(s, names, 3, &i, err, errlen) < 0)
 		return -1;
+	*out = (uint8_t)i;
+	return 0;
+}
+
+int cfg_parse_io_engine(const char *s, uint8_t *out, char *err,
+			size_t errlen)
+{
+	static const char *const names[] = { "auto", "uring", "aio" };
+	unsigned i;
+
+	if (cfg_parse_choice(s, names, 3, &i, err, errlen) < 0)
+		return -1;
+#ifndef HAVE_LIBURING
+	if (i == IO_ENGINE_URING) {
+		snprintf(err, errlen, "this tcqd was built without liburing "
+			 "(apt-get install -y liburing-dev, then configure "
+			 "--with-liburing): aio or auto only");
+		return -1;
+	}
+#endif
 	*out = (uint8_t)i;
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "tcq/bufpool.h"
+#include "tcq/reactor.h"
 #include "scsi/lun.h"
 #include "scsi/qos.h"
 #include "scsi/stats.h"
@@ -184,6 +185,8 @@ json_object *ctl_cmd_stats(struct ctl_conn *cc, char **argv, int argc)
 	 * every command is done (a leak shows as growth). */
 	if (json_object_get_boolean(json_object_object_get(r, "ok"))) {
 		ctl_add_u64(r, "buffers_in_use", (uint64_t)bufpool_in_use());
+		json_object_object_add(r, "io_engine", json_object_new_string(
+			reactor_engine_name(reactor_engine())));
 		json_object_object_add(r, "memory", memory_json());
 	}
 	return r;

@@ -195,6 +195,32 @@ static int resolve_threads(int configured)
 	return (int)n;
 }
 
+/*
+ * io_engine: auto takes io_uring when the kernel and liburing allow it
+ * (reactor_uring_probe), else epoll and libaio, and says why; uring
+ * insists. Set before anything opens a LUN: the backends pick their
+ * queues by it. 0, or -1 (logged) when uring cannot run.
+ */
+static int resolve_io_engine(uint8_t asked)
+{
+	char why[200] = "";
+	bool uring_ok = false;
+
+	if (asked != IO_ENGINE_AIO)
+		uring_ok = reactor_uring_probe(why, sizeof(why)) == 0;
+	if (asked == IO_ENGINE_URING && !uring_ok) {
+		log_err("io_engine = uring: %s", why);
+		return -1;
+	}
+	reactor_set_engine(uring_ok ? REACTOR_URING : REACTOR_EPOLL);
+	if (uring_ok)
+		log_info("io engine: uring");
+	else
+		log_info("io engine: aio (%s)", asked == IO_ENGINE_AIO ?
+			 "io_engine = aio" : why);
+	return 0;
+}
+
 /* The configuration: the file, or one LUN from the command line, with
  * the command line's overrides on it. Its messages go to stderr. */
 static int load_config(const struct cmdline *o, struct cfg *c,
@@ -231,6 +257,10 @@ static int build_daemon(struct cfg *c, const struct cmdline *o,
 {
 	char err[512];
 
+	if (resolve_io_engine(c->set.io_engine) < 0) {
+		cfg_free(c);
+		return -1;
+	}
 	tcqd = cfg_build(c, err, sizeof(err));
 	if (!tcqd) {
 		cfg_free(c);

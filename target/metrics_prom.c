@@ -266,6 +266,11 @@ static void render_global(struct prom_buf *b, const struct prom_view *v)
 		prom_printf(b, "tcq_logins_refused_total{reason=\"%s\"} %llu\n",
 			    login_refusal_names[r],
 			    (unsigned long long)v->refused[r]);
+	family(b, "tcq_io_engine", "gauge",
+	       "The io engine tcqd runs (io_engine, auto resolved at start), "
+	       "as a label; the value is 1.");
+	prom_printf(b, "tcq_io_engine{engine=\"%s\"} 1\n",
+		    v->io_engine ? v->io_engine : "aio");
 	if (!v->isns_server[0])
 		return;
 	family(b, "tcq_isns_registered", "gauge",
@@ -555,6 +560,7 @@ int prom_collect(struct prom_view *v)
 	if (start_time == 0)
 		prom_set_start_time();
 	v->version = PACKAGE_VERSION;
+	v->io_engine = reactor_engine_name(reactor_engine());
 	v->start_time = start_time;
 	v->now = unix_now();
 	v->sessions = sess_count();

@@ -61,6 +61,7 @@ struct prom_target {
 
 struct prom_view {
 	const char *version;		/* tcq_build_info */
+	const char *io_engine;		/* tcq_io_engine: uring or aio */
 	double start_time;		/* Unix time, seconds */
 	double now;
 	unsigned sessions;		/* every session, discovery too */

@@ -44,6 +44,7 @@ void tcq_settings_default(struct tcq_settings *s)
 	s->login_timeout_s = 15;
 	s->max_xfer_len = 8u << 20;
 	s->threads = 0;
+	s->io_engine = IO_ENGINE_AUTO;
 	s->header_digest_allowed = true;
 	s->data_digest_allowed = true;
 	s->max_sessions = 0;

@@ -87,6 +87,14 @@ struct target {
 	bool removed;			/* no longer in tcqd->targets */
 };
 
+/* io_engine: the reactors' event loop and file I/O (main.c picks auto's
+ * at start; common/reactor.h runs them). */
+enum tcq_io_engine {
+	IO_ENGINE_AUTO,		/* uring where the kernel allows it, else aio */
+	IO_ENGINE_URING,	/* io_uring for sockets and files */
+	IO_ENGINE_AIO,		/* epoll and libaio */
+};
+
 /* Settings that apply daemon-wide, from [global] or the command line. */
 struct tcq_settings {
 	uint32_t max_recv_dsl;		/* our MaxRecvDataSegmentLength */
@@ -103,6 +111,8 @@ struct tcq_settings {
 					 * target's sdev.max_xfer_len, the one
 					 * the device server and cmd.c read */
 	int threads;			/* reactors; 0: number of CPUs */
+	uint8_t io_engine;		/* enum tcq_io_engine: what io_engine
+					 * asks; main.c resolves auto */
 	bool header_digest_allowed, data_digest_allowed;
 	/* security and limits (target/auth.c, target/login.c) */
 	uint32_t max_sessions;		/* all sessions; 0: no limit */

@@ -6,6 +6,12 @@
  * one io_submit, a connection that queued several PDUs sends them in one
  * writev. Everything registered on a reactor is used only by its thread;
  * other threads talk to it with reactor_post().
+ *
+ * Two engines run the same API (chosen once, before reactors are made):
+ * epoll (common/reactor.c) and io_uring (common/reactor_uring.c), where
+ * fds are watched with poll requests on the reactor's ring, other I/O
+ * (backend/uring_queue.c) is submitted on the same ring, and each pass
+ * hands the kernel everything it queued in one io_uring_submit_and_wait.
  */
 #ifndef TCQ_REACTOR_H
 #define TCQ_REACTOR_H
@@ -24,7 +30,26 @@ struct reactor_fd {
 	uint32_t events;	/* EPOLLIN, EPOLLOUT, ... */
 	reactor_fd_fn fn;
 	void *arg;
+	void *poll;		/* io_uring: its poll request (reactor_uring.c) */
 };
+
+/* Which event loop reactor_init makes (reactor_set_engine). */
+enum reactor_engine {
+	REACTOR_EPOLL,		/* epoll, and libaio for files */
+	REACTOR_URING,		/* io_uring for both */
+};
+
+/*
+ * io_uring: a request on a reactor's ring (reactor_uring_sqe). fn runs on
+ * the reactor's thread, in the pass that reaps its completion, with the
+ * CQE's res and flags. Embed it in the object the request is for.
+ */
+struct reactor_op {
+	void (*fn)(struct reactor *r, struct reactor_op *op, int res,
+		   uint32_t flags);
+};
+struct io_uring_sqe;
+struct reactor_uring;
 
 /*
  * A timer: fn runs in the first pass whose time (now_ns) has reached the
@@ -57,7 +82,8 @@ struct reactor_msg {
 };
 
 struct reactor {
-	int epfd;
+	int epfd;		/* epoll; -1 on io_uring */
+	struct reactor_uring *ring;	/* io_uring; NULL on epoll */
 	int index;		/* 0..nreactors-1: picks per-reactor backend queues */
 	bool stopping;
 	pthread_t thread;
@@ -82,6 +108,20 @@ struct reactor {
 	uint32_t io_inflight;
 	int64_t io_lat_ns;
 };
+
+/*
+ * The engine of the reactors reactor_init makes from now on (default
+ * epoll); call before making any (a process' reactors share one engine;
+ * the unit tests switch between theirs).
+ */
+void reactor_set_engine(enum reactor_engine e);
+enum reactor_engine reactor_engine(void);
+/* The io engine's name as io_engine spells it: "uring" or "aio". */
+const char *reactor_engine_name(enum reactor_engine e);
+/* Can this build and kernel run REACTOR_URING? 0, or -errno with why in
+ * why (the ring cannot be set up, an op it needs is missing, or the
+ * build has no liburing). */
+int reactor_uring_probe(char *why, size_t whylen);
 
 int reactor_init(struct reactor *r, int index);
 void reactor_fini(struct reactor *r);
@@ -174,6 +214,19 @@ struct reactor_barrier_part {
 void reactor_barrier(struct reactor *const *rs, int n,
 		     struct reactor_barrier_part *parts,
 		     struct reactor_join *j);
+
+/*
+ * io_uring only: an SQE on r's ring for op (NULL: a request whose
+ * completion is ignored), which the caller preps and then marks with
+ * io_uring_sqe_set_data(sqe, op). It goes to the kernel with the pass's
+ * one submit (at once only when the ring's submission queue is full).
+ * NULL when r has no ring or the ring fails.
+ */
+struct io_uring_sqe *reactor_uring_sqe(struct reactor *r);
+/* io_uring_enter calls and SQEs r's ring has made (0 on epoll): a pass
+ * that watched several fds and started several I/Os makes one. */
+void reactor_uring_counts(const struct reactor *r, uint64_t *enters,
+			  uint64_t *sqes);
 
 /* Runs passes until reactor_stop; returns 0. A stop requested before the
  * call makes it return after one pass; the flag is cleared on return. */

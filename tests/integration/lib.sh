@@ -24,6 +24,16 @@ export INITIATOR2=iqn.2026-11.org.tcq:test-initiator-2
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcq-$TEST_NAME.XXXXXX") || exit 99
 TCQD_PID=
 TCQD_RUNS=0
+# TCQ_TEST_IO_ENGINE=uring|aio|auto: every tcqd the test starts runs that
+# io engine (scripts/check runs its two passes on different ones).
+# start_tcqd passes --io-engine itself; a test that starts "$TCQD" on its
+# own gets it from a wrapper that execs tcqd (same PID) with it first.
+TCQD_BIN=$TCQD
+if [ -n "${TCQ_TEST_IO_ENGINE:-}" ]; then
+	TCQD=$TEST_TMP/tcqd
+	printf '#!/bin/sh\nexec "%s" --io-engine "%s" "$@"\n' "$TCQD_BIN" \
+		"$TCQ_TEST_IO_ENGINE" >"$TCQD" && chmod +x "$TCQD" || exit 99
+fi
 TCQD_LOG=
 TCQD_OUT=
 
@@ -225,7 +235,10 @@ make_lun() {
 start_tcqd() {
 	local args=("$@") a has_listen=0 has_export=0 has_cfg=0 line i prev=
 	[ -z "$TCQD_PID" ] || fail "start_tcqd: tcqd already running"
-	[ -x "$TCQD" ] || fail "tcqd not built at $TCQD"
+	[ -x "$TCQD_BIN" ] || fail "tcqd not built at $TCQD_BIN"
+	# First, so that a test's own --io-engine wins.
+	[ -z "${TCQ_TEST_IO_ENGINE:-}" ] ||
+		args=(--io-engine "$TCQ_TEST_IO_ENGINE" "${args[@]}")
 	for a in "$@"; do
 		case $a in
 		--listen | --listen=*) has_listen=1 ;;
@@ -248,7 +261,7 @@ start_tcqd() {
 	TCQD_LOG=$TEST_TMP/tcqd.$TCQD_RUNS.log
 	: >"$TCQD_OUT"
 	say "\$ tcqd ${args[*]}"
-	"$TCQD" "${args[@]}" >"$TCQD_OUT" 2>"$TCQD_LOG" &
+	"$TCQD_BIN" "${args[@]}" >"$TCQD_OUT" 2>"$TCQD_LOG" &
 	TCQD_PID=$!
 	export TCQD_PID
 	for ((i = 0; i < 100; i++)); do

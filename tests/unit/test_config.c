@@ -20,6 +20,7 @@ static const char good[] =
 	"listen = 127.0.0.1:3260\n"
 	"  listen = [::1]:3261   ; indented, inline comment\n"
 	"threads = 4\n"
+	"io_engine = aio\n"
 	"log_level = debug\n"
 	"max_recv_data_segment_length = 128K\n"
 	"max_burst_length = 2M\n"
@@ -70,6 +71,7 @@ START_TEST(test_valid)
 	ck_assert_str_eq(c.listen[0], "127.0.0.1:3260");
 	ck_assert_str_eq(c.listen[1], "[::1]:3261");
 	ck_assert_int_eq(c.set.threads, 4);
+	ck_assert_uint_eq(c.set.io_engine, IO_ENGINE_AIO);
 	ck_assert_int_eq(c.log_level, LOG_DEBUG);
 	ck_assert_uint_eq(c.set.max_recv_dsl, 131072);
 	ck_assert_uint_eq(c.set.max_burst, 2097152);
@@ -90,7 +92,7 @@ START_TEST(test_valid)
 	ck_assert_str_eq(t->name, T1);
 	ck_assert_str_eq(t->alias, "first disk");
 	ck_assert_uint_eq(t->tpgt, 3);
-	ck_assert_int_eq(t->line, 22);
+	ck_assert_int_eq(t->line, 23);
 	l = t->luns[0];
 	ck_assert_ptr_nonnull(l);
 	ck_assert_str_eq(l->path, "/tmp/x.img");
@@ -101,8 +103,8 @@ START_TEST(test_valid)
 	ck_assert(l->create);
 	ck_assert_uint_eq(l->queue_depth, 32);
 	ck_assert(!l->write_cache);
-	ck_assert_int_eq(l->line, 26);
-	ck_assert_int_eq(l->size_line, 28);
+	ck_assert_int_eq(l->line, 27);
+	ck_assert_int_eq(l->size_line, 29);
 	ck_assert_ptr_null(t->luns[1]);
 	l = t->luns[7];
 	ck_assert_ptr_nonnull(l);
@@ -147,6 +149,7 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(c.set.login_timeout_s, 15);
 	ck_assert_uint_eq(c.set.max_xfer_len, 8u << 20);
 	ck_assert_int_eq(c.set.threads, 0);
+	ck_assert_uint_eq(c.set.io_engine, IO_ENGINE_AUTO);
 	ck_assert(c.set.header_digest_allowed && c.set.data_digest_allowed);
 	cfg_free(&c);
 }
@@ -195,6 +198,9 @@ START_TEST(test_bad_values)
 	expect("[global]\ncmd_window = -1\n" TGT LUN0, 1,
 	       "tcqd.conf:2: bad value for 'cmd_window': '-1' is not a number",
 	       NULL);
+	expect("[global]\nio_engine = epoll\n" TGT LUN0, 1,
+	       "tcqd.conf:2: bad value for 'io_engine': 'epoll' is not auto, "
+	       "uring or aio", NULL);
 	expect("[global]\nthreads = 99999999999999999999999\n" TGT LUN0, 1,
 	       "tcqd.conf:2: bad value for 'threads': "
 	       "'99999999999999999999999' is out of range 0..64", NULL);
@@ -572,7 +578,7 @@ START_TEST(test_file)
 	cfg_init(&c);
 	ck_assert_int_eq(cfg_load_file(&c, path), -1);
 	ck_assert_int_eq(c.nmsgs, 1);
-	ck_assert(strstr(c.msgs[0], ":41: syntax error: expected key = value"));
+	ck_assert(strstr(c.msgs[0], ":42: syntax error: expected key = value"));
 	ck_assert_int_eq(c.ntargets, 2);
 	cfg_free(&c);
 	unlink(path);

@@ -22,6 +22,7 @@ static const char every_key[] =
 	"listen = 127.0.0.1:3260\n"
 	"listen = [::1]:3261\n"
 	"threads = 3\n"
+	"io_engine = aio\n"
 	"log_level = debug\n"
 	"max_recv_data_segment_length = 128K\n"
 	"max_burst_length = 2M\n"

@@ -58,6 +58,7 @@ static void fixture_view(struct prom_view *v, struct prom_target *t,
 	memset(t, 0, sizeof(*t));
 	memset(l, 0, sizeof(*l));
 	v->version = "1.2.3";
+	v->io_engine = "uring";
 	v->start_time = 1000.5;
 	v->now = 1010.75;
 	v->sessions = 2;
@@ -151,6 +152,9 @@ static const char expected[] =
 	"tcq_logins_refused_total{reason=\"limit\"} 0\n"
 	"tcq_logins_refused_total{reason=\"unknown_target\"} 4\n"
 	"tcq_logins_refused_total{reason=\"other\"} 3\n"
+	"# HELP tcq_io_engine The io engine tcqd runs (io_engine, auto resolved at start), as a label; the value is 1.\n"
+	"# TYPE tcq_io_engine gauge\n"
+	"tcq_io_engine{engine=\"uring\"} 1\n"
 	"# HELP tcq_target_sessions Normal sessions to the target now.\n"
 	"# TYPE tcq_target_sessions gauge\n"
 	"tcq_target_sessions{target=\"iqn.2026-11.org.tcq:a\\\"b\\\\c\\nd\"} 1\n"
