@@ -1,0 +1,266 @@
+"""Host hygiene for scripts/reproduce: how much of each measured point is
+the host (tcqd, tcq-bench, loopback, this machine's load) rather than the
+modelled device, and whether a rule may judge it.
+
+Every model run has a companion: the same tcq-bench arguments, tcqd
+arguments and link on the `null` backend, run right after it. Its mean
+latency at a point is what the host alone costs a command there, so
+
+    null share = null mean latency / model mean latency
+
+(both in real time, same rw, block size, depth and sessions) is the part
+of the model point's time that the host alone takes. The model's own
+statistics give the other side (outside_share: the part of each command's
+time it did not hold the command), which also holds the disk backend's
+path around the model; the host share is the larger. The host adds its time
+to both sides of every ratio a rule takes, pulling the ratio towards 1 by
+about that share; a rule may judge a point only where the share is below
+FRACTION of the relative effect the rule measures. Otherwise the device
+is slowed down (the disk model's time_scale: model time = real time / K,
+so the device's part of each command grows K times while the host's stays)
+and the run repeated, up to CAP; the figures are scaled back (IOPS and
+MB/s times K, latency over K), the host-share uses the real ones.
+
+Nothing here knows a particular experiment.
+"""
+import re
+
+from repro import Run
+
+FRACTION = 1.0 / 3   # a verdict needs host share < FRACTION x effect
+CAP = 64             # the largest time_scale tried
+MARGIN = 1.25        # aim this far below the limit when raising K
+
+
+# ---- the host's load over a run -------------------------------------------
+
+def _cpu():
+    """(busy, total) jiffies of all CPUs from /proc/stat."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + (v[4] if len(v) > 4 else 0)   # idle + iowait
+    return sum(v) - idle, sum(v)
+
+
+def _load1():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+class LoadProbe:
+    """The 1-minute load average at both ends of a run and the CPUs' busy
+    share over it (all processes: ours and everyone else's)."""
+
+    def __init__(self):
+        self.l0, self.c0 = _load1(), _cpu()
+
+    def stop(self):
+        b1, t1 = _cpu()
+        b0, t0 = self.c0
+        busy = (b1 - b0) / (t1 - t0) if t1 > t0 else 0.0
+        return {"load1": (self.l0, _load1()), "cpu_busy": busy}
+
+
+def load_text(ld):
+    return "load %.1f -> %.1f, CPUs %.0f%% busy" % (
+        ld["load1"][0], ld["load1"][1], 100 * ld["cpu_busy"])
+
+
+# ---- time_scale ----------------------------------------------------------
+
+def scale_of(spec):
+    """The time_scale of a backend spec (1 when not set)."""
+    m = re.search(r"(?:^|[:,])time_scale=([0-9]+)", spec)
+    return int(m.group(1)) if m else 1
+
+
+def _with_scale(spec, k):
+    """SPEC with its time_scale multiplied by K (base=null stays last)."""
+    if k == 1 or not spec.startswith("disk:"):
+        return spec
+    f = scale_of(spec) * k
+    if re.search(r"[:,]time_scale=[0-9]+", spec):
+        return re.sub(r"([:,])time_scale=[0-9]+", r"\1time_scale=%d" % f,
+                      spec)
+    head, sep, tail = spec.rpartition(",base=")
+    if not sep:
+        return spec + ",time_scale=%d" % f
+    return "%s,time_scale=%d,base=%s" % (head, f, tail)
+
+
+_RATE = re.compile(r"^([0-9.]+)([kmgt]?)(bit|bps)$", re.I)
+
+
+def _slow_rate(rate, k):
+    """A tc rate K times slower ('1gbit', 4 -> '250000kbit'): the wire
+    keeps its share of a command beside a slowed device."""
+    m = _RATE.match(rate)
+    if not m or k == 1:
+        return rate
+    mult = {"": 1e-3, "k": 1, "m": 1e3, "g": 1e6, "t": 1e9}[m.group(2).lower()]
+    return "%dk%s" % (round(float(m.group(1)) * mult / k), m.group(3))
+
+
+def scaled(run, k):
+    """RUN with the device and the link K times slower (the host as is)."""
+    if k == 1 or not getattr(run, "scalable", True):
+        return run
+    r = Run(run.key, _with_scale(run.spec, k), run.bench, run.tcqd,
+            _slow_rate(run.link, k) if run.link else None, run.size)
+    r.scalable = True
+    return r
+
+
+def companion(run):
+    """The same workload, tcqd arguments and link on the null backend."""
+    return Run(run.key + "@null", "null", run.bench, run.tcqd, run.link,
+               run.size)
+
+
+def ident(run):
+    """What makes two runs the same workload apart from the backend."""
+    return (tuple(run.bench), tuple(run.tcqd), run.link, run.size)
+
+
+def scale_back(pts, f):
+    """The points in the device's own time: IOPS and MB/s times F, latency
+    over F; the measured real-time figures kept in p['real']."""
+    for p in pts:
+        p["real"] = {"iops": p["iops"], "mbps": p["mbps"],
+                     "lat": p["lat_us"]["mean"]}
+        p["scale"] = f
+        if f != 1:
+            p["iops"] *= f
+            p["mbps"] *= f
+            p["lat_us"] = {k: v / f for k, v in p["lat_us"].items()}
+    return pts
+
+
+# ---- the host's share ------------------------------------------------------
+
+def _same(a, b):
+    return all(a.get(k) == b.get(k) for k in ("rw", "bs", "depth",
+                                               "sessions"))
+
+
+def match(p, nulls):
+    """The null companion's point of the same workload as P, or None."""
+    return next((q for q in nulls if _same(p, q)), None)
+
+
+def null_share(p, nulls):
+    """The null companion's mean latency over the model point's (real
+    time), or None when no companion point matches."""
+    n = match(p, nulls)
+    if n is None or not p["real"]["lat"]:
+        return None
+    return n["real"]["lat"] / p["real"]["lat"]
+
+
+def outside_share(p):
+    """The share of the point's commands' time spent outside the model,
+    from its own statistics: of the depth the application keeps, the
+    model held the occupancy on average (Little's law), so 1 - occupancy
+    / depth of each command's time was elsewhere: the host, and the disk
+    backend's own path around the model (its timer wake-ups, late on a
+    loaded host), which the null companion does not have. Only for one
+    session: the model's window of a point of several sessions holds
+    their logins one after another, which would count as host time.
+    None without the model's statistics."""
+    d = device_alone(p)
+    if not d or p.get("sessions", 1) != 1:
+        return None
+    return max(0.0, 1.0 - d["occupancy"] / p.get("depth", 1))
+
+
+def host_share(p, nulls):
+    """The larger of the two (None without the companion's point)."""
+    s = null_share(p, nulls)
+    o = outside_share(p)
+    return s if s is None or o is None else max(s, o)
+
+
+def label(p):
+    s = "%s %dK depth %d" % (p.get("rw", "?"), p.get("bs", 0) // 1024,
+                             p.get("depth", 0))
+    if p.get("sessions", 1) != 1:
+        s += " x %d sessions" % p["sessions"]
+    return s
+
+
+def gate(points, effect):
+    """points: [(key, point, share)]. -> (clean, worst share, limit): clean
+    when every share is known and below FRACTION x effect."""
+    limit = FRACTION * effect
+    shares = [s for _, _, s in points]
+    if not shares or any(s is None for s in shares):
+        return False, None, limit
+    worst = max(shares)
+    return worst < limit, worst, limit
+
+
+def decide(verdict, res, judged, effect, k):
+    """The section's verdict: VERDICT(res) -> (verdict, why) when every
+    judged point is clean, else 'host-limited' with the rule's reading
+    kept in the reason. -> (verdict, why, worst, limit)."""
+    clean, worst, limit = gate(judged, effect)
+    v, why = verdict(res)
+    if clean:
+        return v, why, worst, limit
+    return "host-limited", (
+        "the host's share of a judged point is %s at time_scale x%d (the "
+        "cap is %d), not under the limit %s, so no verdict is given; the "
+        "rule would read: %s: %s" % (fmt_share(worst), k, CAP,
+                                     fmt_share(limit), v, why)), worst, limit
+
+
+def next_scale(k, worst, limit, cap=CAP):
+    """The time_scale that should bring WORST under LIMIT, MARGIN below it:
+    the host's time h stays and the device's grows with K, so at K' the
+    share is h / (h + d K') with h / d = worst K / (1 - worst). A power of
+    two, at least twice K; None once K is at the cap."""
+    if k >= cap:
+        return None
+    target = limit / MARGIN
+    w = min(worst, 0.999)
+    need = w * k / (1 - w) * (1 - target) / target
+    nk = 2 * k
+    while nk < need:
+        nk *= 2
+    return min(nk, cap)
+
+
+# ---- the device alone, on the model's clock -----------------------------
+
+def device_alone(p):
+    """What the modelled device itself did at point P, from the model's
+    statistics (tcq-bench --ctl): its mean occupancy (host queue of the
+    model plus the drive's) and, by Little's law, its own mean time per
+    command W = occupancy / throughput, on the model's clock; and the
+    throughput the application's whole depth would get from it at that W
+    (depth x sessions / W). Where the host's share is small the occupancy
+    is the depth and this is the measured figure; where the host holds
+    commands back, it is what the drive would do without the host.
+    None without the model's statistics."""
+    m = p.get("model")
+    real = p.get("real", {})
+    if not m or not real.get("iops"):
+        return None
+    occ = m.get("mean_drive_queue", 0.0) + m.get("mean_host_queue", 0.0)
+    if occ <= 0:
+        return None
+    w = occ / real["iops"] / p.get("scale", 1)        # seconds, model clock
+    n = p.get("depth", 1) * p.get("sessions", 1)
+    iops = n / w
+    return {"occupancy": occ, "lat_us": w * 1e6, "iops": iops,
+            "mbps": iops * p.get("bs", 0) / 1e6}
+
+
+def alone(p, f="mbps"):
+    """The device alone's figure F at point P (model clock), or None."""
+    d = device_alone(p)
+    return d[f] if d else None
+
+
+def fmt_share(s):
+    return "-" if s is None else "%.1f%%" % (100 * s)
