@@ -6,13 +6,13 @@ Every model run has a companion: the same tcq-bench arguments, tcqd
 arguments and link on the `null` backend, run right after it. Its mean
 latency at a point is what the host alone costs a command there, so
 
-    null share = null mean latency / model mean latency
+    host share = null mean latency / model mean latency
 
 (both in real time, same rw, block size, depth and sessions) is the part
-of the model point's time that the host alone takes. The model's own
-statistics give the other side (outside_share: the part of each command's
-time it did not hold the command), which also holds the disk backend's
-path around the model; the host share is the larger. The host adds its time
+of the model point's time that is not the device. The companion runs on
+the experiment's own link rate whatever the time_scale: the host's time
+does not change with K, and the slowed wire is part of the model. The
+host adds its time
 to both sides of every ratio a rule takes, pulling the ratio towards 1 by
 about that share; a rule may judge a point only where the share is below
 FRACTION of the relative effect the rule measures. Otherwise the device
@@ -103,7 +103,8 @@ def _slow_rate(rate, k):
 
 def scaled(run, k):
     """RUN with the device and the link K times slower (the host as is)."""
-    if k == 1 or not getattr(run, "scalable", True):
+    if k == 1 or not getattr(run, "scalable", True) or \
+            not run.spec.startswith("disk:"):
         return run
     r = Run(run.key, _with_scale(run.spec, k), run.bench, run.tcqd,
             _slow_rate(run.link, k) if run.link else None, run.size)
@@ -148,36 +149,13 @@ def match(p, nulls):
     return next((q for q in nulls if _same(p, q)), None)
 
 
-def null_share(p, nulls):
+def host_share(p, nulls):
     """The null companion's mean latency over the model point's (real
     time), or None when no companion point matches."""
     n = match(p, nulls)
     if n is None or not p["real"]["lat"]:
         return None
     return n["real"]["lat"] / p["real"]["lat"]
-
-
-def outside_share(p):
-    """The share of the point's commands' time spent outside the model,
-    from its own statistics: of the depth the application keeps, the
-    model held the occupancy on average (Little's law), so 1 - occupancy
-    / depth of each command's time was elsewhere: the host, and the disk
-    backend's own path around the model (its timer wake-ups, late on a
-    loaded host), which the null companion does not have. Only for one
-    session: the model's window of a point of several sessions holds
-    their logins one after another, which would count as host time.
-    None without the model's statistics."""
-    d = device_alone(p)
-    if not d or p.get("sessions", 1) != 1:
-        return None
-    return max(0.0, 1.0 - d["occupancy"] / p.get("depth", 1))
-
-
-def host_share(p, nulls):
-    """The larger of the two (None without the companion's point)."""
-    s = null_share(p, nulls)
-    o = outside_share(p)
-    return s if s is None or o is None else max(s, o)
 
 
 def label(p):
