@@ -63,11 +63,11 @@ v, why, worst, limit = h.decide(rule, {"run": dirty}, j, 0.13, 1)
 check(v == "host-limited" and "reproduced" in why and "20.0%" in why,
       "a host-limited point gets no verdict; the rule's reading is kept",
       "%s: %s" % (v, why))
-# h / d = 0.2 / 0.8 = 0.25; under 4.33% / 1.25 = 3.47% needs
-# K > 0.25 x (1 - 0.0347) / 0.0347 = 6.96: the next power of two is 8.
+# h / d = 0.2 / 0.8 = 0.25; under 4.33% / 2 = 2.17% needs
+# K > 0.25 x (1 - 0.0217) / 0.0217 = 11.3: the next power of two is 16.
 k = h.next_scale(1, worst, limit)
-check(k == 8, "time_scale raised to 8 (the share 100/(100+400x8) = 3.0%)",
-      "got %r" % k)
+check(k == 16, "time_scale raised to 16 (the share 100/(100+400x16) = "
+      "1.5%)", "got %r" % k)
 check(h.next_scale(h.CAP, worst, limit) is None,
       "no time_scale above the cap: host-limited stays")
 

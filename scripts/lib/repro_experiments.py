@@ -397,7 +397,7 @@ def li_runs(quick):
     common = ["--rw", "read", "--bs", "4k", "--span", "256M",
               "--runtime", rt]
     hdd = HDD_7K500 + "," + HDD_SEEK_CURVE + ",readahead=on"
-    deep = "1,2,4" if quick else "1,2,4,8,31"
+    deep = "1" if quick else "1,2,4,8,31"
     return [
         Run("ncq1", spec(hdd, "ncq=1"), common + ["--depth", "1"],
             tcqd=ONE, size="500G"),
