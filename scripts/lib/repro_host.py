@@ -6,10 +6,12 @@ Every model run has a companion: the same tcq-bench arguments, tcqd
 arguments and link on the `null` backend, run right after it. Its mean
 latency at a point is what the host alone costs a command there, so
 
-    host share = null mean latency / model mean latency
+    null share = null mean latency / model mean latency
 
-(both in real time, same rw, block size, depth and sessions) is the part
-of the model point's time that is not the device. The companion runs on
+(both in real time, same rw, block size, depth and sessions) is what the
+host alone takes of the model point's time. The model's statistics give
+the rest of what is not the device (outside_share); the host share is the
+larger of the two. The companion runs on
 the experiment's own link rate whatever the time_scale: the host's time
 does not change with K, and the slowed wire is part of the model. The
 host adds its time
@@ -149,13 +151,32 @@ def match(p, nulls):
     return next((q for q in nulls if _same(p, q)), None)
 
 
-def host_share(p, nulls):
+def null_share(p, nulls):
     """The null companion's mean latency over the model point's (real
     time), or None when no companion point matches."""
     n = match(p, nulls)
     if n is None or not p["real"]["lat"]:
         return None
     return n["real"]["lat"] / p["real"]["lat"]
+
+
+def outside_share(p):
+    """The part of the point's mean latency the model did not hold the
+    command: 1 - W / latency, W the model's own mean time per command
+    (device_alone). It holds what null does not have: the disk backend's
+    path around the model, whose timer wake-ups are late on a loaded
+    host. Only for one session: with several, the model's window holds
+    their logins one after another. None without the statistics."""
+    d = device_alone(p)
+    if not d or p.get("sessions", 1) != 1 or not p["lat_us"]["mean"]:
+        return None
+    return max(0.0, 1.0 - d["lat_us"] / p["lat_us"]["mean"])
+
+
+def host_share(p, nulls):
+    """The larger of the two (None without the companion's point)."""
+    s, o = null_share(p, nulls), outside_share(p)
+    return s if s is None or o is None else max(s, o)
 
 
 def label(p):
@@ -218,9 +239,8 @@ def device_alone(p):
     throughput the application's whole depth would get from it at that W
     (depth x sessions / W): where the host holds commands back, what the
     drive would do without it. The model's queue statistics leave out
-    part of the drive's own time (the gap to the latency over iSCSI grows
-    with time_scale), so these figures read high by that part. None
-    without the model's statistics."""
+    part of the drive's own time, if any, so these figures would read high
+    by that part. None without the model's statistics."""
     m = p.get("model")
     real = p.get("real", {})
     if not m or not real.get("iops"):
