@@ -65,6 +65,10 @@ struct bdev_io {
 	int result;		/* 0 or -errno, set before done() */
 	void (*done)(struct bdev_io *io);
 	void *ctx;
+	const void *submitter;	/* who sent it (the task's I_T nexus), an
+				 * opaque key a backend may compare (the
+				 * disk model's cfq elevator), never
+				 * dereference; NULL: the device itself */
 	struct bdev_queue *q;
 	struct list_node node;	/* wait list / backend-private queues */
 	/* Operands of the optional operations (ignored by the others). */

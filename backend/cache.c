@@ -78,6 +78,7 @@ static void cache_read(struct cache_q *cq, struct bdev_io *io)
 	w->bio.buf = io->buf;
 	w->bio.done = read_done;
 	w->bio.ctx = cq;
+	w->bio.submitter = io->submitter;
 	pthread_mutex_lock(&c->lock);
 	w->seq = ++c->seq;
 	list_add_tail(&w->link, &c->reads);
@@ -172,6 +173,7 @@ static bool through_try(struct cache_q *cq, struct bdev_io *io)
 	w->bio.buf = io->buf;
 	w->bio.done = through_done;
 	w->bio.ctx = cq;
+	w->bio.submitter = io->submitter;
 	bdev_submit(cq->bq, &w->bio);
 	flush_check(cq);
 	return true;

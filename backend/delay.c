@@ -113,6 +113,7 @@ static void delay_issue(struct delay_q *dq, struct wrap_io *w)
 	bio->buf = up->buf;
 	bio->done = delay_base_done;
 	bio->ctx = dq;
+	bio->submitter = up->submitter;
 	bdev_submit(dq->bq, bio);
 }
 

@@ -302,6 +302,7 @@ static void run_finished(struct disk_q *dq, struct list_node *mine)
 		bio->pattern_len = up->pattern_len;
 		bio->done = disk_base_done;
 		bio->ctx = dq;
+		bio->submitter = up->submitter;
 		bdev_submit(dq->bq, bio);
 	}
 }
@@ -352,6 +353,7 @@ static void disk_submit(struct bdev_queue *q, struct bdev_io *io)
 	dio->dq = dq;
 	memset(&dio->r, 0, sizeof(dio->r));
 	dio->r.ctx = dio;
+	dio->r.who = io->submitter;
 	dio->r.lba = io->offset / DM_SECTOR;
 	sect = (io->len + DM_SECTOR - 1) / DM_SECTOR;
 	dio->r.nsect = sect ? (sect > UINT32_MAX ? UINT32_MAX : (uint32_t)sect) : 1;
@@ -527,7 +529,7 @@ static const struct bdev_opt_word disk_scheds[] = {
 
 static const struct bdev_opt_word disk_elevators[] = {
 	{ "none", DM_ELV_NONE }, { "deadline", DM_ELV_DEADLINE },
-	{ "default", ENUM_UNSET }, { NULL, 0 },
+	{ "cfq", DM_ELV_CFQ }, { "default", ENUM_UNSET }, { NULL, 0 },
 };
 
 static const struct bdev_opt_word disk_onoff[] = {
@@ -574,7 +576,8 @@ static const struct bdev_opt disk_keys[] = {
 	{ K("elevator", elevator), .type = BDEV_OPT_ENUM,
 	  .words = disk_elevators,
 	  .help = "hdd: the host queue's order before the drive: none "
-		  "(arrival) or deadline (Linux's: sector order, expiry)" },
+		  "(arrival), deadline (Linux's: sector order, expiry) or "
+		  "cfq (Linux 2.6.29's: time slices per I_T nexus, idling)" },
 	{ K("readahead", readahead), .type = BDEV_OPT_ENUM,
 	  .words = disk_onoff,
 	  .help = "hdd: read on after a read into a cache segment" },

@@ -387,6 +387,8 @@ static void fill_drive(struct disk_model *m, uint64_t t, uint32_t depth)
 	while (m->ndrive < depth && !list_empty(&m->host)) {
 		struct dm_req *r = dm_elevator_pick(m, t);
 
+		if (!r)		/* the elevator idles the drive */
+			break;
 		dm_acc(m, t);
 		list_del(&r->node);
 		m->nhost--;
@@ -436,8 +438,12 @@ static void hdd_start(struct disk_model *m, uint64_t t)
 		m->busy = true;
 		m->busy_end = end;
 	} else {
+		uint64_t ew = dm_elevator_wake(m, t);
+
 		if (m->idle_since == DM_NONE)
 			m->idle_since = t;
+		if (ew < m->wake)
+			m->wake = ew;
 		m->busy = false;
 		return;
 	}
@@ -451,6 +457,7 @@ void dm_finish(struct disk_model *m, struct dm_req *r, uint64_t t,
 	list_del(&r->node);
 	m->ndrive--;
 	r->done = t;
+	dm_elevator_done(m, r, t);
 	m->st.commands++;
 	if (r->op == DM_READ)
 		m->st.reads++;
@@ -520,8 +527,10 @@ void dm_submit(struct disk_model *m, struct dm_req *r, uint64_t now,
 	r->arrive = now;
 	r->hit = r->media = false;
 	r->enter = r->start = r->done = 0;
+	r->elv = NULL;
 	list_add_tail(&r->node, &m->host);
 	m->nhost++;
+	dm_elevator_add(m, r, now);
 	dm_advance(m, now, done);
 }
 
@@ -590,6 +599,7 @@ int dm_init(struct disk_model *m, const struct dm_params *p, char *err,
 	if (dm_geom_init(m, err, errlen) < 0)
 		return -1;
 	m->wake = m->idle_since = DM_NONE;
+	m->cfq.idle_until = DM_NONE;
 	m->dirty_max = (uint64_t)p->segments * p->segment_size / DM_SECTOR;
 	return 0;
 }

@@ -37,7 +37,7 @@
 
 enum dm_kind { DM_HDD, DM_SSD };
 enum dm_sched { DM_FIFO, DM_SPTF };
-enum dm_elevator { DM_ELV_NONE, DM_ELV_DEADLINE };
+enum dm_elevator { DM_ELV_NONE, DM_ELV_DEADLINE, DM_ELV_CFQ };
 enum dm_op { DM_READ, DM_WRITE, DM_FLUSH, DM_NOP };
 
 /* Resolved parameters (presets applied): see disk.c for the keys. */
@@ -74,6 +74,8 @@ struct dm_req {
 	uint64_t lba;		/* sector */
 	uint32_t nsect;
 	void *ctx;		/* the caller's */
+	const void *who;	/* the submitter (an I_T nexus), compared by
+				 * the cfq elevator, never dereferenced */
 	/* Filled by the model. */
 	uint64_t arrive;	/* dm_submit's now */
 	uint64_t enter;		/* reached the drive's queue */
@@ -81,6 +83,7 @@ struct dm_req {
 	uint64_t done;		/* completion */
 	bool hit;		/* served from the cache (read hit, cached write) */
 	bool media;		/* paid the media (seek, rotation, transfer) */
+	void *elv;		/* the elevator's (cfq: the request's queue) */
 	struct list_node node;
 };
 
@@ -122,6 +125,42 @@ struct dm_extent {
 	struct list_node node;
 };
 
+/* The cfq elevator's queues (disk_cfq.c): one per submitter for sync
+ * requests, one shared by every async write, as Linux 2.6.29 keeps them
+ * per process and per priority. */
+#define DM_CFQ_QUEUES 64
+
+struct dm_cfq_queue {
+	const void *who;
+	bool taken, sync;
+	bool on_rr;		/* has requests: on the service tree */
+	bool slice_new;		/* no completion yet in this slice */
+	bool wait_request;	/* idling for its next request */
+	bool fifo_checked;	/* this slice looked at its fifo */
+	bool idle_window;	/* may idle (think time, seekiness) */
+	uint32_t queued;	/* in the host queue */
+	uint32_t dispatched;	/* at the drive */
+	int64_t rb_key;		/* service tree order (ns), then rb_seq */
+	uint64_t rb_seq;
+	int64_t slice_resid;
+	uint64_t slice_end;
+	/* the submitter's history (Linux's cfq_io_context) */
+	uint64_t last_end;	/* its last sync completion */
+	uint64_t last_pos;	/* where its last request ended */
+	uint64_t ttime_samples, ttime_total, ttime_mean;
+	uint64_t seek_samples, seek_total, seek_mean;
+};
+
+struct dm_cfq {
+	struct dm_cfq_queue q[DM_CFQ_QUEUES];
+	struct dm_cfq_queue *active;
+	uint32_t busy_queues;	/* on the service tree */
+	uint32_t sync_flight;	/* sync requests at the drive */
+	uint64_t last_pos;	/* where the last dispatch ended */
+	uint64_t idle_until;	/* idle timer (DM_NONE: not armed) */
+	uint64_t seq;
+};
+
 struct disk_model {
 	struct dm_params p;
 	uint64_t now;		/* model clock: last advance */
@@ -131,6 +170,7 @@ struct disk_model {
 	struct list_node host;	/* beyond the drive's queue, arrival order */
 	uint64_t elv_pos;	/* elevator: where the last dispatch ended */
 	uint32_t elv_batch;	/* ... dispatches since the fifo was checked */
+	struct dm_cfq cfq;	/* elevator=cfq */
 	struct list_node drive;	/* at the drive, arrival order */
 	uint32_t nhost, ndrive;	/* ndrive counts the one in service */
 	/* hdd geometry and mechanism */
@@ -163,8 +203,17 @@ struct disk_model {
 };
 
 /* The next command of the host queue for the drive under the host's
- * elevator (disk_elevator.c), still on m->host; NULL when empty. */
+ * elevator (disk_elevator.c), still on m->host; NULL when empty, or when
+ * the elevator holds the drive idle for now (cfq's idling: dm_elevator_wake
+ * says until when). */
 struct dm_req *dm_elevator_pick(struct disk_model *m, uint64_t t);
+/* r joined the host queue at t (after list_add_tail to m->host). */
+void dm_elevator_add(struct disk_model *m, struct dm_req *r, uint64_t t);
+/* r left the drive at t (after m->ndrive dropped). */
+void dm_elevator_done(struct disk_model *m, struct dm_req *r, uint64_t t);
+/* When the elevator wants to be asked again (its idle timer), if later
+ * than t; DM_NONE: no wish. */
+uint64_t dm_elevator_wake(const struct disk_model *m, uint64_t t);
 
 /* Checks and resolves p (geometry, the seek fit). 0, or -1 with a message
  * naming the bad key in err. */

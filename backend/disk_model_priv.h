@@ -1,8 +1,9 @@
 /*
  * What the parts of the device model share (disk_model.c: the interface,
  * accounting and the rotating disk's service; disk_model_geom.c: its
- * geometry and seek curve; disk_model_ssd.c: flash). Not for the
- * backend: disk.c uses disk_model.h only.
+ * geometry and seek curve; disk_model_ssd.c: flash; disk_cfq.c: the cfq
+ * elevator behind disk_elevator.c). Not for the backend: disk.c uses
+ * disk_model.h only.
  */
 #ifndef TCQ_BACKEND_DISK_MODEL_PRIV_H
 #define TCQ_BACKEND_DISK_MODEL_PRIV_H
@@ -34,6 +35,12 @@ double dm_sect_per_ns(const struct disk_model *m, uint64_t lba);
 /* Media transfer of n sectors at lba; n sectors over the interface. */
 uint64_t dm_xfer_ns(const struct disk_model *m, uint64_t lba, uint32_t n);
 uint64_t dm_iface_ns(const struct disk_model *m, uint32_t n);
+
+/* ---- disk_cfq.c (the elevator=cfq side of disk_elevator.c) ---- */
+void dm_cfq_add(struct disk_model *m, struct dm_req *r, uint64_t t);
+struct dm_req *dm_cfq_pick(struct disk_model *m, uint64_t t);
+void dm_cfq_done(struct disk_model *m, struct dm_req *r, uint64_t t);
+uint64_t dm_cfq_wake(const struct disk_model *m, uint64_t t);
 
 /* ---- disk_model_ssd.c ---- */
 /* Checks the flash keys and allocates the dies' and channels' clocks. */

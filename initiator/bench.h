@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "initiator/bench_access.h"
+#include "initiator/bench_cpu.h"
 #include "initiator/bench_mix.h"
 #include "initiator/engine.h"
 
@@ -85,6 +86,7 @@ struct bench_opts {
 	const char *check_journal;	/* --check-journal IMAGE|URL */
 	struct bench_log_opts log;
 	struct bench_rate_opts rate;
+	struct bench_cpu_opts cpu;	/* --initiator-cpu */
 	struct bench_access acc;	/* --dist, --thinktime, --replay */
 };
 
@@ -256,6 +258,16 @@ int bench_load_compare(const char *path, struct bench_point *pts, unsigned n,
 		       char *err, size_t errlen);
 int bench_write_csv(const char *path, const struct bench_point *pts,
 		    unsigned n);
+/* gnuplot drawing one SVG (960x600 on white) into PATH: its title, axis
+ * labels, grid, key outside on the right, y from 0, and XSETUP's lines
+ * ("" for none); NULL with ERR set when gnuplot cannot run. The caller
+ * writes the data blocks and the plot line, then closes it with
+ * bench_gnuplot_close, which says in ERR when gnuplot failed (both in
+ * bench_logfile.c). */
+FILE *bench_gnuplot_open(const char *path, const char *title,
+			 const char *xlabel, const char *ylabel,
+			 const char *xsetup, char *err, size_t errlen);
+int bench_gnuplot_close(FILE *g, char *err, size_t errlen);
 int bench_plot(const char *path, const struct bench_point *pts, unsigned n,
 	       char *err, size_t errlen);
 /* Whether gnuplot can be run (checked before a sweep). */

@@ -119,19 +119,14 @@ static int write_json(const struct curve *c, const char *path,
 static int plot(const struct curve *c, const char *path, char *err,
 		size_t errlen)
 {
-	FILE *g = popen("gnuplot", "w");
+	FILE *g = bench_gnuplot_open(path, "tcq-bench: latency against IOPS (curve)",
+				     "IOPS done", "latency (us)",
+				     "set xrange [0:*]\n", err, errlen);
 	unsigned i, k, n = 0;
 	char bs[16];
-	int rc;
 
-	if (!g) {
-		snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno));
+	if (!g)
 		return -1;
-	}
-	fprintf(g, "set terminal svg size 960,600 dynamic background rgb 'white'\n"
-		   "set output '%s'\nset title 'tcq-bench: latency against IOPS (curve)'\n"
-		   "set xlabel 'IOPS done'\nset ylabel 'latency (us)'\nset grid\n"
-		   "set key outside right\nset yrange [0:*]\nset xrange [0:*]\n", path);
 	for (i = 0; i * c->per < c->nrows; i++, n++) {
 		fprintf(g, "$d%u << EOD\n", i);
 		for (k = 1; k <= c->per; k++) {
@@ -155,12 +150,7 @@ static int plot(const struct curve *c, const char *path, char *err,
 			r->depth, i);
 	}
 	fprintf(g, "\n");
-	rc = pclose(g);
-	if (rc != 0) {
-		snprintf(err, errlen, "gnuplot failed (status %d)", rc);
-		return -1;
-	}
-	return 0;
+	return bench_gnuplot_close(g, err, errlen);
 }
 
 /* One run of the curve into row; -1 when it could not run. */

@@ -163,11 +163,9 @@ static void run_title(char *buf, size_t len, const struct bench_run_id *id)
 		 id->sessions, bs, id->depth, rate, id->rep ? " (again)" : "");
 }
 
-/* Runs a gnuplot script of one SVG; the data blocks are written by
- * data(i) for run i. */
-static FILE *plot_open(const char *path, const char *title,
-		       const char *xlabel, const char *ylabel, char *err,
-		       size_t errlen)
+FILE *bench_gnuplot_open(const char *path, const char *title,
+			 const char *xlabel, const char *ylabel,
+			 const char *xsetup, char *err, size_t errlen)
 {
 	FILE *g = popen("gnuplot", "w");
 
@@ -178,15 +176,25 @@ static FILE *plot_open(const char *path, const char *title,
 	fprintf(g, "set terminal svg size 960,600 dynamic background rgb 'white'\n"
 		   "set output '%s'\nset title '%s'\nset xlabel '%s'\n"
 		   "set ylabel '%s'\nset grid\nset key outside right\n"
-		   "set yrange [0:*]\n", path, title, xlabel, ylabel);
+		   "set yrange [0:*]\n%s", path, title, xlabel, ylabel, xsetup);
 	return g;
+}
+
+int bench_gnuplot_close(FILE *g, char *err, size_t errlen)
+{
+	int rc = pclose(g);
+
+	if (rc != 0) {
+		snprintf(err, errlen, "gnuplot failed (status %d)", rc);
+		return -1;
+	}
+	return 0;
 }
 
 static int plot_close(FILE *g, const struct logplot_run *runs, unsigned n,
 		      char *err, size_t errlen)
 {
 	char t[96];
-	int rc;
 
 	fprintf(g, "plot ");
 	for (unsigned i = 0; i < n; i++) {
@@ -195,12 +203,7 @@ static int plot_close(FILE *g, const struct logplot_run *runs, unsigned n,
 			i ? ", " : "", i, t);
 	}
 	fprintf(g, "\n");
-	rc = pclose(g);
-	if (rc != 0) {
-		snprintf(err, errlen, "gnuplot failed (status %d)", rc);
-		return -1;
-	}
-	return 0;
+	return bench_gnuplot_close(g, err, errlen);
 }
 
 /* The share of a run's I/Os per 1/8 of a power of two of latency. */
@@ -239,9 +242,9 @@ int logfile_plot(const char *plot, const struct logplot_run *runs,
 		 (int)(len > 4 && strcmp(plot + len - 4, ".svg") == 0 ?
 		       len - 4 : len), plot);
 	snprintf(path, sizeof(path), "%s-lat-time.svg", base);
-	g = plot_open(path, "tcq-bench: mean latency over time",
-		      "seconds from the start of the run", "latency (us)",
-		      err, errlen);
+	g = bench_gnuplot_open(path, "tcq-bench: mean latency over time",
+			       "seconds from the start of the run",
+			       "latency (us)", "", err, errlen);
 	if (!g)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -254,8 +257,8 @@ int logfile_plot(const char *plot, const struct logplot_run *runs,
 	if (plot_close(g, runs, n, err, errlen))
 		return -1;
 	snprintf(path, sizeof(path), "%s-lat-hist.svg", base);
-	g = plot_open(path, "tcq-bench: latency histogram",
-		      "latency (us)", "% of I/Os", err, errlen);
+	g = bench_gnuplot_open(path, "tcq-bench: latency histogram",
+			       "latency (us)", "% of I/Os", "", err, errlen);
 	if (!g)
 		return -1;
 	fprintf(g, "set logscale x 10\n");

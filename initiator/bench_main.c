@@ -299,6 +299,7 @@ static const struct option long_opts[] = {
 	{ "check-journal", required_argument, NULL, OPT_CHECK_JOURNAL },
 	BENCH_LOG_OPTIONS,
 	BENCH_RATE_OPTIONS,
+	BENCH_CPU_OPTIONS,
 	BENCH_ACCESS_LONGOPTS,
 	BENCH_MIX_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
@@ -506,7 +507,8 @@ static int parse_finish(int argc, char **argv, struct bench_opts *o)
 		fprintf(stderr, "tcq-bench: --plot needs gnuplot: install the Debian package gnuplot-nox (apt-get install -y gnuplot-nox)\n");
 		return -1;
 	}
-	return bench_log_check(o) || bench_rate_check(o) ? -1 : 0;
+	return bench_log_check(o) || bench_rate_check(o) ||
+	       bench_cpu_check(o) ? -1 : 0;
 }
 
 static int parse_args(int argc, char **argv, struct bench_opts *o)
@@ -528,6 +530,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			usage(stdout);
 			bench_log_usage(stdout);
 			bench_rate_usage(stdout);
+			bench_cpu_usage(stdout);
 			bench_mix_usage(stdout);
 			usage_notes(stdout);
 			exit(0);
@@ -542,6 +545,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 			rc = bench_log_opt(o, c, optarg);
 		if (rc > 0)
 			rc = bench_rate_opt(o, c, optarg);
+		if (rc > 0)
+			rc = bench_cpu_opt(&o->cpu, c, optarg);
 		if (rc > 0)
 			rc = access_opt(&o->acc, c, optarg);
 		if (rc > 0)

@@ -510,23 +510,16 @@ int bench_plot(const char *path, const struct bench_point *pts, unsigned n,
 	unsigned i, j, b, d, nb, nd, nset = 0;
 	char lab[16];
 	FILE *g;
-	int rc;
 
 	if (strchr(path, '\'') || strchr(path, '\n')) {
 		snprintf(err, errlen, "--plot: file name must not contain quotes");
 		return -1;
 	}
-	g = popen("gnuplot", "w");
-	if (!g) {
-		snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno));
+	g = bench_gnuplot_open(path, "tcq-bench: MB/s vs queue depth",
+			       "queue depth (per session)", "MB/s",
+			       "set logscale x 2\n", err, errlen);
+	if (!g)
 		return -1;
-	}
-	fprintf(g, "set terminal svg size 960,600 dynamic background rgb 'white'\n"
-		   "set output '%s'\n"
-		   "set title 'tcq-bench: MB/s vs queue depth'\n"
-		   "set xlabel 'queue depth (per session)'\n"
-		   "set ylabel 'MB/s'\nset logscale x 2\nset grid\n"
-		   "set key outside right\nset yrange [0:*]\n", path);
 	/* one data block per (workload, block size) line */
 	for (i = 0; i < n; i++) {
 		const struct bench_point *p = &pts[i];
@@ -577,10 +570,5 @@ int bench_plot(const char *path, const struct bench_point *pts, unsigned n,
 		}
 	}
 	fprintf(g, "\n");
-	rc = pclose(g);
-	if (rc != 0) {
-		snprintf(err, errlen, "gnuplot failed (status %d)", rc);
-		return -1;
-	}
-	return 0;
+	return bench_gnuplot_close(g, err, errlen);
 }

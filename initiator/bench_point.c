@@ -272,6 +272,7 @@ static uint64_t point_start(struct point *p, char *err, size_t errlen)
 	pt->t_end = pt->t_ramp_end + (uint64_t)(pt->o->runtime * 1e9);
 	atomic_store(&pt->budget, (int64_t)pt->o->ios);
 	pt->rate_ns = rate_interval_ns(pt->o, p->bs, p->sessions);
+	vcpu_init(&pt->cpu, &pt->o->cpu, p->bs);
 	for (i = 0; i < p->nthreads; i++)
 		p->ws[i].tlog = tlog_create(pt->o, pt->t_ramp_end);
 	p->cpu0 = cpu_seconds();
@@ -471,6 +472,7 @@ int bench_run_point(const struct bench_opts *o, int rw, uint32_t bs,
 		goto out;
 	t0 = point_start(&p, err, errlen);
 	point_watch(&p, t0, prog);
+	vcpu_destroy(&p.pt.cpu);	/* the workers are gone */
 	cpu1 = cpu_seconds();
 	if (run_tty)
 		fprintf(stderr, "\r\033[K");

@@ -255,17 +255,20 @@ static bool run_may_submit(struct run_point *pt, uint64_t t)
 }
 
 /* What the free slot r of s does at t: 0 carry a new I/O (chosen), 1
- * wait (a pause between bursts, --rate's next turn, or every candidate
- * range busy), -1 nothing (the point is over). */
+ * wait (a pause between bursts, --rate's next turn, the initiator CPU
+ * model's time, or every candidate range busy), -1 nothing (the point
+ * is over). */
 static int run_next(struct run_worker *w, struct run_sess *s,
 		    struct run_io *r, uint64_t t)
 {
-	if (run_thinking(w->pt, s, t))
+	/* the CPU model's wait comes before --ios counts the command */
+	if (run_thinking(w->pt, s, t) || !run_cpu_gate(w->pt, s, r, t))
 		return 1;
 	if (!run_may_submit(w->pt, t))
 		return -1;
 	if (!rate_gate(&s->rate_next, w->pt->rate_ns, t))
 		return 1;
+	r->cpu_due = 0;		/* its CPU time went to this command */
 	return run_choose(w, s, r) ? 0 : 1;
 }
 
@@ -326,6 +329,7 @@ static void run_refill(struct run_worker *w, struct run_sess *s, uint64_t t)
 	r = s->ready;
 	s->ready = NULL;
 	s->stalled = false;
+	s->cpu_wake = 0;
 	for (; r; r = next) {
 		next = r->next_ready;
 		if ((s->lost || lost) && !r->io.done) {
@@ -463,6 +467,9 @@ void *run_worker_main(void *arg)
 			if (s->stalled && pt->rate_ns && s->rate_next > t &&
 			    (!wake || s->rate_next < wake))
 				wake = s->rate_next;
+			if (s->stalled && s->cpu_wake > t &&
+			    (!wake || s->cpu_wake < wake))
+				wake = s->cpu_wake;
 			if (s->dead || !s->inflight)
 				continue;
 			busy++;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "initiator/bench.h"
+#include "initiator/bench_cpu.h"
 #include "initiator/bench_hist.h"
 #include "initiator/bench_log.h"
 #include "initiator/bench_rate.h"
@@ -23,6 +24,7 @@ struct run_io {
 	struct run_io *next_ready;
 	uint8_t ua_retries;	/* UNIT ATTENTION resubmissions of this I/O */
 	bool caw_read;		/* the READ before a COMPARE AND WRITE */
+	uint64_t cpu_due;	/* --initiator-cpu: its CPU time ends; 0 none */
 };
 
 struct run_sess {
@@ -39,6 +41,7 @@ struct run_sess {
 	struct run_io *retry;
 	char lost_why[256];
 	uint64_t rate_next;		/* --rate: its next I/O's time */
+	uint64_t cpu_wake;		/* --initiator-cpu: a slot's CPU time ends */
 	struct think_state think;	/* --thinktime */
 	/* --sync-every: commands that write since the last SYNCHRONIZE
 	 * CACHE; --sync-interval: when the next one is due */
@@ -73,6 +76,7 @@ struct run_point {
 	struct dist_gen dist;		/* --dist over the nchunks */
 	uint64_t t_ramp_end, t_end;
 	uint64_t rate_ns;		/* --rate: a session's interval */
+	struct bench_vcpu cpu;		/* --initiator-cpu */
 	_Atomic int64_t budget;		/* --ios: submissions left */
 	_Atomic bool stop;
 };
@@ -130,6 +134,15 @@ int mix_sample(const struct run_worker *ws, unsigned n,
 int run_region(const struct bench_opts *o, uint32_t block_size,
 	       uint64_t nblocks, uint32_t bs, uint64_t *first,
 	       uint64_t *count, char *err, size_t errlen);
+
+/* ---- bench_cpu.c ---- */
+/* --initiator-cpu: whether slot r of s may send its command at t (its
+ * CPU time, queued for at its first call, has passed: r->cpu_due, which
+ * the caller clears once the command goes); if not, s->cpu_wake says
+ * when to try again. Always true without the model or once the point is
+ * over. */
+bool run_cpu_gate(struct run_point *pt, struct run_sess *s, struct run_io *r,
+		  uint64_t t);
 
 /* ---- bench_reconnect.c ---- */
 /* --reconnect applies: the option is on and the engine can log in again. */

@@ -80,6 +80,7 @@ static struct exec_rc wut_io(struct tcq_task *t, struct lun *l,
 	io->buf = t->exec.buf;
 	io->done = sbc_io_done;
 	io->ctx = t;
+	io->submitter = t->nexus;
 	t->exec.next = then;
 	list_init(&io->node);
 	if (op == BDEV_WRITE) {

@@ -93,6 +93,7 @@ struct exec_rc sbc_submit(struct tcq_task *t, enum bdev_op op,
 	io->result = 0;
 	io->done = sbc_io_done;
 	io->ctx = t;
+	io->submitter = t->nexus;
 	t->exec.next = done;
 	list_init(&io->node);
 	stats_io_submit(l, op, op == BDEV_FLUSH && t->order.barrier_flush);
@@ -356,6 +357,7 @@ struct exec_rc sbc_sync_cache(struct tcq_task *t)
 	if (io && q) {
 		io->op = BDEV_FLUSH;
 		io->done = immed_flush_done;
+		io->submitter = t->nexus;
 		list_init(&io->node);
 		stats_io_submit(l, BDEV_FLUSH, false);
 		bdev_submit(q, io);

@@ -165,6 +165,7 @@ static struct exec_rc xc_io(struct tcq_task *t, struct lun *l,
 	io->buf = t->exec.buf;
 	io->done = sbc_io_done;
 	io->ctx = t;
+	io->submitter = t->nexus;
 	t->exec.next = then;
 	list_init(&io->node);
 	if (op == BDEV_WRITE) {

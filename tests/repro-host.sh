@@ -123,6 +123,18 @@ check(s4.spec == "disk:model=ssd,time_scale=80,base=null" and
       "%s %s" % (s4.spec, s4.link))
 check(h.scaled(h.Run("n", "null", [], link="1gbit"), 4).link == "1gbit",
       "a null run is never slowed")
+# scripts/link's round trip and tcq-bench's modelled initiator CPU are the
+# model's: slowed with it; the companion runs without the CPU model.
+r = h.Run("b", "disk:model=hdd,base=null", ["--depth", "1",
+          "--initiator-cpu", "110.5,4.7"], link="1gbit --rtt 0.125")
+s8 = h.scaled(r, 8)
+check(s8.link == "125000kbit --rtt 1" and
+      s8.bench[-1] == "884,37.6", "x8: rate / 8, --rtt and CPU x 8",
+      "%s %s" % (s8.link, s8.bench))
+c = h.companion(r)
+check(c.spec == "null" and c.bench == ["--depth", "1"] and
+      c.link == r.link, "the companion: null, no CPU model, the same link",
+      "%s %s %s" % (c.spec, c.bench, c.link))
 r = h.Run("y", "disk:model=hdd,ncq=1,base=null", [])
 check(h.scaled(r, 8).spec == "disk:model=hdd,ncq=1,time_scale=8,base=null",
       "time_scale added before base=null", h.scaled(r, 8).spec)

@@ -27,7 +27,8 @@ class Run:
     """One tcqd (one backend spec) and one tcq-bench sweep against it.
 
     bench: tcq-bench arguments (lists allowed: --bs 4k,128k ...), without
-    --json and the URL. link: a tc rate for scripts/link, or None.
+    --json and the URL. link: scripts/link's RATE and options (split at
+    spaces: "1gbit --rtt 0.125"), or None.
     scalable: whether raising the experiment's time_scale slows this run
     (repro_host.py); False keeps it in real time.
     """
@@ -108,7 +109,7 @@ def command_line(run, builddir, spec):
     b = os.path.relpath(builddir, TOP) if builddir.startswith(TOP) else builddir
     words = []
     if run.link:
-        words += ["scripts/link", run.link, "--"]
+        words += ["scripts/link"] + run.link.split() + ["--builddir", b, "--"]
     words += ["scripts/lib/serve-bench", b, "--backend", spec]
     words += ["--export", "null0", "--size", run.size] + run.tcqd
     words += ["--ctl", CTL_SHOWN, "--"] + run.bench + ["--ctl", CTL_SHOWN]
@@ -124,7 +125,7 @@ def execute(run, builddir, spec, log, probe=None):
         js, ctl = os.path.join(d, "r.json"), os.path.join(d, "ctl")
         cmd = []
         if run.link:
-            cmd += [LINK, run.link, "--"]
+            cmd += [LINK] + run.link.split() + ["--builddir", builddir, "--"]
         cmd += [SERVE, builddir, "--backend", spec, "--export", "null0",
                 "--size", run.size] + run.tcqd + ["--ctl", ctl, "--"] + \
             run.bench + ["--ctl", ctl, "--quiet", "--json", js]

@@ -103,21 +103,55 @@ def _slow_rate(rate, k):
     return "%dk%s" % (round(float(m.group(1)) * mult / k), m.group(3))
 
 
+def _slow_link(link, k):
+    """scripts/link's 'RATE [--rtt MS]' with the rate K times lower and
+    the round trip K times longer."""
+    w = link.split()
+    w[0] = _slow_rate(w[0], k)
+    for i in range(1, len(w) - 1):
+        if w[i] == "--rtt":
+            w[i + 1] = "%g" % (float(w[i + 1]) * k)
+    return " ".join(w)
+
+
+# tcq-bench's modelled initiator CPU: part of the modelled setup.
+CPU = "--initiator-cpu"
+
+
+def _slow_bench(bench, k):
+    """tcq-bench arguments with the modelled initiator CPU K times slower."""
+    b = list(bench)
+    for i in range(len(b) - 1):
+        if b[i] == CPU:
+            b[i + 1] = ",".join("%g" % (float(x) * k)
+                                for x in b[i + 1].split(","))
+    return b
+
+
 def scaled(run, k):
-    """RUN with the device and the link K times slower (the host as is)."""
+    """RUN with the device, the link and the modelled initiator CPU K
+    times slower (the host as is)."""
     if k == 1 or not getattr(run, "scalable", True) or \
             not run.spec.startswith("disk:"):
         return run
-    r = Run(run.key, _with_scale(run.spec, k), run.bench, run.tcqd,
-            _slow_rate(run.link, k) if run.link else None, run.size)
+    r = Run(run.key, _with_scale(run.spec, k), _slow_bench(run.bench, k),
+            run.tcqd, _slow_link(run.link, k) if run.link else None,
+            run.size)
     r.scalable = True
     return r
 
 
 def companion(run):
-    """The same workload, tcqd arguments and link on the null backend."""
-    return Run(run.key + "@null", "null", run.bench, run.tcqd, run.link,
-               run.size)
+    """The same workload, tcqd arguments and link on the null backend,
+    without the modelled initiator CPU (the model's time, not the
+    host's)."""
+    b, i = list(run.bench), 0
+    while i < len(b):
+        if b[i] in (CPU, "--initiator-cpus"):
+            del b[i:i + 2]
+        else:
+            i += 1
+    return Run(run.key + "@null", "null", b, run.tcqd, run.link, run.size)
 
 
 def ident(run):

@@ -45,6 +45,9 @@ backend = disk:model=ssd,capacity=1G
 
 [lun $IQN 3]
 backend = disk:model=ssd,capacity=1G,time_scale=100
+
+[lun $IQN 4]
+backend = disk:model=hdd,capacity=1G,ncq=1,elevator=cfq
 CONF
 	start_tcqd -c "$TEST_TMP/tcqd.conf"
 	URL=${TCQD_URL%/*}
@@ -264,12 +267,33 @@ bad_key() {
 	grep -q "$2" <<<"$OUT" || fail "--backend $1: message lacks '$2'"
 }
 
+# elevator=cfq (Linux 2.6.29's, backend/disk_cfq.c) is accepted and
+# serves two sessions' sequential readers, each I_T nexus its own queue
+# (the unit checks of tests/unit/test_disk_cfq.c test the algorithm).
+cfq_elevator_serves_two_sessions() {
+	need_tool jq
+	local a b
+	a=$(model_totals 4)
+	run "$BENCH" --quiet --runtime 60 --ios 200 --rw read --bs 64k \
+		--depth 1 --sessions 2 --json "$TEST_TMP/q.json" "$URL/4" ||
+		fail "tcq-bench on the cfq LUN failed"
+	jq -e '.points[0].errors == 0 and .points[0].sessions == 2' \
+		"$TEST_TMP/q.json" >/dev/null ||
+		fail "tcq-bench reported errors on the cfq LUN"
+	b=$(model_totals 4)
+	awk -v a="$a" -v b="$b" 'BEGIN { split(a, x); split(b, y)
+		exit !(y[5] - x[5] >= 200) }' ||
+		fail "the cfq LUN's model completed fewer than 200 reads ($a -> $b)"
+	ok "elevator=cfq: 200 sequential 64K reads of 2 sessions, no errors"
+}
+
 bad_keys_are_named() {
 	bad_key disk:model=hdd,ncq=99 "disk: bad ncq '99'"
 	bad_key disk:model=hdd,bogus=1 "disk: unknown option 'bogus'"
 	bad_key disk:model=hdd,avg_seek=40ms "disk: avg_seek"
 	bad_key disk:model=ssd,queue=0 "disk: bad queue '0'"
 	bad_key disk:model=ssd,time_scale=0 "disk: bad time_scale '0'"
+	bad_key disk:model=hdd,elevator=cfq2 "disk: bad elevator 'cfq2'"
 	ok "bad disk keys are refused naming the key"
 }
 
@@ -283,6 +307,7 @@ CHECKS=(
 	bench_json_carries_model_stats
 	bench_detail_model_columns_only_with_ctl
 	time_scale_slows_the_drive_not_the_host
+	cfq_elevator_serves_two_sessions
 	@
 	bad_keys_are_named
 )

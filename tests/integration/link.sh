@@ -5,17 +5,21 @@
 # complete without errors and never above 13 MB/s (100 Mbit/s is 12.5 MB/s
 # raw: the shaper's configured rate is a ceiling that a loaded host can
 # only fall further below, never exceed), the namespace
-# must be gone afterwards, also after a SIGTERM, and a bad RATE or an
-# impossible --delay must be refused with the reason.
+# must be gone afterwards, also after a SIGTERM. --rtt adds a round trip
+# that a TCP ping-pong across the link sees (never a faster one: a delay
+# can only add), and a bad RATE, --peakrate, --delay or --rtt is refused
+# naming it.
 # shellcheck source=tests/integration/lib.sh
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 LINK=$top_srcdir/scripts/link
 SERVE=$top_srcdir/scripts/lib/serve-bench
-need_built "$TCQD" "$top_builddir/tcq-bench"
+PINGPONG=$top_srcdir/scripts/lib/pingpong.py
+need_built "$TCQD" "$top_builddir/tcq-bench" \
+	"$top_builddir/scripts/lib/linkdelay"
 listing "$@" || {
 	[ "$(id -u)" = 0 ] || skip "needs root (ip netns, tc)"
-	need_tool ip tc jq
+	need_tool ip tc jq python3 iptables-legacy ip6tables-legacy
 }
 
 # bench_over_link RW NAME: 128K RW for 2 s at depth 4 through a 100mbit
@@ -104,17 +108,51 @@ link_missing_command_refused() {
 	ok "a missing COMMAND is refused"
 }
 
-# tc's tbf and htb cannot delay; without netem --delay must be refused.
-link_delay_needs_netem() {
-	if run "$LINK" 100mbit --delay 5 -- true; then
-		grep -qF "netem delay 5ms" <<<"$OUT" ||
-			fail "--delay accepted but no netem delay reported"
-		ok "this kernel has netem: --delay 5 adds a netem delay"
-		return
+# A 2 ms round trip (1 ms each way): every round trip of a TCP
+# ping-pong across the link takes at least that long. Without the delay
+# loopback's takes tens of microseconds, so a delay not in effect fails.
+link_rtt_adds_round_trip() {
+	local min
+	run "$LINK" 100mbit --rtt 2 --builddir "$top_builddir" -- \
+		python3 "$PINGPONG" -n 10 --warmup 2 --resp 48 \
+		--json "$TEST_TMP/rtt.json" ||
+		fail "scripts/link 100mbit --rtt 2 -- pingpong.py failed"
+	grep -qF "round trip measured min" <<<"$OUT" ||
+		fail "scripts/link did not print its own round-trip check"
+	min=$(jq '.min_us' "$TEST_TMP/rtt.json") || fail "no min_us in pingpong's JSON"
+	awk -v v="$min" 'BEGIN { exit !(v >= 2000) }' ||
+		fail "fastest round trip $min us, below the set 2000 us"
+	ok "--rtt 2: the fastest TCP round trip across the link is $min us (>= 2000)"
+}
+
+# refused VALUE... -- WHY: scripts/link with these options must fail
+# saying WHY (naming the option), without running its command.
+refused() {
+	local args=() why
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	why=$2
+	if run "$LINK" 100mbit "${args[@]}" --builddir "$top_builddir" -- \
+		touch "$TEST_TMP/ran"; then
+		fail "scripts/link ${args[*]} was accepted"
 	fi
-	grep -qF -- "--delay needs netem" <<<"$OUT" ||
-		fail "--delay refused without saying it needs netem"
-	ok "--delay is refused without netem, with the reason (not faked)"
+	grep -qF -- "$why" <<<"$OUT" ||
+		fail "scripts/link ${args[*]} refused without saying '$why'"
+	[ ! -e "$TEST_TMP/ran" ] || fail "scripts/link ${args[*]} ran its command"
+}
+
+link_bad_delay_refused() {
+	local v
+	for v in abc 0 1001 0.5ms; do
+		refused --delay "$v" -- "bad --delay '$v'"
+	done
+	# --rtt goes through the same check: that it names itself
+	refused --rtt -1 -- "bad --rtt '-1'"
+	refused --delay 1 --rtt 2 -- "--delay and --rtt both given"
+	if run "$LINK" 100mbit --delay; then fail "--delay without a value was accepted"; fi
+	grep -qF -- "--delay needs a value" <<<"$OUT" || fail "no reason given"
+	refused --peakrate 50mbit -- "bad --peakrate '50mbit': must be above RATE"
+	refused --peakrate fast -- "bad --peakrate 'fast'"
+	ok "bad --delay, --rtt and --peakrate values are refused naming the option"
 }
 
 CHECKS=(
@@ -124,6 +162,7 @@ CHECKS=(
 	link_sigterm_removes_namespace_and_command
 	link_bad_rate_refused
 	link_missing_command_refused
-	link_delay_needs_netem
+	link_rtt_adds_round_trip
+	link_bad_delay_refused
 )
 run_checks "$@"

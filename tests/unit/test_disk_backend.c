@@ -2,7 +2,8 @@
  * The disk backend (backend/disk.c) around its model, on a reactor: data
  * reach the base and come back, the model's statistics are reported, bad
  * keys are refused naming the key, time_scale stretches the model's
- * service times on the real clock, and two reactors share one model. The
+ * service times on the real clock, two reactors share one model, and
+ * the cfq elevator keys its queues by each bdev_io's submitter. The
  * models themselves are tested against arithmetic in test_disk_model.c.
  */
 #include <check.h>
@@ -195,6 +196,74 @@ START_TEST(time_scale_stretches_service)
 }
 END_TEST
 
+/* ---- elevator=cfq keys its queues by bdev_io's submitter ---- */
+
+static struct bdev_io *order[3];
+static int norder;
+
+static void order_done(struct bdev_io *io)
+{
+	ck_assert_int_eq(io->result, 0);
+	order[norder++] = io;
+	if (--pending == 0) {
+		all_done = true;
+		reactor_stop(&R);
+	}
+}
+
+/*
+ * A1 and A2 from one nexus, B1 from another, sent together; A1 goes to
+ * the idle drive (one command at a time). cfq keeps A's queue active for
+ * its slice: A2 follows A1, though B1 lies much nearer A1's end (sector
+ * 1024 against 1048576), where the one queue of unkeyed commands would
+ * go next. A command of 100 ms (overhead) keeps the three in the host
+ * queue together however slow this host is between the submissions.
+ */
+START_TEST(cfq_queues_follow_the_submitter)
+{
+	struct bdev_params bp = { 0 };
+	struct bdev *b;
+	struct bdev_queue *q;
+	struct bdev_io io[3];
+	static const uint64_t off[3] = { 0, 512 << 10, 512 << 20 };
+	static int nexus_a, nexus_b;
+	const void *who[3] = { &nexus_a, &nexus_b, &nexus_a };
+	char *buf;
+
+	ck_assert_int_eq(reactor_init(&R, 0), 0);
+	b = bdev_open("disk:model=hdd,capacity=1G,ncq=1,elevator=cfq,"
+		      "overhead=100ms,readahead=off,wcache=off", &bp, err,
+		      sizeof(err));
+	ck_assert_msg(b != NULL, "%s", err);
+	q = bdev_queue_get(b, &R);
+	ck_assert_ptr_nonnull(q);
+	ck_assert(posix_memalign((void **)&buf, 4096, 3 * 4096) == 0);
+	norder = 0;
+	pending = 3;
+	all_done = false;
+	for (int i = 0; i < 3; i++) {
+		memset(&io[i], 0, sizeof(io[i]));
+		io[i].op = BDEV_READ;
+		io[i].offset = off[i];
+		io[i].len = 4096;
+		io[i].buf = buf + i * 4096;
+		io[i].submitter = who[i];
+		io[i].done = order_done;
+	}
+	for (int i = 0; i < 3; i++)
+		bdev_submit(q, &io[i]);
+	harness_run_until(&R, &all_done, HARNESS_WATCHDOG_MS);
+	ck_assert_int_eq(norder, 3);
+	ck_assert_ptr_eq(order[0], &io[0]);
+	ck_assert_msg(order[1] == &io[2] && order[2] == &io[1],
+		      "A1, A2, B1 wanted; B1 came %s",
+		      order[1] == &io[1] ? "second" : "first");
+	bdev_close(b);
+	reactor_fini(&R);
+	free(buf);
+}
+END_TEST
+
 /* ---- one model, two reactors ---- */
 
 static struct reactor R2;
@@ -317,6 +386,7 @@ static Suite *suite(void)
 	harness_add(tc, backend_keys);
 	harness_add(tc, time_scale_stretches_service);
 	harness_add(tc, two_reactors_share_one_model);
+	harness_add(tc, cfq_queues_follow_the_submitter);
 	suite_add_tcase(s, tc);
 	return s;
 }

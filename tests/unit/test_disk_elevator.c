@@ -3,7 +3,8 @@
  * (backend/disk_elevator.c, disk:elevator=deadline) on a virtual clock:
  * the dispatch order Linux's deadline scheduler gives (sector order from
  * where the last command ended, then the oldest when the sweep runs out),
- * the read_expire bound (500 ms, deadline-iosched.rst), the FLUSH wall,
+ * the read_expire bound (500 ms, deadline-iosched.rst), the fifo looked at
+ * only when a batch of 16 ends, the FLUSH wall,
  * and what sorting buys a drive that takes one command at a time.
  * Expected orders are worked out from the rule by hand.
  */
@@ -170,6 +171,45 @@ START_TEST(deadline_read_expire_bounds_the_wait)
 }
 END_TEST
 
+/*
+ * Linux's deadline looks at its fifo only when a batch ends (16
+ * dispatches, or the sweep runs out), and a batch ends whichever way that
+ * goes: between two looks lie 16 dispatches. Commands of the controller's
+ * time only (DM_NOP, overhead 10 ms, no head movement) make the clock
+ * exact: B0 goes to the idle drive at t = 0; then the n-th dispatch is at
+ * (n - 1) x 10 ms. The old command O lies past every other, so the sweep
+ * (S1, S2, ... in sector order) reaches it last; the fifo is looked at on
+ * dispatches 17 (t = 160 ms), 33 (320 ms), 49 (480 ms): O has not waited
+ * read_expire (500 ms) yet; on 65 (640 ms) it has, and goes. Checked on
+ * every dispatch past the first batch, O would go on dispatch 51
+ * (500 ms).
+ */
+START_TEST(deadline_checks_the_fifo_only_when_a_batch_ends)
+{
+	struct disk_model m;
+	struct dm_params p = hdd_ncq1(DM_ELV_DEADLINE);
+	struct dm_req reqs[102];
+	int order[102], at = -1;
+
+	p.overhead_ns = 10 * MS;
+	ck_assert_msg(dm_init(&m, &p, err, sizeof(err)) == 0, "%s", err);
+	reqs[0] = (struct dm_req){ .op = DM_NOP, .lba = 0, .nsect = 1 };
+	reqs[1] = (struct dm_req){ .op = DM_NOP, .lba = 900000, .nsect = 1 };
+	for (int i = 2; i < 102; i++)
+		reqs[i] = (struct dm_req){ .op = DM_NOP,
+					   .lba = 1000 * (uint64_t)(i - 1),
+					   .nsect = 1 };
+	run_batch(&m, reqs, 102, order);
+	for (int i = 0; i < 102; i++)
+		if (order[i] == 1)
+			at = i + 1;
+	ck_assert_int_eq(at, 65);
+	ck_assert_uint_eq(reqs[1].start, 640 * MS);
+	ck_assert_uint_eq(reqs[1].done, 650 * MS);
+	dm_fini(&m);
+}
+END_TEST
+
 /* 48 random 4K reads over the first 32 GiB waiting for a drive that takes
  * one at a time: in sector order each seek is a short hop instead of a
  * random one over the span, so deadline serves at least 10% more. */
@@ -228,6 +268,7 @@ static Suite *suite(void)
 	harness_add(tc, deadline_sweeps_in_sector_order);
 	harness_add(tc, deadline_never_moves_across_a_flush);
 	harness_add(tc, deadline_read_expire_bounds_the_wait);
+	harness_add(tc, deadline_checks_the_fifo_only_when_a_batch_ends);
 	harness_add(tc, deadline_sorting_helps_a_drive_of_depth_1);
 	suite_add_tcase(s, tc);
 	return s;
