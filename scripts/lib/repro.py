@@ -29,11 +29,15 @@ class Run:
     bench: tcq-bench arguments (lists allowed: --bs 4k,128k ...), without
     --json and the URL. link: scripts/link's RATE and options (split at
     spaces: "1gbit --rtt 0.125"), or None.
+    scalable: whether raising the experiment's time_scale slows this run
+    (repro_host.py); False keeps it in real time.
     """
 
-    def __init__(self, key, spec, bench, tcqd=(), link=None, size="1G"):
+    def __init__(self, key, spec, bench, tcqd=(), link=None, size="1G",
+                 scalable=True):
         self.key, self.spec, self.bench = key, spec, list(bench)
         self.tcqd, self.link, self.size = list(tcqd), link, size
+        self.scalable = scalable
 
 
 def parse_spec(spec):
@@ -95,6 +99,11 @@ def probe_disk_backend(builddir):
                      p.stderr.strip())
 
 
+# The control socket as the report shows it (each run makes its own):
+# tcq-bench asks tcqd's disk model for its statistics per point through it.
+CTL_SHOWN = "/tmp/tcq-repro.ctl"
+
+
 def command_line(run, builddir, spec):
     """The shell command that reruns RUN (for the report)."""
     b = os.path.relpath(builddir, TOP) if builddir.startswith(TOP) else builddir
@@ -103,22 +112,27 @@ def command_line(run, builddir, spec):
         words += ["scripts/link"] + run.link.split() + ["--builddir", b, "--"]
     words += ["scripts/lib/serve-bench", b, "--backend", spec]
     words += ["--export", "null0", "--size", run.size] + run.tcqd
-    words += ["--"] + run.bench
+    words += ["--ctl", CTL_SHOWN, "--"] + run.bench + ["--ctl", CTL_SHOWN]
     return " ".join(shlex.quote(w) for w in words)
 
 
-def execute(run, builddir, spec, log):
-    """Runs RUN; returns tcq-bench's JSON points. Raises ReproError."""
+def execute(run, builddir, spec, log, probe=None):
+    """Runs RUN; returns tcq-bench's JSON points (with the device model's
+    statistics per point, tcq-bench --ctl) and, when PROBE (a callable
+    returning an object with stop()) is given, what stop() returned at
+    the end of the run. Raises ReproError."""
     with tempfile.TemporaryDirectory(prefix="tcq-repro.") as d:
-        js = os.path.join(d, "r.json")
+        js, ctl = os.path.join(d, "r.json"), os.path.join(d, "ctl")
         cmd = []
         if run.link:
             cmd += [LINK] + run.link.split() + ["--builddir", builddir, "--"]
         cmd += [SERVE, builddir, "--backend", spec, "--export", "null0",
-                "--size", run.size] + run.tcqd + ["--"] + run.bench + [
-                "--quiet", "--json", js]
+                "--size", run.size] + run.tcqd + ["--ctl", ctl, "--"] + \
+            run.bench + ["--ctl", ctl, "--quiet", "--json", js]
         log("  $ " + " ".join(shlex.quote(c) for c in cmd))
+        pr = probe() if probe else None
         p = subprocess.run(cmd, capture_output=True, text=True)
+        load = pr.stop() if pr else None
         for line in p.stdout.splitlines():
             log("    " + line)
         if not os.path.exists(js):
@@ -130,7 +144,7 @@ def execute(run, builddir, spec, log):
         if bad:
             raise ReproError("%s: %d points had errors: %s" % (
                 run.key, len(bad), p.stdout.strip()[-800:]))
-        return pts
+        return (pts, load) if probe else pts
 
 
 def point(pts, **want):
@@ -140,6 +154,20 @@ def point(pts, **want):
         raise ReproError("expected one point with %r, found %d" % (
             want, len(got)))
     return got[0]
+
+
+def widen(lo, hi, tol):
+    """The bounds of a measured ratio for a published one (LO == HI) or a
+    range of them across drives: TOL below LO, TOL above HI."""
+    return lo * (1 - tol), hi * (1 + tol)
+
+
+def inside(x, b):
+    return b[0] <= x <= b[1]
+
+
+def btxt(b):
+    return "%.2fx..%.2fx" % b
 
 
 # ---- markdown -------------------------------------------------------------
@@ -213,7 +241,9 @@ def svg_lines(path, title, xlabels, series, ylabel, note=""):
                  % (L, H - 12, e(note)))
     for si, s in enumerate(series):
         c = s.get("color") or COLORS[si % len(COLORS)]
-        dash = ' stroke-dasharray="6 4"' if s.get("dashed") else ""
+        dash = ' stroke-dasharray="%s"' % (
+            "2 3" if s.get("dotted") else "6 4") \
+            if s.get("dashed") or s.get("dotted") else ""
         pts = [(X(i), Y(y)) for i, y in enumerate(s["ys"]) if y is not None]
         if len(pts) > 1:
             o.append('<polyline fill="none" stroke="%s" stroke-width="2"%s '

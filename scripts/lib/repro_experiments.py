@@ -12,9 +12,28 @@ Model keys are those of tcqd's disk backend (disk:model=hdd|hdd-15k|ssd,
 see tcqd.conf); a key left out takes the preset's value. Only values with
 a source are set.
 """
-from repro import Run, md_table, pct, point, svg_lines
+from repro import Run, btxt, inside, md_table, pct, point, svg_lines, widen
+from repro_host import alone
 
 K = 1024
+
+# ---- how close a measured ratio must come to a published one -------------
+
+# The run-to-run spread of a single run: only kara-2009 publishes one
+# (stddev of 3 runs); its largest relative stddev is 2.6.29's 1-thread
+# row, 0.860439 of 42.043333 (KARA_PUB below).
+RUN_SD = 0.860439 / 42.043333
+# A ratio of two single runs: sqrt(2) x that; three standard deviations.
+TOL = 3 * 2 ** 0.5 * RUN_SD
+
+
+def band(lo, hi=None):
+    return widen(lo, lo if hi is None else hi, TOL)
+
+
+# A rule of two halves: by how many hold.
+VERDICTS = ["not reproduced", "partly reproduced", "reproduced"]
+
 
 # ---- drive specifications (sources in the report) ------------------------
 
@@ -110,8 +129,10 @@ def axboe_runs(quick):
     ]
 
 
-def _kib(res, key):
-    return res[key][0]["iops"] * 4.0  # 4 KiB reads: KiB/s
+def _kib(res, key, f="iops"):
+    """KiB/s of 4 KiB reads over iSCSI, or of the drive alone ('alone')."""
+    v = res[key][0]["iops"] if f == "iops" else alone(res[key][0], "iops")
+    return v * 4.0 if v is not None else None
 
 
 def axboe_tables(res):
@@ -120,13 +141,15 @@ def axboe_tables(res):
                        (d, "1/1", a, "", ""),
                        ("", "1", b, db, ""),
                        ("", "31", c, dc, dca))])
-    a, b, c = (_kib(res, k) for k in ("d1-ncq1", "d48-ncq1", "d48-ncq31"))
-    f = _kib(res, "d48-ncq31-fifo")
-    meas = md_table(["drive", "depth", "KiB/sec", "diff", "diff 1/1"], [
-        ("model hdd (7K500 specs)", "1/1", _num(a), "", ""),
-        ("", "1", _num(b), pct(b, a), ""),
-        ("", "31", _num(c), pct(c, b), pct(c, a)),
-        ("", "31 fifo (extra)", _num(f), pct(f, b), pct(f, a)),
+    keys = ("d1-ncq1", "d48-ncq1", "d48-ncq31", "d48-ncq31-fifo")
+    a, b, c, f = (_kib(res, k) for k in keys)
+    da, db, dc, df = (_num(_kib(res, k, "alone")) for k in keys)
+    meas = md_table(["drive", "depth", "KiB/sec", "diff", "diff 1/1",
+                     "KiB/sec drive alone (model clock)"], [
+        ("model hdd (7K500 specs)", "1/1", _num(a), "", "", da),
+        ("", "1", _num(b), pct(b, a), "", db),
+        ("", "31", _num(c), pct(c, b), pct(c, a), dc),
+        ("", "31 fifo (extra)", _num(f), pct(f, b), pct(f, a), df),
     ])
     return pub, meas
 
@@ -135,51 +158,44 @@ def axboe_plot(res, path):
     xs = ["1/1", "1 (48 queued)", "31 (48 queued)"]
     series = [{"label": d.split()[0] + " published", "dashed": True,
                "ys": [1.0, b / a, c / a]} for d, a, b, c, *_ in AXBOE_PUB]
-    a, b, c = (_kib(res, k) for k in ("d1-ncq1", "d48-ncq1", "d48-ncq31"))
+    keys = ("d1-ncq1", "d48-ncq1", "d48-ncq31")
+    a, b, c = (_kib(res, k) for k in keys)
     series.append({"label": "model hdd", "ys": [1.0, b / a, c / a],
                    "color": "black"})
+    da, db, dc = (_kib(res, k, "alone") for k in keys)
+    if None not in (da, db, dc):
+        series.append({"label": "drive alone", "dotted": True,
+                       "color": "black", "ys": [1.0, db / da, dc / da]})
     svg_lines(path, "axboe-2006: 4K random reads, relative to depth 1/1", xs,
               series, "throughput / depth 1/1",
-              "dashed: published drives; solid: the model")
+              "dashed: published drives; solid: over iSCSI; dotted: the "
+              "drive alone (model clock)")
+
+
+# NCQ's own gain (row 31 over row 1, 48 queued in front of both) and the
+# elevator's (row 1 over row 1/1), each the range of the four drives.
+AX_NCQ = band(1.13, 1.45)
+AX_ELV = band(1.21, 1.35)
 
 
 def axboe_verdict(res):
     a, b, c = (_kib(res, k) for k in ("d1-ncq1", "d48-ncq1", "d48-ncq31"))
     f = _kib(res, "d48-ncq31-fifo")
-    ncq = c / a - 1
-    sched = b / a - 1
-    holds = ncq >= 0.13
-    parts = []
-    parts.append("NCQ with 48 queued gives %s over depth 1/1 (published "
-                 "+36..92%%)" % pct(c, a))
-    if f < a * (1 + ncq / 2):
-        parts.append("the same depth in fifo order gives %s, so the gain "
-                     "is the drive's reordering, not the depth" % pct(f, a))
-    else:
-        parts.append("the same depth in fifo order gives %s as well, so "
-                     "the gain comes from serving several at once, not "
-                     "from reordering (one head cannot)" % pct(f, a))
-    if sched >= 0.13:
-        parts.append("48 queued at drive depth 1, sorted by the deadline "
-                     "elevator, give %s (published +21..35%%)" % pct(b, a))
-    else:
-        parts.append("48 queued at drive depth 1, sorted by the deadline "
-                     "elevator, give only %s where the published scheduler "
-                     "gave +21..35%%, so that row is not reproduced"
-                     % pct(b, a))
-    if c / b - 1 > 0.45:
-        parts.append("NCQ over the sorted depth 1 gives %s, above every "
-                     "published drive (+13..45%%): the model's sptf is "
-                     "ideal -- it knows the head's angle exactly and "
-                     "weighs all 31 commands -- where the firmware of "
-                     "2006 did less (the Samsung, +13%%, least)"
-                     % pct(c, b))
-    # The size of NCQ's own gain is part of the shape: far above every
-    # published drive, the direction holds and the magnitude does not.
-    too_big = c / b - 1 > 0.45
-    verdict = ("partly reproduced" if holds and (sched < 0.13 or too_big)
-               else "reproduced" if holds else "not reproduced")
-    return verdict, "; ".join(parts) + "."
+    ncq, elv = inside(c / b, AX_NCQ), inside(b / a, AX_ELV)
+    io = ["outside", "inside"]
+    parts = ["NCQ's own gain, row 31 over row 1, is %.2fx (%s: %s; "
+             "published +13..45%%)" % (c / b, btxt(AX_NCQ), io[ncq]),
+             "the elevator's, row 1 over 1/1, %.2fx (%s: %s; published "
+             "+21..35%%)" % (b / a, btxt(AX_ELV), io[elv]),
+             "both, row 31 over 1/1, %s (published +36..92%%)" % pct(c, a),
+             "the same 48 in fifo order on the NCQ drive give %s over 1/1, "
+             "so %s" % (pct(f, a), "the gain is the drive's reordering"
+                        if f < c else "reordering adds nothing")]
+    if c / b > AX_NCQ[1]:
+        parts.append("above every published drive: the model's sptf knows "
+                     "the head's angle exactly and weighs all 31 commands, "
+                     "where the firmware of 2006 did less")
+    return VERDICTS[ncq + elv], "; ".join(parts) + "."
 
 
 AXBOE = {
@@ -221,174 +237,17 @@ AXBOE = {
     "tables": axboe_tables,
     "plot": axboe_plot,
     "verdict": axboe_verdict,
-    "rule": "holds when ncq=31 with 48 queued is at least 13% above depth "
-            "1/1 (the smallest published NCQ gain); the scheduler row "
-            "holds when 48 queued at depth 1 is at least 13% above 1/1; "
-            "only partly when NCQ's own gain (row 31 over row 1) is above "
-            "the largest published one, +45%",
-}
-
-# ---- bolkhovitin-2010 ------------------------------------------------------
-
-BOLK_DEPTHS = [1, 2, 4, 8, 32]
-BOLK_BS = [4, 16, 32, 64, 128]
-BOLK_PUB = {4: [16, 25, 32, 34, 34], 16: [25, 57, 72, 85, 85],
-            32: [44, 72, 97, 106, 106], 64: [65, 95, 114, 115, 115],
-            128: [80, 112, 115, 115, 115]}
-
-
-# The wire: 1 GbE with the round trip of a switched gigabit LAN whose
-# NICs coalesce interrupts, 125 us (docs/link.md).
-BOLK_LINK = "1gbit --rtt 0.125"
-# The initiator's CPU (tcq-bench --initiator-cpu, one CPU): per byte,
-# the "1 GHz per 1 Gbit/s" of TCP processing (8 cycles a byte; Foong et
-# al., "TCP performance re-visited", ISPASS 2003) on the 1.7 GHz Xeon;
-# per command, calibrated on the one cell the source marks as CPU-bound
-# at the deepest queue, 4K at depth 32 (34 MB/s): the whole time of one
-# command there less its bytes' share. Every other cell is predicted.
-BOLK_CPU_BYTE_NS = 8 / 1.7
-BOLK_CPU_CELL = (4, 32)
-BOLK_CPU_PUB = BOLK_PUB[BOLK_CPU_CELL[0]][BOLK_DEPTHS.index(BOLK_CPU_CELL[1])]
-BOLK_CPU_CMD_US = (BOLK_CPU_CELL[0] * K / (BOLK_CPU_PUB * 1e6) * 1e6 -
-                   BOLK_CPU_CELL[0] * K * BOLK_CPU_BYTE_NS / 1e3)
-
-
-def bolk_cpu_ceiling(bs_k):
-    """MB/s the modelled initiator CPU allows at bs_k KiB, deep queues."""
-    us = BOLK_CPU_CMD_US + bs_k * K * BOLK_CPU_BYTE_NS / 1e3
-    return bs_k * K / us
-
-
-def bolk_sizes(quick):
-    return ([4, 16, 64, 128], [1, 2, 8, 32]) if quick else (BOLK_BS,
-                                                            BOLK_DEPTHS)
-
-
-def bolk_runs(quick):
-    bss, ds = bolk_sizes(quick)
-    return [Run("sweep", spec(HDD_15K450, "ncq=32,sched=sptf"), [
-        "--rw", "read", "--span", "128M",
-        "--bs", ",".join("%dk" % b for b in bss),
-        "--depth", ",".join(str(d) for d in ds),
-        "--runtime", "2" if quick else "5",
-        "--initiator-cpu", "%.1f,%.3f" % (BOLK_CPU_CMD_US, BOLK_CPU_BYTE_NS)],
-        link=BOLK_LINK, tcqd=ONE, size="450G")]
-
-
-def _bolk(res):
-    pts = res["sweep"]
-    bss = sorted({q["bs"] // K for q in pts})
-    ds = sorted({q["depth"] for q in pts})
-    m = {b: {d: point(pts, bs=b * K, depth=d)["mbps"] for d in ds}
-         for b in bss}
-    return bss, ds, m
-
-
-def bolk_tables(res):
-    hdr = ["X \\ Y"] + [str(d) for d in BOLK_DEPTHS]
-    pub = md_table(hdr, [["%dK" % b] + BOLK_PUB[b] for b in BOLK_BS])
-    bss, ds, m = _bolk(res)
-    meas = md_table(hdr, [["%dK" % b] + [_num(m[b].get(d)) if d in ds else
-                                          "-" for d in BOLK_DEPTHS]
-                          for b in BOLK_BS if b in bss])
-    return pub, meas
-
-
-def bolk_plot(res, path):
-    bss, ds, m = _bolk(res)
-    series = []
-    for i, b in enumerate(bss):
-        series.append({"label": "%dK published" % b, "dashed": True,
-                       "color": None, "ys": [BOLK_PUB[b][BOLK_DEPTHS.index(d)]
-                                             for d in ds]})
-        series.append({"label": "%dK model" % b, "ys": [m[b][d] for d in ds]})
-    for i, s in enumerate(series):
-        s["color"] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd",
-                      "#ff7f0e"][(i // 2) % 5]
-    svg_lines(path, "bolkhovitin-2010: iSCSI over 1 GbE to one 15K disk",
-              [str(d) for d in ds], series, "MB/s",
-              "x: queue depth; dashed: published, solid: model over "
-              "scripts/link " + BOLK_LINK)
-
-
-def bolk_verdict(res):
-    bss, ds, m = _bolk(res)
-    top = max(v for b in bss for v in m[b].values())
-    big, small = max(bss), min(bss)
-    sat = m[big].get(2, 0) >= 0.9 * top
-    rise = m[small][max(ds)] / m[small][1]
-    holds = sat and rise >= 2
-    s = ("%dK reads reach %.0f MB/s at depth 2 (%.0f%% of the highest "
-         "cell, %.0f MB/s; scripts/link 1gbit carries at most about 118 "
-         "MB/s of 128K reads, docs/link.md); %dK rises %.1fx from depth "
-         "1 to %d "
-         "(published 16 -> 34, 2.1x)" % (big, m[big].get(2, 0),
-                                        100 * m[big].get(2, 0) / top, top,
-                                        small, rise, max(ds)))
-    if not sat:
-        s += "; 128K does not saturate the wire by depth 2"
-    if rise < 2:
-        s += ("; the small-block rise is smaller: the model's sequential "
-              "4K reads are served from its read-ahead, and the modelled "
-              "initiator CPU (%.0f MB/s at 4K) caps the deep end"
-              % bolk_cpu_ceiling(small))
-    return ("reproduced" if holds else "not reproduced"), s + "."
-
-
-BOLK = {
-    "name": "bolkhovitin-2010",
-    "file": "bolkhovitin-2010-iscsi-scst-bs-depth.txt",
-    "title": "iSCSI over 1 GbE to one 15K rpm disk, MB/s by block size "
-             "and depth",
-    "claim": "128K saturates the wire by depth 2; 4K rises 16 -> 34 MB/s; "
-             "'350% from tagged queuing'",
-    "model": "`" + HDD_15K450 + ",ncq=32,sched=sptf` (LUN 450G, null "
-             "base) behind `scripts/link " + BOLK_LINK + "` (docs/link.md). "
-             "Source: "
-             "Hitachi Ultrastar 15K450 Hard Disk Drive Specification v1.2 "
-             "(2008), 4.5.1 table 7: 3.3 ms average read seek for the "
-             "450 GB model ([manualsdump](https://manualsdump.com/en/"
-             "manuals/hitachi-hus154545vlf400-hus154530vlf400/112307/27)); "
-             "15K rpm; the rest (seek curve, media rate, cache) is the "
-             "hdd-15k preset's, now the Seagate Cheetah 15K.7 (204..122 "
-             "MB/s sustained, SAS 600 MB/s; docs/disk-models.md). The "
-             "initiator's CPU: `tcq-bench "
-             "--initiator-cpu %.1f,%.3f` (one CPU): %.3f ns a byte is 8 "
-             "cycles at 1.7 GHz, the 1 GHz per 1 Gbit/s of TCP processing "
-             "(Foong et al., \"TCP performance re-visited\", ISPASS 2003, "
-             "[scilit](https://scilit.net/publications/"
-             "1734f453bbbe2378bb143d3511bce209)); %.1f us a command is "
-             "calibrated on one cell, %dK at depth %d (%d MB/s, 'initiator "
-             "CPU overloaded'); every other cell is predicted (the CPU "
-             "alone allows %s MB/s at %s)." % (
-                 BOLK_CPU_CMD_US, BOLK_CPU_BYTE_NS, BOLK_CPU_BYTE_NS,
-                 BOLK_CPU_CMD_US, BOLK_CPU_CELL[0], BOLK_CPU_CELL[1],
-                 BOLK_CPU_PUB,
-                 ", ".join("%.0f" % bolk_cpu_ceiling(b) for b in BOLK_BS),
-                 ", ".join("%dK" % b for b in BOLK_BS)),
-    "mapping": "fio `--rw=read --size=128M --loops=100 --iodepth=Y "
-               "--bs=X` through iSCSI-SCST over 1 GbE become `tcq-bench "
-               "--rw read --span 128M --bs X --depth Y --initiator-cpu ...` "
-               "against tcqd, both inside `scripts/link " + BOLK_LINK +
-               "` (one namespace, loopback shaped by tbf with a peak "
-               "rate: both directions share the 1 Gbit/s; the reverse "
-               "direction of a read carries only commands and ACKs; every "
-               "packet held 62.5 us on its way: a 125 us round trip, the "
-               "published one of a switched gigabit LAN with interrupt "
-               "coalescing, added to loopback's own). fio's MB/s are taken "
-               "as 10^6 bytes a second, as tcq-bench's.",
-    # the one declared cell a parameter is fitted on; the rest predicted
-    "calibration": {"cell": "%dK at depth %d" % BOLK_CPU_CELL,
-                    "published_mbps": BOLK_CPU_PUB,
-                    "parameter": "tcq-bench --initiator-cpu CMD_US",
-                    "value": round(BOLK_CPU_CMD_US, 1)},
-    "runs": bolk_runs,
-    "tables": bolk_tables,
-    "plot": bolk_plot,
-    "verdict": bolk_verdict,
-    "rule": "holds when the largest block size reaches 90% of the highest "
-            "cell at depth 2 and the smallest block size gains at least "
-            "2x from depth 1 to the deepest point",
+    "rule": "NCQ's own gain, row 31 over row 1 (48 queued in front of "
+            "both), within the four drives' +13..45%% widened by the "
+            "tolerance, %s; the elevator's, row 1 over row 1/1, within "
+            "their +21..35%%, %s. Reproduced when both hold, partly when "
+            "one does, not reproduced when neither" % (btxt(AX_NCQ),
+                                                       btxt(AX_ELV)),
+    "effect": 0.13,
+    "effect_why": "the smallest gain the rule measures, the Samsung's "
+                  "NCQ gain, +13%",
+    "judged": lambda res: [(k, res[k][0]) for k in ("d1-ncq1", "d48-ncq1",
+                                                    "d48-ncq31")],
 }
 
 # ---- li-2009 ---------------------------------------------------------------
@@ -399,7 +258,7 @@ def li_runs(quick):
     common = ["--rw", "read", "--bs", "4k", "--span", "256M",
               "--runtime", rt]
     hdd = HDD_7K500 + "," + HDD_SEEK_CURVE + ",readahead=on"
-    deep = "1,2,4" if quick else "1,2,4,8,31"
+    deep = "1" if quick else "1,2,4,8,31"
     return [
         Run("ncq1", spec(hdd, "ncq=1"), common + ["--depth", "1"],
             tcqd=ONE, size="500G"),
@@ -408,25 +267,27 @@ def li_runs(quick):
     ]
 
 
-def _li(res):
-    off = res["ncq1"][0]["mbps"]
-    on = {q["depth"]: q["mbps"] for q in res["ncq31"]}
-    return off, on
+def _li(res, f=None):
+    get = alone if f else (lambda q: q["mbps"])
+    return get(res["ncq1"][0]), {q["depth"]: get(q) for q in res["ncq31"]}
 
 
 def li_tables(res):
     pub = md_table(["queue_depth (NCQ)", "fio iodepth", "MB/s"],
                    [("1 (NCQ off)", 1, "~27"), ("2..31", 1, "~24")])
     off, on = _li(res)
-    rows = [("1 (ncq=1)", 1, "%.1f" % off)]
-    rows += [("31 (ncq=31)", d, "%.1f (%s)" % (v, pct(v, off)))
-             for d, v in sorted(on.items())]
-    meas = md_table(["queue_depth (NCQ)", "tcq-bench depth", "MB/s"], rows)
+    aoff, aon = _li(res, "alone")
+    rows = [("1 (ncq=1)", 1, "%.1f" % off, _num(aoff, "%.1f"))]
+    rows += [("31 (ncq=31)", d, "%.1f (%s)" % (v, pct(v, off)),
+              _num(aon[d], "%.1f")) for d, v in sorted(on.items())]
+    meas = md_table(["queue_depth (NCQ)", "tcq-bench depth", "MB/s",
+                     "MB/s drive alone (model clock)"], rows)
     return pub, meas
 
 
 def li_plot(res, path):
     off, on = _li(res)
+    aoff, aon = _li(res, "alone")
     ds = sorted(on)
     svg_lines(path, "li-2009: 4K sequential reads, NCQ off vs on",
               [str(d) for d in ds], [
@@ -436,18 +297,27 @@ def li_plot(res, path):
                    "ys": [24] * len(ds)},
                   {"label": "model ncq=1", "ys": [off] + [None] * (
                       len(ds) - 1)},
-                  {"label": "model ncq=31", "ys": [on[d] for d in ds]}],
-              "MB/s", "x: application depth (published: 1 only)")
+                  {"label": "model ncq=31", "ys": [on[d] for d in ds]},
+                  {"label": "ncq=1 drive alone", "dotted": True,
+                   "ys": [aoff] + [None] * (len(ds) - 1)},
+                  {"label": "ncq=31 drive alone", "dotted": True,
+                   "ys": [aon[d] for d in ds]}],
+              "MB/s", "x: application depth (published: 1 only); dotted: "
+              "the drive alone (model clock)")
+
+
+# NCQ on at application depth 1 over NCQ off: about 24 of about 27 MB/s.
+LI_BAND = band(24 / 27.0)
 
 
 def li_verdict(res):
     off, on = _li(res)
     d1 = on.get(1)
-    holds = d1 is not None and d1 <= 0.95 * off
+    holds = d1 is not None and inside(d1 / off, LI_BAND)
     s = ("at application depth 1 the drive with NCQ on gives %.1f MB/s, "
-         "NCQ off %.1f MB/s (%s; published about -10%%)" % (
-             d1, off, pct(d1, off)))
-    if not holds:
+         "NCQ off %.1f MB/s: %.2fx (published about 24/27 = 0.89x; bounds "
+         "%s)" % (d1, off, d1 / off, btxt(LI_BAND)))
+    if not holds and d1 / off > LI_BAND[1]:
         s += ("; with one command outstanding there is nothing to reorder "
               "and the model charges the same per command with NCQ on or "
               "off; the thread blames the firmware (blktrace: D2C, the "
@@ -482,8 +352,13 @@ LI = {
     "tables": li_tables,
     "plot": li_plot,
     "verdict": li_verdict,
-    "rule": "holds when ncq=31 at application depth 1 is at least 5% "
-            "slower than ncq=1",
+    "rule": "NCQ on (ncq=31) at application depth 1 over NCQ off (ncq=1): "
+            "about 24 of about 27 MB/s, 0.89x, within %s" % btxt(LI_BAND),
+    "assumed": "the fio job sets no block size: fio's default, 4K",
+    "effect": 1 - 24 / 27.0,
+    "effect_why": "NCQ on is 11% slower",
+    "judged": lambda res: [("ncq1", res["ncq1"][0]),
+                           ("ncq31", point(res["ncq31"], depth=1))],
 }
 
 # ---- micron-2011 -----------------------------------------------------------
@@ -493,11 +368,10 @@ LI = {
 # are run here at the same application depths, the drive's tags (the
 # ssd model's `queue`) the only difference. The card did 785,000 IOPS;
 # a host serves a fraction of that over iSCSI (the null backend: some
-# 300K on 2 shared cores), so time_scale=20 runs the model 20 times
-# slower than real time: the data sheet's 785K become 39K, an eighth of
-# what this host does on null at depth 256, and the host's own cost is a
-# small share of each command. Fixed here, before any run; the verdict
-# checks that the host stayed out of the way (at most half of null).
+# 300K on 2 shared cores), so both run at time_scale=20 or more
+# (repro_host.py raises it while the host's share is too large): the
+# data sheet's 785K become 39K, and the host's own cost is a small share
+# of each command. Figures are in the model's time (scaled back).
 MICRON_SCALE = 20
 # tcqd lets the LUN and every session take 1024: depth 256 must reach
 # the drive, not wait in tcqd's default CmdSN window of 128.
@@ -509,14 +383,14 @@ MICRON_SIZE = "325G"
 def micron_runs(quick):
     bench = ["--rw", "randread", "--bs", "4k", "--depth", "32,256",
              "--runtime", "3" if quick else "8"]
-    scale = "time_scale=%d" % MICRON_SCALE
-    return [Run("ahci", spec(SSD_P320H_AHCI, scale), bench,
-                tcqd=MICRON_TCQD, size=MICRON_SIZE),
-            Run("native", spec(SSD_P320H, scale), bench, tcqd=MICRON_TCQD,
+    return [Run("ahci", spec(SSD_P320H_AHCI), bench, tcqd=MICRON_TCQD,
+                size=MICRON_SIZE),
+            Run("native", spec(SSD_P320H), bench, tcqd=MICRON_TCQD,
                 size=MICRON_SIZE),
             # the same points on the null backend: what the host (tcqd,
             # tcq-bench, loopback, two shared cores) can do at all
-            Run("host", "null", bench, tcqd=MICRON_TCQD, size=MICRON_SIZE)]
+            Run("host", "null", bench, tcqd=MICRON_TCQD, size=MICRON_SIZE,
+                scalable=False)]
 
 
 def _micron(res):
@@ -525,79 +399,93 @@ def _micron(res):
             for k in ("ahci", "native", "host")}
 
 
+def _mscale(res):
+    return res["native"][0]["scale"]
+
+
+def _malone(res, k):
+    return [alone(point(res[k], depth=d), "iops") for d in (32, 256)]
+
+
 def micron_tables(res):
     pub = md_table(["application queue depth", "Micron driver vs ahci"],
                    [(32, "+43% IOPS"), (256, "> +225% IOPS")])
     m = _micron(res)
     (a32, a256), (n32, n256), (h32, h256) = m["ahci"], m["native"], m["host"]
-    k = MICRON_SCALE
+    aa32, aa256 = _malone(res, "ahci")
+    na32, na256 = _malone(res, "native")
     meas = md_table(["application queue depth",
-                     "IOPS, 32 tags (ahci), time_scale=%d" % k,
-                     "IOPS, 256 tags (Micron's driver)",
-                     "256 tags vs 32", "x %d (model time): 32, 256 tags" % k,
+                     "IOPS, 32 tags (ahci), time_scale=%d, model time"
+                     % _mscale(res),
+                     "IOPS, 256 tags (Micron's driver)", "256 tags vs 32",
+                     "drive alone (model clock): 32, 256 tags",
                      "IOPS (null backend: the host's limit)"],
                     [(32, _num(a32), _num(n32), pct(n32, a32),
-                      "%s, %s" % (_num(a32 * k), _num(n32 * k)), _num(h32)),
+                      "%s, %s" % (_num(aa32), _num(na32)), _num(h32)),
                      (256, _num(a256), _num(n256), pct(n256, a256),
-                      "%s, %s" % (_num(a256 * k), _num(n256 * k)),
-                      _num(h256))])
+                      "%s, %s" % (_num(aa256), _num(na256)), _num(h256))])
     return pub, meas
 
 
 def micron_plot(res, path):
     m = _micron(res)
+    aa, na = _malone(res, "ahci"), _malone(res, "native")
+    series = [{"label": "published (Micron driver / ahci)", "dashed": True,
+               "ys": [1.43, 3.25]},
+              {"label": "ssd model, 256 tags / 32 (time_scale=%d)"
+                        % _mscale(res),
+               "ys": [m["native"][0] / m["ahci"][0],
+                      m["native"][1] / m["ahci"][1]]}]
+    if all(aa) and all(na):
+        series.append({"label": "drive alone", "dotted": True,
+                       "color": "#1f77b4",
+                       "ys": [na[0] / aa[0], na[1] / aa[1]]})
     svg_lines(path, "micron-2011: 256 tags vs ahci's 32, by application "
-              "depth", ["32", "256"], [
-                  {"label": "published (Micron driver / ahci)",
-                   "dashed": True, "ys": [1.43, 3.25]},
-                  {"label": "ssd model, 256 tags / 32 (time_scale=%d)"
-                            % MICRON_SCALE,
-                   "ys": [m["native"][0] / m["ahci"][0],
-                          m["native"][1] / m["ahci"][1]]}],
-              "IOPS / ahci's IOPS",
+              "depth", ["32", "256"], series, "IOPS / ahci's IOPS",
               "published: +43% at 32 (the driver's CPU path), > +225% at "
-              "256")
+              "256; dotted: the drive alone (model clock)")
+
+
+# At application depth 256, Micron's driver (256 tags) over ahci (32):
+# "more than +225%", 3.25x, less the tolerance; no upper bound in the
+# source; the most 8 times the commands in flight can give at the same
+# latency is 8x (Little's law), so that is the upper bound. Depth 32 is
+# shown, not judged: there the same 32 commands reach the card either
+# way, and the thread puts its +43% on the drivers' CPU path.
+MC_BAND = (3.25 * (1 - TOL), 256 / 32.0)
 
 
 def micron_verdict(res):
     m = _micron(res)
     (a32, a256), (n32, n256), (h32, h256) = m["ahci"], m["native"], m["host"]
     r = n256 / a256
-    k = MICRON_SCALE
-    s = ("at application depth 256 the card with 256 tags gives %.0f "
-         "IOPS, %.2fx the %.0f it gives behind ahci's 32 (published: more "
-         "than 3.25x); in model time %.0fK and %.0fK (by the data "
-         "sheet's arithmetic the card tops out at 781K, its 3.2 GB/s "
-         "interface just under its controller's 785K, while 32 commands "
-         "each taking at least 10 + 25 + 20.5 + 1.3 us (controller, page "
+    s = ("at application depth 256, with the drive run %d times slower "
+         "than real time, the card with 256 tags gives %.0fK IOPS in "
+         "model time, %.2fx the %.0fK it gives behind ahci's 32 "
+         "(published: more than 3.25x; bounds %s; by the data sheet's "
+         "arithmetic the card tops out at 781K, its 3.2 GB/s interface "
+         "just under its controller's 785K, while 32 commands each "
+         "taking at least 10 + 25 + 20.5 + 1.3 us (controller, page "
          "read, page over the channel, interface) make at most 564K); "
-         "at depth 32 the same 32 commands reach the card either way, "
-         "so the two differ only by the host's noise (%.2fx here; "
-         "published 1.43x, which the thread puts on the drivers' CPU "
-         "path, a queue lock, that the model of the card does not have)"
-         % (n256, r, a256, n256 * k / 1e3, a256 * k / 1e3, n32 / a32))
-    host_ok = n256 <= 0.5 * h256
-    if host_ok:
-        s += ("; the host stayed out of the way: the null backend does "
-              "%.0f IOPS at 256, %.1fx the dilated figure"
-              % (h256, h256 / n256))
-    else:
-        s += ("; but the dilated figure is %.0f%% of the null backend's "
-              "%.0f IOPS at 256, so the host shares the limit"
-              % (100 * n256 / h256, h256))
-    if r < 3.25:
-        s += ("; the tags alone give %.2fx here, and on the model's own "
-              "clock, without a host, 780K against 499K IOPS, 1.56x "
-              "(docs/disk-models.md): the rest of the published gain is "
-              "not in the card's arithmetic" % r)
-    return ("reproduced" if r > 3.25 and host_ok else "not reproduced"), \
+         "at depth 32 the same 32 commands reach the card either way "
+         "(%.2fx here; published 1.43x, which the thread puts on the "
+         "drivers' CPU path, a queue lock, that the model of the card "
+         "does not have)"
+         % (_mscale(res), n256 / 1e3, r, a256 / 1e3, btxt(MC_BAND),
+            n32 / a32))
+    if r < MC_BAND[0]:
+        s += ("; the tags alone give %.2fx: the rest of the published "
+              "gain is not in the card's arithmetic (docs/disk-models.md)"
+              % r)
+    return ("reproduced" if inside(r, MC_BAND) else "not reproduced"), \
         s + "."
 
 
 MICRON = {
     "name": "micron-2011",
     "file": "micron-2011-queue-depth-32-256.txt",
-    "title": "A device with much internal parallelism: depth 32 vs 256",
+    "title": "A device with much internal parallelism: 256 tags against "
+             "ahci's 32",
     "claim": "at application depth 256 the card behind Micron's driver "
              "(256 commands) gives more than 3.25x the IOPS it gives "
              "behind ahci (32 tags); +43% at depth 32",
@@ -606,9 +494,9 @@ MICRON = {
              "(`ctrl_iops=785000`, `overhead=10us`) and interface "
              "(`iface_rate=3200`), null base, `--queue-depth 1024 "
              "--cmd-window 1024` so that tcqd lets 256 through, run "
-             "with `time_scale=" + str(MICRON_SCALE) + "` (the drive " +
-             str(MICRON_SCALE) + " times slower than real time, the host "
-             "at its own speed: 785K IOPS become 39K). Source: Micron's "
+             "with `time_scale=" + str(MICRON_SCALE) + "` or more (the "
+             "drive that many times slower than real time, the host at "
+             "its own speed: 785K IOPS become 39K). Source: Micron's "
              "RealSSD P320h data sheet ([manualmachine](https://"
              "manualmachine.com/micron/mtfdgar350sah1n1ab/8099443-user-"
              "manual)): 32 ONFI 2.1 channels, 64 packages of 4 SLC die "
@@ -629,12 +517,21 @@ MICRON = {
     "tables": micron_tables,
     "plot": micron_plot,
     "verdict": micron_verdict,
-    "rule": "holds when, with time_scale=" + str(MICRON_SCALE) + ", at "
-            "application depth 256 the card with 256 tags gives more than "
-            "3.25x the IOPS it gives with ahci's 32 (published: more than "
-            "+225%; no upper bound published) and at most half of what "
-            "the null backend does at 256 (the host out of the way); "
-            "depth 32 is shown beside it",
+    "rule": "IOPS at application depth 256 with 256 tags over ahci's 32, "
+            "on the slowed drive (time_scale %d or more): 3.25x less the "
+            "tolerance, at most 8x (the source says 'more than'; Little's "
+            "law: 8 times the commands at the same latency), %s; depth "
+            "32 is shown beside it, not judged" % (MICRON_SCALE,
+                                                   btxt(MC_BAND)),
+    "assumed": "vdbench's block size and pattern are not in the post: 4K "
+               "random reads, those of the data sheet's IOPS figure; "
+               "ahci's depth-256 figure is ahci's 32 tags with the rest "
+               "queued in the host",
+    "time_scale": MICRON_SCALE,
+    "effect": 3.25 - 1,
+    "effect_why": "IOPS +225% from ahci's 32 tags to 256, at depth 256",
+    "judged": lambda res: [(k, p) for k in ("ahci", "native")
+                           for p in res[k]],
 }
 
 # ---- kara-2009 -------------------------------------------------------------
@@ -651,7 +548,7 @@ KARA_PUB = {  # 4 GB file: threads -> (avg, sd) per kernel
 
 
 def kara_threads(quick):
-    return [1, 4, 16, 32] if quick else KARA_THREADS
+    return [1, 32] if quick else KARA_THREADS
 
 
 def kara_runs(quick):
@@ -663,7 +560,7 @@ def kara_runs(quick):
 
 
 def _kara(res):
-    return {q["sessions"]: (q["mbps"], q.get("mbps_sd", 0.0))
+    return {q["sessions"]: (q["mbps"], q.get("mbps_sd", 0.0), alone(q))
             for q in res["threads"]}
 
 
@@ -676,9 +573,10 @@ def kara_tables(res):
     pub = md_table(["Threads", "2.6.29 Avg", "Stddev", "2.6.32-rc7 Avg",
                     "Stddev"], rows)
     m = _kara(res)
-    meas = md_table(["Threads", "model Avg (MB/s)", "Stddev"],
-                    [(t, "%.2f" % m[t][0], "%.2f" % m[t][1])
-                     for t in KARA_THREADS if t in m])
+    meas = md_table(["Threads", "model Avg (MB/s)", "Stddev",
+                     "drive alone (model clock, MB/s)"],
+                    [(t, "%.2f" % m[t][0], "%.2f" % m[t][1],
+                      _num(m[t][2], "%.2f")) for t in KARA_THREADS if t in m])
     return pub, meas
 
 
@@ -693,21 +591,35 @@ def kara_plot(res, path):
     series.append({"label": "model", "color": "black",
                    "ys": [m[t][0] / m[ts[0]][0] for t in ts],
                    "err": [m[t][1] / m[ts[0]][0] for t in ts]})
+    if all(m[t][2] for t in ts):
+        series.append({"label": "drive alone", "color": "black",
+                       "dotted": True, "ys": [m[t][2] / m[ts[0]][2]
+                                              for t in ts]})
     svg_lines(path, "kara-2009: throughput by threads (relative to 1)",
               [str(t) for t in ts], series, "MB/s / MB/s at 1 thread",
-              "bars: stddev of 3 runs")
+              "bars: stddev of 3 runs; dotted: the drive alone (model "
+              "clock)")
+
+
+# 32 threads over 1: 2.6.29 and 2.6.32-rc7, the lower and upper bound.
+KA_BAND = band(*sorted(v[-1][0] / v[0][0] for v in KARA_PUB.values()))
+
+
+def kara_judged(res):
+    ts = sorted(q["sessions"] for q in res["threads"])
+    return [("threads", q) for q in res["threads"]
+            if q["sessions"] in (ts[0], ts[-1])]
 
 
 def kara_verdict(res):
     m = _kara(res)
     ts = sorted(m)
     one, last = m[ts[0]][0], m[ts[-1]][0]
-    drop = last / one - 1
-    holds = -0.20 <= drop <= -0.03
-    s = ("from 1 to %d threads the model goes %.1f -> %.1f MB/s (%s; "
-         "published 2.6.29 -6%%, 2.6.32-rc7 -12%%)" % (ts[-1], one, last,
-                                                     pct(last, one)))
-    if drop < -0.20:
+    holds = inside(last / one, KA_BAND)
+    s = ("from 1 to %d threads the model goes %.1f -> %.1f MB/s, %.2fx "
+         "(published 2.6.29 0.94x, 2.6.32-rc7 0.88x; bounds %s)" % (
+             ts[-1], one, last, last / one, btxt(KA_BAND)))
+    if last / one < KA_BAND[0]:
         s += ("; steeper, though cfq (2.6.29's, as in front of the "
               "published drive) serves each session's stream in 100 ms "
               "slices: what the slices do not hide is a seek at each "
@@ -716,11 +628,6 @@ def kara_verdict(res):
               "8 ms, after its last loses the disk, and one that thinks "
               "longer than that on average is no longer idled for); "
               "ext3's layout is not modelled")
-    elif drop > 0.03:
-        s += ("; it rises: more streams keep more of the backend busy, "
-              "which one head without NCQ could not")
-    elif drop > -0.03:
-        s += "; flat: the drive's read-ahead segments hide the interleaving"
     s += ("; the regression between the two kernels is a host scheduler "
           "difference and is outside the model")
     return ("reproduced" if holds else "not reproduced"), s + "."
@@ -756,8 +663,20 @@ KARA = {
     "tables": kara_tables,
     "plot": kara_plot,
     "verdict": kara_verdict,
-    "rule": "holds when the deepest thread count is 3..20% below 1 thread "
-            "(a slow decline, as published: -6% and -12%)",
+    "rule": "32 threads over 1 thread between the two kernels' figures, "
+            "36.48/41.58 = 0.88x (2.6.32-rc7) and 39.37/42.04 = 0.94x "
+            "(2.6.29), with the tolerance %s" % btxt(KA_BAND),
+    "assumed": "the thread does not name the tiobench phase: its "
+               "sequential reads (the thread is about CFQ's read "
+               "regression), each thread its own part of the 4 GB",
+    "effect": 1 - KARA_PUB["2.6.29"][-1][0] / KARA_PUB["2.6.29"][0][0],
+    "effect_why": "2.6.29's decline from 1 to 32 threads, -6%, the "
+                  "smaller of the two",
+    "judged": kara_judged,
 }
+
+# bolkhovitin-2010 lives in repro_bolk.py (this file's size); it takes
+# the helpers above, so it is imported once they are defined.
+from repro_bolk import BOLK  # noqa: E402
 
 EXPERIMENTS = [AXBOE, BOLK, LI, MICRON, KARA]
