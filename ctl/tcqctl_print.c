@@ -40,7 +40,10 @@ static const char *gets_(json_object *o, const char *k)
 
 /* ---- text output --------------------------------------------------------- */
 
-static void print_lun_head(json_object *l)
+/* A LUN's settings; with counters (tcqctl stats), what prefetch did too:
+ * a listing (luns, set) shows its settings only, so that two tcqd with
+ * the same configuration list the same text. */
+static void print_lun_head(json_object *l, bool counters)
 {
 	printf("LUN %s/%" PRId64 "  %s  %" PRId64 " x %" PRId64 " B  "
 	       "queue_depth %" PRId64 "  barrier %s  write_cache %s\n",
@@ -63,13 +66,17 @@ static void print_lun_head(json_object *l)
 	if (get(l, "prefetch")) {	/* read-ahead: since the LUN opened */
 		json_object *m = get(l, "prefetch");
 
-		printf("  prefetch %s  max %" PRId64 "  held %" PRId64
-		       "  hits %" PRId64 "  misses %" PRId64 "  prefetched %"
-		       PRId64 " B  dropped by writes %" PRId64 " B\n",
+		printf("  prefetch %s  max %" PRId64,
 		       json_object_get_boolean(get(m, "on")) ? "on" : "off",
-		       geti(m, "max"), geti(m, "held"), geti(m, "hits"),
-		       geti(m, "misses"), geti(m, "bytes_prefetched"),
-		       geti(m, "bytes_dropped"));
+		       geti(m, "max"));
+		if (counters)
+			printf("  held %" PRId64 "  hits %" PRId64 "  misses %"
+			       PRId64 "  prefetched %" PRId64 " B  dropped by "
+			       "writes %" PRId64 " B", geti(m, "held"),
+			       geti(m, "hits"), geti(m, "misses"),
+			       geti(m, "bytes_prefetched"),
+			       geti(m, "bytes_dropped"));
+		printf("\n");
 	}
 	if (get(l, "model")) {
 		json_object *m = get(l, "model");
@@ -179,7 +186,7 @@ static void print_stats(json_object *r)
 
 		if (i)
 			printf("\n");
-		print_lun_head(l);
+		print_lun_head(l, true);
 		printf("  commands   total %" PRId64 ": simple %" PRId64
 		       ", ordered %" PRId64 ", head of queue %" PRId64
 		       ", aca %" PRId64 "; completed %" PRId64 "\n",
@@ -221,7 +228,7 @@ static void print_luns(json_object *r)
 	size_t n = json_object_array_length(luns);
 
 	for (size_t i = 0; i < n; i++)
-		print_lun_head(json_object_array_get_idx(luns, i));
+		print_lun_head(json_object_array_get_idx(luns, i), false);
 }
 
 static void print_sessions(json_object *r)
@@ -333,7 +340,7 @@ static void print_change(json_object *r)
 
 static void print_set(json_object *r)
 {
-	print_lun_head(get(r, "lun"));
+	print_lun_head(get(r, "lun"), false);
 	print_changed(r);
 }
 

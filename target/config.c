@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <openssl/crypto.h>
+#include "backend/bdev.h"
 #include "target/config.h"
 #include "target/config_priv.h"
 #include "target/portal.h"
@@ -246,6 +247,30 @@ static void cfg_check_chap(struct cfg *c, const char *fname,
 			what);
 }
 
+/*
+ * A target with several port groups is served by other gateways too
+ * (DESIGN.md, ALUA), which write the same medium: a read-ahead buffer of
+ * this tcqd cannot see their writes and would return older data. So
+ * prefetch = on is refused there (auto resolves to off: cfg_lun_prefetch).
+ */
+static void cfg_check_shared_prefetch(struct cfg *c, const char *fname,
+				      const struct cfg_target *t)
+{
+	if (t->alua.ngroups < 2)
+		return;
+	for (int j = 0; j < TCQ_MAX_LUNS; j++) {
+		const struct cfg_lun *l = t->luns[j];
+
+		if (l && l->prefetch == BDEV_PREFETCH_ON)
+			cfg_msg(c, fname, l->line, true,
+				"[lun %s %u] prefetch = on: target '%s' has %u "
+				"port groups, whose other gateways write the "
+				"same medium unseen by a read-ahead buffer "
+				"here; use auto (off here) or off",
+				t->name, l->id, t->name, t->alua.ngroups);
+	}
+}
+
 int cfg_finish(struct cfg *c, const char *fname)
 {
 	char err[300];
@@ -292,6 +317,7 @@ int cfg_finish(struct cfg *c, const char *fname)
 		if (alua_finish(&c->targets[i]->alua, err, sizeof(err)) < 0)
 			cfg_msg(c, fname, c->targets[i]->line, true, "%s: %s",
 				what, err);
+		cfg_check_shared_prefetch(c, fname, c->targets[i]);
 	}
 	cfg_finish_initiators(c, fname);
 	cfg_sort_msgs(c);

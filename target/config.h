@@ -277,6 +277,11 @@ void cfg_destroy_target(struct target *t);
 struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
 			  char *err, size_t errlen);
 void cfg_destroy_lun(struct lun *l);
+/* The read-ahead mode a LUN of t runs with: its prefetch key, but off
+ * where t has several port groups, whose other gateways write the same
+ * medium (cfg_finish refuses on there). */
+enum bdev_prefetch cfg_lun_prefetch(const struct target *t,
+				    const struct cfg_lun *cl);
 /* Opens the backend of cl into *out (NULL: a cdrom with no medium); -1
  * with a message naming the LUN, and for a cdrom an image that is not a
  * whole number of 2048-byte sectors, naming path. */

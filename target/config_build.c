@@ -11,6 +11,14 @@
 #include "target/portal.h"
 #include "target/session.h"
 
+enum bdev_prefetch cfg_lun_prefetch(const struct target *t,
+				   const struct cfg_lun *cl)
+{
+	if (t->dev.alua.ngroups > 1)	/* other gateways write it too */
+		return BDEV_PREFETCH_OFF;
+	return (enum bdev_prefetch)cl->prefetch;
+}
+
 int cfg_open_lun_bdev(const struct target *t, const struct cfg_lun *cl,
 		      struct bdev **out, char *err, size_t errlen)
 {
@@ -43,7 +51,7 @@ int cfg_open_lun_bdev(const struct target *t, const struct cfg_lun *cl,
 		return -1;
 	}
 	/* Its state now, so that a live change cannot fail. */
-	if (bdev_set_prefetch(b, (enum bdev_prefetch)cl->prefetch,
+	if (bdev_set_prefetch(b, cfg_lun_prefetch(t, cl),
 			      cl->prefetch_max) < 0) {
 		bdev_close(b);
 		snprintf(err, errlen, "[lun %s %u] prefetch: out of memory",

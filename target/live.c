@@ -516,7 +516,7 @@ static void apply_settings(struct lun_change *c)
 	if (c->qd && l->bdev) {	/* prefetch's state exists: cannot fail */
 		atomic_store_explicit(&l->bdev->queue_depth, cl->queue_depth,
 				      memory_order_relaxed);
-		bdev_set_prefetch(l->bdev, (enum bdev_prefetch)cl->prefetch,
+		bdev_set_prefetch(l->bdev, cfg_lun_prefetch(c->t, cl),
 				  cl->prefetch_max);
 	}
 	if (c->barrier)

@@ -21,6 +21,7 @@
 
 need_tool iscsi-test-cu
 RAWCDB=${RAWCDB:-$top_builddir/tests/integration/rawcdb}
+TCQCTL=${TCQCTL:-$top_builddir/tcqctl}
 need_built "$RAWCDB"
 
 IQN=iqn.2026-11.org.tcq:alua
@@ -52,6 +53,46 @@ bad_group_configuration_refuses_to_start() {
 	grep -q 'tpg_id 4 is not among the tpg groups' "$TEST_TMP/bad.err" ||
 		fail "no message for tpg-id 4: $(cat "$TEST_TMP/bad.err")"
 	ok "a gateway whose group is not listed refuses to start"
+}
+
+# Read-ahead (prefetch) buffers in one gateway cannot see another's
+# writes: with several port groups prefetch = on is refused, and auto
+# reads nothing ahead, so a read after another gateway's write returns it.
+shared_lun_prefetch_on_refused() {
+	local rc=0 conf=$TEST_TMP/shared-on.conf
+	printf '[global]\nlisten = 127.0.0.1:0\n\n[target %s]\ntpg_id = 1\nrel_port_id = 1\ntpg = 1:active-optimized:1\ntpg = 2:active-non-optimized:2\n\n[lun %s 0]\npath = %s\nprefetch = on\n' \
+		"$IQN" "$IQN" "$DISK" >"$conf"
+	"$TCQD" -c "$conf" >/dev/null 2>"$TEST_TMP/on.err" || rc=$?
+	[ "$rc" -eq 1 ] || fail "prefetch = on with two port groups: status $rc, expected 1"
+	grep -qF "[lun $IQN 0] prefetch = on: target '$IQN' has 2 port groups" \
+		"$TEST_TMP/on.err" ||
+		fail "no message naming the LUN: $(cat "$TEST_TMP/on.err")"
+	ok "prefetch = on where other gateways write the LUN: refused, naming it"
+}
+
+shared_lun_reads_see_other_gateways_writes() {
+	local n on pat=""
+	need_tool jq
+	for n in 1 2; do
+		gw_start "$n" --export "$DISK" --iqn "$IQN" --serial "$SERIAL" \
+			--tpg-id "$n" --rel-port-id "$n" "${GROUPS_ARGS[@]}" \
+			--threads 1 --ctl "$TEST_TMP/gw$n.sock"
+	done
+	# Four sequential 8 KiB reads through gateway 2 would start a
+	# read-ahead from LBA 64 (backend/prefetch.c: after 3 in a row).
+	cdb 2 28000000000000001000:8192 28000000001000001000:8192 \
+		28000000002000001000:8192 28000000003000001000:8192
+	for ((n = 0; n < 512; n++)); do pat+=c3; done
+	cdb 1 "2a000000004000000100=$pat"
+	cdb 2 28000000004000000100:512
+	[ "$OUT" = "GOOD $pat" ] ||
+		fail "gateway 2 read LBA 64 as ${OUT:0:40}..., not gateway 1's write"
+	run "$TCQCTL" --ctl "$TEST_TMP/gw2.sock" --json stats ||
+		fail "tcqctl stats on gateway 2"
+	on=$(jq -r '.luns[0].prefetch.on' <<<"$OUT")
+	[ "$on" = false ] || fail "gateway 2's prefetch is on ($on) with two gateways"
+	gw_stop 1 2
+	ok "a read after another gateway's write returns that write; prefetch off"
 }
 
 # ---- three gateways: REPORT TARGET PORT GROUPS, INQUIRY, VPD 83h ------------
@@ -197,6 +238,8 @@ cu_on_two() {
 
 CHECKS=(
 	bad_group_configuration_refuses_to_start
+	shared_lun_prefetch_on_refused
+	shared_lun_reads_see_other_gateways_writes
 	@three
 	three_rtpg_same_on_every_gateway
 	three_inquiry_reports_implicit_alua
