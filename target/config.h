@@ -63,6 +63,7 @@ struct cfg_lun {
 	char revision[5];
 	bool flush_ignore;		/* flush = ignore: a device that lies */
 	bool fua_ignore;		/* fua = ignore */
+	bool cut_off;			/* cut_through = off (default auto) */
 	uint32_t qos_iops;		/* QoS limits (scsi/qos.h); 0: none */
 	uint32_t qos_mbps;		/* MB/s, 1 MB = 10^6 bytes */
 	char *record;			/* record = FILE (crash lab); NULL */

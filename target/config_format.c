@@ -137,6 +137,12 @@ void cfg_fmt_honour(const struct cfg_key *k, const struct cfg *c,
 	emit(ctx, *(const bool *)FIELD(base, k) ? "ignore" : "honour");
 }
 
+void cfg_fmt_cut_through(const struct cfg_key *k, const struct cfg *c,
+			 const void *base, cfg_emit *emit, void *ctx)
+{
+	emit(ctx, *(const bool *)FIELD(base, k) ? "off" : "auto");
+}
+
 void cfg_fmt_lun_type(const struct cfg_key *k, const struct cfg *c,
 		      const void *base, cfg_emit *emit, void *ctx)
 {
