@@ -33,10 +33,10 @@ ctl = $SOCK
 backend = delay:latency=1ms,dist=exp,seed=28,base=ram:size=16M
 
 [lun $IQN 1]
-backend = fault:lba=647,ops=read,base=ram:size=16M
+backend = fault:lba=647,ops=read,base=delay:latency=1ms,parallel=1,base=ram:size=16M
 
 [lun $IQN 2]
-backend = delay:latency=40ms,parallel=1,base=ram:size=16M
+backend = delay:latency=60ms,parallel=1,base=ram:size=16M
 
 [lun $IQN 3]
 backend = ram:size=16M
