@@ -217,6 +217,8 @@ int cfg_parse_block_size(const char *s, uint32_t *out, char *err,
  * them. */
 int cfg_parse_choice(const char *s, const char *const *words, unsigned n,
 		     unsigned *out, char *err, size_t errlen);
+/* "auto|off" ([lun] cut_through) into *off. */
+int cfg_parse_cut_through(const char *s, bool *off, char *err, size_t errlen);
 /* "drain|flush|ignore" into enum lun_barrier's value. */
 int cfg_parse_barrier(const char *s, uint8_t *out, char *err, size_t errlen);
 /* "restricted|unrestricted" into the QAM code (0 or 1). */

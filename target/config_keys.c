@@ -147,13 +147,7 @@ static int set_lun_type(const struct cfg_key *k, struct cfg *c, void *base,
 static int set_cut_through(const struct cfg_key *k, struct cfg *c,
 			   void *base, const char *v, char *err, size_t errlen)
 {
-	static const char *const words[] = { "auto", "off" };
-	unsigned i;
-
-	if (cfg_parse_choice(v, words, 2, &i, err, errlen) < 0)
-		return -1;
-	*(bool *)FIELD(base, k) = i == 1;
-	return 0;
+	return cfg_parse_cut_through(v, (bool *)FIELD(base, k), err, errlen);
 }
 
 /* A path, or none when empty (a cdrom without a medium: tcqctl set LUN

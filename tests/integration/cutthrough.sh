@@ -94,6 +94,19 @@ bad_cut_through_refused_by_name() {
 	ok "cut_through=yes refused naming the key; reads still cut"
 }
 
+bad_cut_through_in_file_or_option_refused() {
+	local rc=0
+	tcqd_conf "$TEST_TMP/bad.conf" "$IQN" 1M "cut_through = on"
+	conf_refused "$TEST_TMP/bad.conf" ".*cut_through" "cut_through = on in [global]"
+	tcqd_conf "$TEST_TMP/bad.conf" "$IQN" 1M
+	printf 'cut_through = on\n' >>"$TEST_TMP/bad.conf"
+	conf_refused "$TEST_TMP/bad.conf" ".*cut_through" "cut_through = on"
+	run "$TCQD" --export "$TEST_TMP/x.img" --size 1M --cut-through on || rc=$?
+	[ "$rc" -eq 2 ] || fail "--cut-through on: status $rc, expected 2"
+	[[ $OUT == *--cut-through* ]] || fail "the error does not name --cut-through: $OUT"
+	ok "cut_through = on refused in [lun] and [global], --cut-through on too"
+}
+
 CHECKS=(
 	@cut
 	cut_case:reads_follow_rfc7143
@@ -103,5 +116,6 @@ CHECKS=(
 	reads_are_cut_in_pieces_of_mrdsl_at_least_64k
 	cut_through_off_live_reads_whole
 	bad_cut_through_refused_by_name
+	bad_cut_through_in_file_or_option_refused
 )
 run_checks "$@"
