@@ -42,18 +42,21 @@ struct sbc_cut {
 	uint8_t *back;		/* n flags: piece i is back */
 };
 
+/* The initiator's segment, but no more than half the READ (a 128K READ
+ * at the usual 256K segment is two pieces, or nothing overlaps) and no
+ * less than 64K; in blocks. */
 uint32_t sbc_cut_piece(const struct tcq_task *t, uint64_t len)
 {
 	uint32_t bs = t->lun->block_size;
-	uint32_t piece;
+	uint64_t piece;
 
-	if (!t->data_in_ready || !t->cut_piece || lun_get_cut_off(t->lun))
+	if (!t->data_in_ready || !t->cut_seg || lun_get_cut_off(t->lun))
 		return 0;
-	piece = MAX(t->cut_piece, CUT_PIECE_MIN);
+	piece = MAX(MIN((uint64_t)t->cut_seg, len / 2), CUT_PIECE_MIN);
 	piece = piece / bs * bs;
-	if (!piece || len < 2ull * piece)
+	if (!piece || len < 2 * piece)
 		return 0;
-	return piece;
+	return (uint32_t)piece;
 }
 
 static struct exec_rc cut_done(struct tcq_task *t)
@@ -130,6 +133,7 @@ struct exec_rc sbc_read_cut(struct tcq_task *t, uint32_t piece, uint64_t off,
 	}
 	t->exec.cut = c;
 	t->exec.next = cut_done;
+	t->cut_piece = piece;	/* the transport's PDUs fit in a piece */
 	stats_path_submit(t);
 	/* Each piece may complete, and the last one complete t and free c,
 	 * inside bdev_submit: nothing of c is touched after the last. */

@@ -212,6 +212,9 @@ static void cmd_send_data_in(struct cmd *cmd, uint32_t len, bool final,
 	uint32_t burst = s->params.max_burst ? s->params.max_burst : 262144;
 	const uint8_t *buf = cmd->task.buf;
 
+	if (cmd->task.cut_piece)	/* a cut read: each piece its PDUs */
+		seg = MIN(seg, cmd->task.cut_piece);
+
 	while (cmd->din_off < len) {
 		uint32_t off = cmd->din_off;
 		uint32_t n = MIN(seg, burst - cmd->din_burst);
@@ -479,10 +482,9 @@ void cmd_dispatch(struct session *s, struct cmd *cmd)
 	t->buf = cmd->data_out.buf;
 	t->buf_len = cmd->data_out.buf_len;
 	t->done = cmd_task_done;
-	/* Cut-through reads: pieces of the initiator's segment size, the
-	 * device server's floor (64K) above it. */
+	/* Cut-through reads: pieces sized by the initiator's segment. */
 	t->data_in_ready = cmd_data_ready;
-	t->cut_piece = cmd->conn->params.max_send_dsl;
+	t->cut_seg = cmd->conn->params.max_send_dsl;
 	cmd->dispatched = true;
 	cmd->data_out.wanted = lun_task_arrive(sess_taskset(s, t->lun), t);
 	if (cmd->task_done)

@@ -8,8 +8,9 @@
  * sequences of at most MaxBurstLength with F on the last PDU of each, A
  * never set, the status only in the last (with F) or a SCSI Response.
  * What tcqd must answer comes from the specifications and from tcqd.conf(5)'s
- * rule for the piece (the initiator's MaxRecvDataSegmentLength, at least
- * 64 KiB): never from what tcqd sent before. Cases:
+ * rule for the piece (the initiator's MaxRecvDataSegmentLength, at most
+ * half the READ, at least 64 KiB): never from what tcqd sent before.
+ * Cases:
  *
  *   reads_follow_rfc7143         LUN 0 (delay, exponential, over ram):
  *       1 MiB written, then read whole, 300 blocks at LBA 8 (a piece cut
@@ -28,7 +29,8 @@
  *       task, no Data-In for the pieces read after the abort, no PDU of
  *       it after the TMF response; the session goes on
  *   lun_reset_of_cut_read        the same with LOGICAL UNIT RESET
- *   read_512k, read_512k_mrdsl_128k, read_64k       LUN 3 (ram): one
+ *   read_512k, read_512k_mrdsl_128k, read_64k, read_128k_mrdsl_256k
+ *       LUN 3 (ram): one
  *       READ, checked as above (cutthrough.sh counts its backend I/Os)
  *
  *   cutread HOST PORT TARGET-IQN [CASE...]       cutread --list
@@ -390,6 +392,11 @@ static void read_64k(void)
 	read_on_lun3("8192", 64u << 10);
 }
 
+static void read_128k_mrdsl_256k(void)
+{
+	read_on_lun3("262144", 128u << 10);
+}
+
 static const struct pt_case cases[] = {
 	PT_CASE(reads_follow_rfc7143),
 	PT_CASE(failed_piece_medium_error),
@@ -398,6 +405,7 @@ static const struct pt_case cases[] = {
 	PT_CASE(read_512k),
 	PT_CASE(read_512k_mrdsl_128k),
 	PT_CASE(read_64k),
+	PT_CASE(read_128k_mrdsl_256k),
 };
 
 static const struct pt_driver driver = {

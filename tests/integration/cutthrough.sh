@@ -67,11 +67,13 @@ pieces() {
 }
 
 # 512 KiB at MaxRecvDataSegmentLength 8K: pieces of 64K (the floor); at
-# 128K: pieces of 128K; 64 KiB is one piece: read whole.
+# 128K: pieces of 128K; 64 KiB is one piece: read whole. (A 128K READ at
+# 256K is two of 64K: half the READ.)
 reads_are_cut_in_pieces_of_mrdsl_at_least_64k() {
 	pieces read_512k 8
 	pieces read_512k_mrdsl_128k 4
 	pieces read_64k 1
+	pieces read_128k_mrdsl_256k 2
 }
 
 cut_through_off_live_reads_whole() {

@@ -29,7 +29,7 @@ limits_smoke_run() {
 			status=none || fail "cannot write $DATA/$f-64m.img"
 	done
 	sha256sum "$DATA/read-64m.img" >"$TEST_TMP/read.sum"
-	CLIENT_TIMEOUT=600 run "$LIMITS" --smoke --builddir "$top_builddir" \
+	CLIENT_TIMEOUT=900 run "$LIMITS" --smoke --builddir "$top_builddir" \
 		--data-dir "$DATA" --size 64m --out "$MD" --json "$JSON" ||
 		fail "scripts/limits --smoke failed"
 	[ -s "$MD" ] || fail "no markdown report"
