@@ -83,6 +83,9 @@ cut_through_off_live_reads_whole() {
 	ctl config || fail "config: $OUT"
 	grep -qx 'cut_through = off' <<<"$OUT" ||
 		fail "the configuration (what save writes) lacks cut_through = off"
+	ctl luns || fail "luns: $OUT"
+	grep -qxF '  reads    cut_through off' <<<"$OUT" ||
+		fail "tcqctl luns prints no 'reads    cut_through off' line: $OUT"
 	ctl set 3 cut_through=auto || fail "set cut_through=auto: $OUT"
 	lun3_cut_through_is auto
 	ok "cut_through set live both ways, shown, and saved"
