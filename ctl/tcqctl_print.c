@@ -55,6 +55,8 @@ static void print_lun_head(json_object *l, bool counters)
 		printf("  inquiry  vendor \"%s\"  product \"%s\"  revision "
 		       "\"%s\"\n", gets_(l, "vendor"), gets_(l, "product"),
 		       gets_(l, "revision"));
+	if (get(l, "cut_through"))	/* READs in pieces (tcqd.conf(5)) */
+		printf("  reads    cut_through %s\n", gets_(l, "cut_through"));
 	if (get(l, "qos_iops"))	/* 0: no limit */
 		printf("  qos      iops %" PRId64 "  MB/s %" PRId64 "%s\n",
 		       geti(l, "qos_iops"), geti(l, "qos_mbps"),

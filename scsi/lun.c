@@ -206,6 +206,7 @@ struct lun *lun_create(const struct lun_params *p, char *err, size_t errlen)
 	l->read_only = p->read_only || p->cdrom || (b && b->read_only);
 	l->flush_ignore = p->flush_ignore;
 	l->fua_ignore = p->fua_ignore;
+	l->cut_off = p->cut_off;
 	qos_set_limits(l, p->qos_iops, p->qos_mbps);
 	if (p->dev)
 		alua_lun_apply(l, &p->dev->alua);

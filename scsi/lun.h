@@ -91,6 +91,9 @@ struct lun {
 	/* A device that lies (lun_get_*): SYNCHRONIZE CACHE completes
 	 * without a flush, FUA is not passed on. */
 	bool flush_ignore, fua_ignore;
+	/* [lun] cut_through = off: a large READ is read whole before its
+	 * Data-In (scsi/sbc_cut.c); changed live, read relaxed. */
+	bool cut_off;
 	struct qos *qos;	/* scsi/qos.c: limits, held commands */
 	/* ODX tokens of its data now live (scsi/odx_store.c; atomic): 0
 	 * lets a write skip the token registry. */
@@ -125,6 +128,14 @@ static inline bool lun_get_flush_ignore(const struct lun *l)
 static inline bool lun_get_fua_ignore(const struct lun *l)
 {
 	return __atomic_load_n(&l->fua_ignore, __ATOMIC_RELAXED);
+}
+static inline bool lun_get_cut_off(const struct lun *l)
+{
+	return __atomic_load_n(&l->cut_off, __ATOMIC_RELAXED);
+}
+static inline void lun_set_cut_off(struct lun *l, bool off)
+{
+	__atomic_store_n(&l->cut_off, off, __ATOMIC_RELAXED);
 }
 static inline bool lun_recording(const struct lun *l)
 {
@@ -165,6 +176,7 @@ struct lun_params {
 	bool local_state;	/* reservations kept in this process even
 				 * where the medium is shared */
 	bool flush_ignore, fua_ignore;	/* a device that lies */
+	bool cut_off;		/* cut_through = off (scsi/sbc_cut.c) */
 	uint32_t qos_iops, qos_mbps;	/* QoS limits (scsi/qos.h); 0: none */
 	const char *record_path;	/* record from the start (crash lab) */
 	uint64_t record_max;		/* its bytes at most (0: default) */

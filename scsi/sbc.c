@@ -218,6 +218,11 @@ struct exec_rc sbc_read(struct tcq_task *t)
 		if (!n)
 			return exec_target_failure();
 	}
+	/* Its own buffer: the Data-In may leave piece by piece. */
+	uint32_t piece = t->buf_owned ? sbc_cut_piece(t, n) : 0;
+	if (piece)
+		return sbc_read_cut(t, piece, t->req.lba * bs, n,
+				    (uint32_t)MIN((uint64_t)want, n));
 	return sbc_submit(t, BDEV_READ, 0, t->req.lba * bs, n, t->buf,
 			  read_done);
 }

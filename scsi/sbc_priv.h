@@ -124,6 +124,17 @@ struct exec_rc sbc_submit(struct tcq_task *t, enum bdev_op op,
 /* The backend completion of t->exec.io (io->ctx: t): runs the step in
  * t->exec.next (scsi/xcopy.c submits its I/O to other LUNs itself). */
 void sbc_io_done(struct bdev_io *io);
+/* Cut-through reads (scsi/sbc_cut.c): the piece size a READ of len
+ * bytes into its own buffer is read in, max(min(the transport's segment,
+ * len / 2), 64K) in blocks, or 0 when it is read whole (no transport
+ * callback, cut_through = off, fewer than two pieces). */
+uint32_t sbc_cut_piece(const struct tcq_task *t, uint64_t len);
+/* Reads [off, off+len) into t->buf as pieces of piece bytes, all
+ * submitted now, offering the transport each gain of bytes read in order;
+ * t completes after the last with want bytes of Data-In, or MEDIUM ERROR
+ * at the first failed piece. A failure: nothing was submitted. */
+struct exec_rc sbc_read_cut(struct tcq_task *t, uint32_t piece, uint64_t off,
+			    uint64_t len, uint32_t want);
 /* A scratch buffer of len bytes in t->exec.buf; the failure if none
  * (exec_finish frees it). */
 struct exec_rc sbc_xbuf(struct tcq_task *t, uint64_t len);

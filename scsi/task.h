@@ -19,6 +19,7 @@
 struct exec_rc;
 struct lun;
 struct opc_entry;
+struct sbc_cut;
 struct sdev;
 struct taskset;
 struct tcq_task;
@@ -76,6 +77,8 @@ struct task_exec {
 	void *buf;			/* scratch buffer (bufpool), or NULL */
 	uint32_t buf_len;
 	uint64_t pos;			/* progress of a chunked command */
+	struct sbc_cut *cut;		/* a cut-through read's pieces
+					 * (scsi/sbc_cut.c), or NULL */
 	/* The step a backend completion or a range grant runs next
 	 * (sbc_step, scsi/sbc_priv.h). */
 	struct exec_rc (*next)(struct tcq_task *t);
@@ -111,6 +114,14 @@ struct tcq_task {
 	uint32_t buf_len;		/* allocated bytes */
 	bool data_ready;		/* all Data-Out received */
 	void (*done)(struct tcq_task *t);
+	/* Cut-through reads (scsi/sbc_cut.c): the device server calls
+	 * data_in_ready while the task runs, each time more of buf is read
+	 * and final in order: buf[0, bytes) may be sent; never with the
+	 * whole answer (that comes with done()), never after an abort.
+	 * NULL: the answer at done() only. cut_seg: the transport's Data-In
+	 * segment (bytes; 0: none), which sizes the pieces. */
+	void (*data_in_ready)(struct tcq_task *t, uint32_t bytes);
+	uint32_t cut_seg;
 	/* A task sampled for the path breakdown (stats_path_sampled): when
 	 * the reactor pass that read its command began; 0: not sampled. */
 	uint64_t t_rx_ns;
@@ -126,6 +137,10 @@ struct tcq_task {
 	/* The task was aborted (TMF); if status is not TASK ABORTED the
 	 * transport sends no response for it. */
 	bool aborted;
+	/* The piece size a cut-through read is read in (0: read whole),
+	 * set before the first data_in_ready: its Data-In PDUs are at most
+	 * this, so each piece completes its own (scsi/sbc_cut.c). */
+	uint32_t cut_piece;
 
 	/* ---- the device server's own: the transport never reads these */
 	struct cdb_req req;		/* decoded CDB, its command table row */

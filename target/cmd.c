@@ -129,6 +129,8 @@ void cmd_finish_check(struct cmd *cmd)
 
 	if (cmd->dispatched && !cmd->task_done)
 		return;
+	if (cmd->din_queued)	/* queued Data-In still reads its buffer */
+		return;
 	if (!gone && (!cmd->rsp_sent || !cmd->data_out.unsol_done))
 		return;
 	cmd_free(cmd);
@@ -194,20 +196,28 @@ static void cmd_send_response(struct cmd *cmd, uint8_t flags,
 	conn_queue_txpdu(c, tx);
 }
 
-/* Data-In from the task's buffer, status collapsed into the last PDU when
- * it is GOOD. */
-static void cmd_send_data_in(struct cmd *cmd, uint32_t len, bool with_status,
-			     uint8_t flags, uint32_t residual)
+/* Data-In from the task's buffer, from where the last call stopped
+ * (din_off, and its place in the MaxBurstLength sequence: RFC 7143
+ * 11.7.5's F bit, DataSN and Buffer Offset run on across calls). With
+ * final, up to len, the whole answer, the status collapsed into the last
+ * PDU when with_status (GOOD); before the answer is whole (a cut-through
+ * read's data_in_ready), only the PDUs that end within len, each of which
+ * keeps the buffer until it left (din_queued). */
+static void cmd_send_data_in(struct cmd *cmd, uint32_t len, bool final,
+			     bool with_status, uint8_t flags, uint32_t residual)
 {
 	struct conn *c = cmd->conn;
 	struct session *s = cmd->sess;
 	uint32_t seg = c->params.max_send_dsl ? c->params.max_send_dsl : 8192;
 	uint32_t burst = s->params.max_burst ? s->params.max_burst : 262144;
-	uint32_t off = 0, in_burst = 0;
 	const uint8_t *buf = cmd->task.buf;
 
-	while (off < len) {
-		uint32_t n = MIN(seg, len - off);
+	if (cmd->task.cut_piece)	/* a cut read: each piece its PDUs */
+		seg = MIN(seg, cmd->task.cut_piece);
+
+	while (cmd->din_off < len) {
+		uint32_t off = cmd->din_off;
+		uint32_t n = MIN(seg, burst - cmd->din_burst);
 		struct txpdu *tx;
 		bool last;
 		struct pdu_data_in di = {
@@ -217,17 +227,21 @@ static void cmd_send_data_in(struct cmd *cmd, uint32_t len, bool with_status,
 			.offset = off,
 		};
 
-		n = MIN(n, burst - in_burst);
-		last = off + n == len;
+		if (off + n > len) {
+			if (!final)
+				return;	/* its bytes are not all read yet */
+			n = len - off;
+		}
+		last = final && off + n == len;
 		tx = conn_txpdu_alloc(c);
 		if (!tx) {
 			conn_close(c, "out of memory");
 			return;
 		}
-		in_burst += n;
-		di.final = last || in_burst == burst;
-		if (in_burst == burst)
-			in_burst = 0;
+		cmd->din_burst += n;
+		di.final = last || cmd->din_burst == burst;
+		if (cmd->din_burst == burst)
+			cmd->din_burst = 0;
 		di.datasn = cmd->datasn++;
 		di.expcmdsn = s->win.exp_cmdsn;
 		di.maxcmdsn = s->win.max_cmdsn;
@@ -246,10 +260,33 @@ static void cmd_send_data_in(struct cmd *cmd, uint32_t len, bool with_status,
 			tx->cmd = cmd;
 			tx->last_of_cmd = true;
 			cmd->rsp_queued = true;
+		} else if (!final) {
+			tx->cmd = cmd;
+			cmd->din_queued++;
 		}
 		conn_queue_txpdu(c, tx);
-		off += n;
+		cmd->din_off = off + n;
 	}
+}
+
+/* The device server's cut-through call: buf[0, bytes) is read, in
+ * order, and the task still runs; nothing once it is aborted (no
+ * Data-In after the TMF response) or its connection is going. */
+static void cmd_data_ready(struct tcq_task *t, uint32_t bytes)
+{
+	struct cmd *cmd = container_of(t, struct cmd, task);
+
+	if (t->aborted || !t->dir_in || !t->buf || cmd->sess->dead ||
+	    cmd->conn->state == CONN_CLOSING)
+		return;
+	cmd_send_data_in(cmd, MIN(bytes, cmd->edtl), false, false, 0, 0);
+}
+
+void sess_cmd_din_gone(struct cmd *cmd, bool sent)
+{
+	cmd->din_queued--;
+	if (sent)
+		cmd_finish_check(cmd);
 }
 
 static void cmd_task_done(struct tcq_task *t)
@@ -281,10 +318,10 @@ static void cmd_task_done(struct tcq_task *t)
 	cmd_residual(cmd, produced, &flags, &residual);
 	send = t->dir_in ? MIN(t->data_in_len, cmd->edtl) : 0;
 	if (send && t->buf && t->status == SAM_STAT_GOOD) {
-		cmd_send_data_in(cmd, send, true, flags, residual);
+		cmd_send_data_in(cmd, send, true, true, flags, residual);
 	} else {
 		if (send && t->buf)
-			cmd_send_data_in(cmd, send, false, 0, 0);
+			cmd_send_data_in(cmd, send, true, false, 0, 0);
 		if (c->state != CONN_CLOSING)
 			cmd_send_response(cmd, flags, residual);
 	}
@@ -445,6 +482,9 @@ void cmd_dispatch(struct session *s, struct cmd *cmd)
 	t->buf = cmd->data_out.buf;
 	t->buf_len = cmd->data_out.buf_len;
 	t->done = cmd_task_done;
+	/* Cut-through reads: pieces sized by the initiator's segment. */
+	t->data_in_ready = cmd_data_ready;
+	t->cut_seg = cmd->conn->params.max_send_dsl;
 	cmd->dispatched = true;
 	cmd->data_out.wanted = lun_task_arrive(sess_taskset(s, t->lun), t);
 	if (cmd->task_done)

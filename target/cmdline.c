@@ -66,6 +66,9 @@ static void usage(FILE *f)
 "                           the cache; ignore: run it as SIMPLE)\n"
 "      --qam restricted|unrestricted  queue algorithm modifier of the\n"
 "                           control mode page (default restricted)\n"
+"      --cut-through auto|off  a large READ read in pieces, its Data-In\n"
+"                           sent as they are read (default auto), or read\n"
+"                           whole first (off)\n"
 "      --removable          removable medium (START STOP UNIT ejects, PREVENT\n"
 "                           ALLOW MEDIUM REMOVAL holds it)\n"
 "      --thin auto|yes|no   thin provisioning: UNMAP, WRITE SAME with UNMAP\n"
@@ -138,6 +141,8 @@ enum { OPT_BARRIER = 700, OPT_QAM };
 enum { OPT_SERIAL = 800, OPT_TPG_ID, OPT_REL_PORT_ID, OPT_TPG, OPT_TPGT };
 /* Gateways sharing LUN state (backend/lun_store.h). */
 enum { OPT_SHARED_STATE = 900 };
+/* Reads of --export (scsi/sbc_cut.c). */
+enum { OPT_CUT_THROUGH = 1000 };
 
 static const struct option long_opts[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -171,6 +176,7 @@ static const struct option long_opts[] = {
 	{ "tpg", required_argument, NULL, OPT_TPG },
 	{ "tpgt", required_argument, NULL, OPT_TPGT },
 	{ "shared-state", required_argument, NULL, OPT_SHARED_STATE },
+	{ "cut-through", required_argument, NULL, OPT_CUT_THROUGH },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -209,6 +215,10 @@ void cmdline_parse(int argc, char **argv, struct cmdline *o)
 			o->export_only_used = true;
 			break;
 		case OPT_QAM: o->qam = optarg; o->export_only_used = true; break;
+		case OPT_CUT_THROUGH:
+			o->cut_through = optarg;
+			o->export_only_used = true;
+			break;
 		case OPT_SANITIZE:
 			o->sanitize = o->export_only_used = true;
 			break;
@@ -270,10 +280,27 @@ void cmdline_parse(int argc, char **argv, struct cmdline *o)
 			    "--queue-depth, --backend, --write-cache, --chap, "
 			    "--mutual-chap, --allow, --removable, --thin, "
 			    "--sanitize, --barrier, --qam, --serial, --tpg-id, "
-			    "--rel-port-id, --tpg, --tpgt and --shared-state go "
+			    "--rel-port-id, --tpg, --tpgt, --shared-state and "
+			    "--cut-through go "
 			    "with --export "
 			    "(or with a --backend that needs no path)%s",
 			    "");
+}
+
+/* --barrier, --qam and --cut-through into the LUN of --export. */
+static void export_order_reads(struct cfg_lun *l, const struct cmdline *o)
+{
+	char err[256];
+
+	if (o->barrier &&
+	    cfg_parse_barrier(o->barrier, &l->barrier, err, sizeof(err)) < 0)
+		usage_error("--barrier: %s", err);
+	if (o->qam && cfg_parse_qam(o->qam, &l->qam, err, sizeof(err)) < 0)
+		usage_error("--qam: %s", err);
+	if (o->cut_through &&
+	    cfg_parse_cut_through(o->cut_through, &l->cut_off, err,
+				  sizeof(err)) < 0)
+		usage_error("--cut-through: %s", err);
 }
 
 /* Builds the one-LUN configuration of --export; usage errors exit 2. */
@@ -350,11 +377,7 @@ void cmdline_export_cfg(struct cfg *c, const struct cmdline *o)
 		usage_error("--write-cache: %s", err);
 	l->removable = o->removable;
 	l->sanitize = o->sanitize;
-	if (o->barrier &&
-	    cfg_parse_barrier(o->barrier, &l->barrier, err, sizeof(err)) < 0)
-		usage_error("--barrier: %s", err);
-	if (o->qam && cfg_parse_qam(o->qam, &l->qam, err, sizeof(err)) < 0)
-		usage_error("--qam: %s", err);
+	export_order_reads(l, o);
 	if (o->thin && strcmp(o->thin, "auto") != 0) {
 		bool thin;
 		if (cfg_parse_bool(o->thin, &thin, err, sizeof(err)) < 0)

@@ -25,6 +25,7 @@ struct cmdline {
 	const char *thin;
 	bool removable, sanitize;
 	const char *barrier, *qam;
+	const char *cut_through;	/* --cut-through */
 	const char *listen[16];
 	int nlisten;
 	bool read_only;

@@ -67,6 +67,7 @@ struct cfg_lun {
 	char revision[5];
 	bool flush_ignore;		/* flush = ignore: a device that lies */
 	bool fua_ignore;		/* fua = ignore */
+	bool cut_off;			/* cut_through = off (default auto) */
 	uint32_t qos_iops;		/* QoS limits (scsi/qos.h); 0: none */
 	uint32_t qos_mbps;		/* MB/s, 1 MB = 10^6 bytes */
 	uint8_t prefetch;		/* enum bdev_prefetch: 0 off, 1 auto
@@ -223,6 +224,8 @@ int cfg_parse_block_size(const char *s, uint32_t *out, char *err,
  * them. */
 int cfg_parse_choice(const char *s, const char *const *words, unsigned n,
 		     unsigned *out, char *err, size_t errlen);
+/* "auto|off" ([lun] cut_through) into *off. */
+int cfg_parse_cut_through(const char *s, bool *off, char *err, size_t errlen);
 /* "drain|flush|ignore" into enum lun_barrier's value. */
 int cfg_parse_barrier(const char *s, uint8_t *out, char *err, size_t errlen);
 /* "auto|uring|aio" into enum tcq_io_engine; uring refused by a build

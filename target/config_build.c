@@ -101,6 +101,7 @@ struct lun *cfg_build_lun(struct target *t, const struct cfg_lun *cl,
 	lp.local_state = cl->no_shared_state;
 	lp.flush_ignore = cl->flush_ignore;
 	lp.fua_ignore = cl->fua_ignore;
+	lp.cut_off = cl->cut_off;
 	lp.qos_iops = cl->qos_iops;
 	lp.qos_mbps = cl->qos_mbps;
 	lp.record_path = cl->record;

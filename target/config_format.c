@@ -155,6 +155,12 @@ void cfg_fmt_prefetch(const struct cfg_key *k, const struct cfg *c,
 	emit(ctx, v < 3 ? names[v] : "auto");
 }
 
+void cfg_fmt_cut_through(const struct cfg_key *k, const struct cfg *c,
+			 const void *base, cfg_emit *emit, void *ctx)
+{
+	emit(ctx, *(const bool *)FIELD(base, k) ? "off" : "auto");
+}
+
 void cfg_fmt_lun_type(const struct cfg_key *k, const struct cfg *c,
 		      const void *base, cfg_emit *emit, void *ctx)
 {

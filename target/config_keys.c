@@ -156,6 +156,13 @@ static int set_lun_type(const struct cfg_key *k, struct cfg *c, void *base,
 	return 0;
 }
 
+/* auto|off into a bool that is true for off (cut_through). */
+static int set_cut_through(const struct cfg_key *k, struct cfg *c,
+			   void *base, const char *v, char *err, size_t errlen)
+{
+	return cfg_parse_cut_through(v, (bool *)FIELD(base, k), err, errlen);
+}
+
 /* A path, or none when empty (a cdrom without a medium: tcqctl set LUN
  * path= takes the image out). */
 static int set_path(const struct cfg_key *k, struct cfg *c, void *base,
@@ -437,6 +444,7 @@ static const struct cfg_type
 	T_SHARED_STATE = { "auto|none", set_shared_state, false, cfg_fmt_shared_state },
 	T_HONOUR = { "honour|ignore", set_honour, false, cfg_fmt_honour },
 	T_PREFETCH = { "auto|on|off", set_prefetch, false, cfg_fmt_prefetch },
+	T_CUT = { "auto|off", set_cut_through, false, cfg_fmt_cut_through },
 	T_LOG_LEVEL = { "error|warn|info|debug", set_log_level, false, cfg_fmt_log_level },
 	T_STRING = { "TEXT", set_string, false, cfg_fmt_string },
 	T_FILE = { "FILE", set_string, false, cfg_fmt_string },
@@ -678,6 +686,11 @@ const struct cfg_key cfg_keys[] = {
 	  CFG_LIVE },
 	{ "fua", L(fua_ignore), &T_HONOUR, 0, 0,
 	  "the FUA bit of a write reaches the medium (honour), or not (ignore)",
+	  CFG_LIVE },
+	{ "cut_through", L(cut_off), &T_CUT, 0, 0,
+	  "a large READ is read in pieces, each piece's Data-In sent as soon "
+	  "as it and all before it are read (auto: when it is at least two "
+	  "pieces), or read whole before its Data-In (off)",
 	  CFG_LIVE },
 	{ "qos_iops", L(qos_iops), &T_U32, 0, CFG_MAX_QOS_IOPS,
 	  "QoS: the LUN's reads, writes and other medium commands per second, "

@@ -35,6 +35,7 @@ cfg_formatter cfg_fmt_io_engine;
 cfg_formatter cfg_fmt_shared_state;
 cfg_formatter cfg_fmt_honour;
 cfg_formatter cfg_fmt_prefetch;
+cfg_formatter cfg_fmt_cut_through;
 cfg_formatter cfg_fmt_lun_type;
 cfg_formatter cfg_fmt_bit;
 cfg_formatter cfg_fmt_log_level;

@@ -116,6 +116,17 @@ int cfg_parse_shared_state(const char *s, bool *none, char *err,
 	return 0;
 }
 
+int cfg_parse_cut_through(const char *s, bool *off, char *err, size_t errlen)
+{
+	static const char *const words[] = { "auto", "off" };
+	unsigned i;
+
+	if (cfg_parse_choice(s, words, 2, &i, err, errlen) < 0)
+		return -1;
+	*off = i == 1;
+	return 0;
+}
+
 int cfg_parse_honour(const char *s, bool *ignore, char *err, size_t errlen)
 {
 	static const char *const names[] = { "honour", "ignore" };

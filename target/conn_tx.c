@@ -70,6 +70,8 @@ void conn_tx_drop_queue(struct conn *c)
 		struct txpdu *t = list_first_entry(&c->tx.queue, struct txpdu,
 						   node);
 		list_del(&t->node);
+		if (t->cmd && !t->last_of_cmd)
+			sess_cmd_din_gone(t->cmd, false);
 		txpdu_put(c, t);
 	}
 	c->tx.head_sent = 0;
@@ -245,6 +247,8 @@ static int conn_tx_once(struct conn *c, size_t limit, size_t *sent_out)
 		list_del(&t->node);
 		if (t->cmd && t->last_of_cmd)
 			sess_cmd_sent(t->cmd);
+		else if (t->cmd)
+			sess_cmd_din_gone(t->cmd, true);
 		txpdu_put(c, t);
 	}
 	c->tx.head_sent = (uint32_t)left;

@@ -153,6 +153,7 @@ json_object *ctl_lun_json(const struct lun *l)
 	ctl_add_u64(o, "queue_depth", l->bdev ? atomic_load_explicit(
 			&l->bdev->queue_depth, memory_order_relaxed) : 0);
 	ctl_add_str(o, "barrier", barrier_name(lun_get_barrier(l)));
+	ctl_add_str(o, "cut_through", lun_get_cut_off(l) ? "off" : "auto");
 	ctl_add_bool(o, "write_cache", lun_get_write_cache(l));
 	{
 		char v[9], p[17], r[5];

@@ -87,6 +87,7 @@ struct lun_change {
 	struct lun *old, *new;
 	const struct cfg_lun *cl;	/* its new section */
 	bool qd, barrier, wc, tas, resize, lying;	/* lying: flush, fua */
+	bool cut;				/* cut_through */
 	bool ident;		/* vendor, product, revision */
 	bool qos;		/* qos_iops, qos_mbps */
 	bool media;		/* a cdrom's disc changes (live_media.c) */
@@ -322,6 +323,8 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 			c.lying = key_differs("flush", CFG_LUN, o, ol, p->n, nl) ||
 				  key_differs("fua", CFG_LUN, o, ol, p->n, nl);
 			c.resize = key_differs("size", CFG_LUN, o, ol, p->n, nl);
+			c.cut = key_differs("cut_through", CFG_LUN, o, ol, p->n,
+					    nl);
 			c.tas = key_differs("tas", CFG_LUN, o, ol, p->n, nl);
 			c.ident = key_differs("vendor", CFG_LUN, o, ol, p->n, nl) ||
 				  key_differs("product", CFG_LUN, o, ol, p->n, nl) ||
@@ -362,7 +365,7 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 				return -1;
 			fresh_disc = c.medium;
 			if (c.qd || c.barrier || c.wc || c.resize || c.lying ||
-			    c.tas || c.ident || c.qos || c.media)
+			    c.tas || c.ident || c.qos || c.media || c.cut)
 				PUSH(p->lc, p->nlc, c);
 			fresh_disc = NULL;
 			continue;
@@ -521,6 +524,8 @@ static void apply_settings(struct lun_change *c)
 	}
 	if (c->barrier)
 		lun_set_barrier(l, (enum lun_barrier)cl->barrier);
+	if (c->cut)	/* reads that started keep their way */
+		lun_set_cut_off(l, cl->cut_off);
 	if (c->lying) {
 		__atomic_store_n(&l->flush_ignore, cl->flush_ignore,
 				 __ATOMIC_RELAXED);
@@ -722,7 +727,7 @@ static void commit(struct plan *p)
 				     c->t->dev.name, c->id);
 			}
 			if (c->qd || c->barrier || c->wc || c->lying ||
-			    c->tas || c->ident || c->qos)
+			    c->tas || c->ident || c->qos || c->cut)
 				note(p, "LUN %s/%u settings changed",
 				     c->t->dev.name, c->id);
 		}

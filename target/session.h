@@ -68,6 +68,9 @@ void sess_rx_pdu(struct conn *c, const uint8_t *bhs, uint8_t *data,
 		 uint32_t len);
 /* A Data-In / response PDU of cmd has left the socket. */
 void sess_cmd_sent(struct cmd *cmd);
+/* A Data-In PDU of cmd's that is not its last left (sent) or was
+ * dropped with its closing connection (conn_tx.c). */
+void sess_cmd_din_gone(struct cmd *cmd, bool sent);
 /* Connection c is going away (ERL 0: so is its session). */
 void sess_conn_lost(struct conn *c);
 

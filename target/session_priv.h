@@ -69,6 +69,12 @@ struct cmd {
 	bool rsp_queued;	/* final PDU queued */
 	bool rsp_sent;		/* final PDU left (or connection gone) */
 	uint32_t datasn;	/* of the next Data-In */
+	/* Data-In queued so far (cut-through reads send it in parts): the
+	 * next PDU's offset, the bytes of the current MaxBurstLength
+	 * sequence, and the PDUs in the send queue that are not its last,
+	 * whose payload is the task's buffer (it stays until they left). */
+	uint32_t din_off, din_burst;
+	uint32_t din_queued;
 	/* task management (tmf.c) */
 	bool abort_pending;	/* aborted before its CmdSN turn */
 	struct cmd_data_out data_out;

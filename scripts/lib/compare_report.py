@@ -22,9 +22,13 @@ WORKLOADS = [  # name, title, metric
     ("rr4k-qd1", "4K random read, QD1", "iops"),
     ("rr4k-qd32", "4K random read, QD32", "iops"),
     ("rw4k-qd32", "4K random write, QD32", "iops"),
+    ("r128k-qd1", "128K read, QD1", "mbps"),
+    ("r128k-qd2", "128K read, QD2", "mbps"),
     ("r128k-qd4", "128K read, QD4", "mbps"),
     ("r128k-qd8", "128K read, QD8", "mbps"),
     ("r128k-qd32", "128K read, QD32", "mbps"),
+    ("r1m-qd4", "1M read, QD4", "mbps"),
+    ("w64k-qd8", "64K write, QD8", "mbps"),
 ]
 TITLE = {n: t for n, t, _ in WORKLOADS}
 METRIC = {n: m for n, _, m in WORKLOADS}
@@ -44,7 +48,10 @@ for _n, _t, _m in WORKLOADS:
     if _n in HALF and HALF[_n] not in TITLE:
         TITLE[HALF[_n]] = halved(_t) + " (fio only)"
         METRIC[HALF[_n]] = _m
-SERIAL = {"rr4k-qd1"}   # QD1: the disk and the wire in series
+SERIAL = {"rr4k-qd1", "r128k-qd1"}   # QD1: the disk and the wire in series
+# scripts/limits runs these again on tcqd with --cut-through off
+# ("tcqd-cutoff"): cut-through reads against reads sent whole.
+CUT_AB = ["r128k-qd1", "r128k-qd4", "r128k-qd8", "r128k-qd32"]
 SECOND = ["rr4k-qd1", "r128k-qd8"]  # also with the libiscsi engine
 PEERS = [  # compared with tcqd, in table order
     ("tgt-rdwr", "tgt (rdwr)"),
@@ -270,7 +277,7 @@ def loopback(res, rows):
            ("mean %.1f µs" % pp["mean_us"] if pp else "failed"),
            "- iperf3, 127.0.0.1, one stream: %s" %
            ("%.0f MB/s" % wire if wire else "failed")]
-    qd1 = [r for r in rows if r["workload"] in SERIAL][0]
+    qd1 = [r for r in rows if r["workload"] == "rr4k-qd1"][0]
     if qd1["local"] and qd1["null"] and qd1["tcqd"]:
         us = [1e6 / qd1[k] for k in ("local", "null", "tcqd")]
         out.append("- 4K random read at QD1, time per read: local %.1f µs + "
@@ -279,6 +286,44 @@ def loopback(res, rows):
                    (us[0], us[1], us[0] + us[1], us[2],
                     us[2] - us[0] - us[1]))
     return "\n".join(out)
+
+
+CUT_INTRO = """\
+The 128K sequential reads again on tcqd with `--cut-through off` (each
+READ read whole before its Data-In), beside tcqd with cut-through reads
+(the default, `auto`: a READ of at least two pieces of max(the
+initiator's MaxRecvDataSegmentLength, 64 KiB) read in pieces, each
+Data-In sent once its bytes are read), local fio and tcqd on null, all
+in this run. The limit is the one above (QD1: serial; deeper:
+min(local, null))."""
+
+
+def cut_ab(res, rows):
+    by = {r["workload"]: r for r in rows}
+    out = []
+    for name in CUT_AB:
+        r = by[name]
+        off = val(res, "tcqd-cutoff", name, r["metric"])
+        out.append({"workload": name, "title": r["title"],
+                    "metric": r["metric"], "local": r["local"],
+                    "null": r["null"], "limit": r["limit"],
+                    "auto": r["tcqd"], "off": off,
+                    "auto_share": r["share"],
+                    "off_share": ratio(off, r["limit"]),
+                    "auto_off": ratio(r["tcqd"], off)})
+    return out
+
+
+def cut_table(ab):
+    return table(
+        ["workload", "local (fio)", "tcqd null", "limit",
+         "tcqd, cut_through auto", "÷ limit", "tcqd, cut_through off",
+         "÷ limit", "auto ÷ off"],
+        [[c["title"], num(c["local"], c["metric"]),
+          num(c["null"], c["metric"]), num(c["limit"], c["metric"]),
+          num(c["auto"], c["metric"]), rfmt(c["auto_share"]),
+          num(c["off"], c["metric"]), rfmt(c["off_share"]),
+          rfmt(c["auto_off"])] for c in ab])
 
 
 def second_client(res):
@@ -565,6 +610,10 @@ def main():
             "\n\n" + falls_short_table(rows),
             "## Loopback\n\n" + loopback(best, rows),
             "## A second client\n\n" + second_table(sc)]
+    ab = cut_ab(best, rows)
+    if any(c["off"] is not None for c in ab):
+        body.insert(3, "## Cut-through reads: auto against off\n\n" +
+                    CUT_INTRO + "\n\n" + cut_table(ab))
     if peers:
         body += [
             "## tcqd ÷ each peer\n\nA ratio above 1 means tcqd is ahead; "
@@ -619,7 +668,7 @@ def main():
     if E.get("CP_JSON"):
         with open(E["CP_JSON"], "w") as f:
             json.dump({"kind": KIND, "rows": rows, "goals": gs,
-                       "second_client": sc,
+                       "second_client": sc, "cut_through": ab,
                        "loopback": {
                            "iscsi_rtt_us": val(best, "tcqd-null",
                                                "rtt512-qd1", "mean_us"),

@@ -34,6 +34,20 @@ WORKLOADS=(
 	"rr4k-qd1 randread 4k 1"
 	"rr4k-qd32 randread 4k 32"
 	"rw4k-qd32 randwrite 4k 32"
+	"r128k-qd1 read 128k 1"
+	"r128k-qd2 read 128k 2"
+	"r128k-qd4 read 128k 4"
+	"r128k-qd8 read 128k 8"
+	"r128k-qd32 read 128k 32"
+	"r1m-qd4 read 1m 4"
+	"w64k-qd8 write 64k 8"
+)
+# With LIMITS_CUT_AB set (scripts/limits), these run once more on tcqd
+# with --cut-through off (target tcqd-cutoff), after tcqd with its
+# default (auto): cut-through reads against reads sent whole, in the same
+# round (compare_report.py's CUT_AB).
+CUT_AB=(
+	"r128k-qd1 read 128k 1"
 	"r128k-qd4 read 128k 4"
 	"r128k-qd8 read 128k 8"
 	"r128k-qd32 read 128k 32"
@@ -297,7 +311,8 @@ half_depth_points() {
 }
 
 # limits_round N: fio, tcqd on null (and the iSCSI round trip there),
-# tcqd on the file with the second client, the TCP round trip, iperf3.
+# tcqd on the file with the second client (and with LIMITS_CUT_AB the
+# 128K reads with --cut-through off), the TCP round trip, iperf3.
 limits_round() {
 	local w
 	ROUND=$1
@@ -317,6 +332,15 @@ limits_round() {
 	echo "== round $ROUND: tcqd on the file"
 	SWEEP_AFTER_READS=second_client file_sweep tcqd native \
 		tcqd_start_file stop_tcqd
+	if [ -n "${LIMITS_CUT_AB:-}" ]; then
+		echo "== round $ROUND: tcqd on the file, --cut-through off"
+		start_tcqd --export "$LIMITS_IMG" --cut-through off
+		for w in "${CUT_AB[@]}"; do
+			# shellcheck disable=SC2086
+			point tcqd-cutoff "$tcqd_pid" "$tcqd_url" native $w
+		done
+		stop_tcqd
+	fi
 	echo "== round $ROUND: loopback"
 	pingpong_point
 	iperf_point

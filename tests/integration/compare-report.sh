@@ -12,19 +12,20 @@
 REPORT=$top_srcdir/scripts/lib/compare_report.py
 listing "$@" || need_tool python3
 
-# report_run DIR BUFFERED: records every point (fio local 100 units,
-# fio at half the depth 80, tcqd on null 300, tcqd 60, tgt 50, istgt
-# 100, tcqd through the page cache BUFFERED) and runs the report in
-# peers mode into DIR/r.md and DIR/r.json.
+# report_run DIR BUFFERED [CUTOFF]: records every point (fio local 100
+# units, fio at half the depth 80, tcqd on null 300, tcqd 60, tgt 50,
+# istgt 100, tcqd through the page cache BUFFERED, and with CUTOFF tcqd
+# with --cut-through off at the 128K reads of QD1, 4, 8, 32) and runs the
+# report in peers mode into DIR/r.md and DIR/r.json.
 report_run() {
-	local d=$1 buffered=$2
+	local d=$1 buffered=$2 cutoff=${3:-0}
 	mkdir -p "$d"
-	python3 - "$d" "$buffered" <<'PY' || fail "could not write the recorded points"
+	python3 - "$d" "$buffered" "$cutoff" <<'PY' || fail "could not write the recorded points"
 import json, os, sys
-d, buffered = sys.argv[1], float(sys.argv[2])
-work = ["rr4k-qd1", "rr4k-qd32", "rw4k-qd32", "r128k-qd4", "r128k-qd8",
-        "r128k-qd32"]
-half = ["rr4k-qd16", "rw4k-qd16", "r128k-qd2", "r128k-qd16"]
+d, buffered, cutoff = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+work = ["rr4k-qd1", "rr4k-qd32", "rw4k-qd32", "r128k-qd1", "r128k-qd2",
+        "r128k-qd4", "r128k-qd8", "r128k-qd32", "r1m-qd4", "w64k-qd8"]
+half = ["rr4k-qd16", "rw4k-qd16", "r128k-qd16", "r1m-qd2", "w64k-qd4"]
 res, n = [], 0
 def put(target, name, kind, body, rnd, extra=None):
     global n
@@ -53,8 +54,12 @@ for rnd in (1, 2):
             put(t, w, "bench", bench(v), rnd, cpu)
     for w in half:
         put("fio", w, "fio", fio(80.0), rnd)
-    # r128k-qd4 is both a workload and r128k-qd8's half: 80 there too
-    # would change a workload, so r128k-qd8's half share is 100/100.
+    if cutoff:
+        for w in ("r128k-qd1", "r128k-qd4", "r128k-qd8", "r128k-qd32"):
+            put("tcqd-cutoff", w, "bench", bench(cutoff), rnd, cpu)
+    # r128k-qd1, -qd2 and -qd4 are workloads and the halves of -qd2, -qd4
+    # and -qd8: 80 there too would change a workload, so those half
+    # shares are 100/100.
     for w in ("rr4k-qd1", "r128k-qd8"):
         put("tcqd-libiscsi", w, "bench", bench(60.0), rnd, cpu)
     put("tcqd-null", "rtt512-qd1", "bench", bench(10.0), rnd, cpu)
@@ -79,8 +84,9 @@ import json, sys
 rows = {r["workload"]: r for r in json.load(open(sys.argv[1]))["rows"]}
 bad = []
 series = 1 / (1 / 100.0 + 1 / 300.0)       # 75
-want_half = {"rr4k-qd32": 0.8, "rw4k-qd32": 0.8, "r128k-qd4": 0.8,
-             "r128k-qd8": 1.0, "r128k-qd32": 0.8}
+want_half = {"rr4k-qd32": 0.8, "rw4k-qd32": 0.8, "r128k-qd2": 1.0,
+             "r128k-qd4": 1.0, "r128k-qd8": 1.0, "r128k-qd32": 0.8,
+             "r1m-qd4": 0.8, "w64k-qd8": 0.8}
 for w, r in rows.items():
     if abs(r["series"] - series) > 1e-9:
         bad.append("%s: series %r, expected %r" % (w, r["series"], series))
@@ -90,10 +96,46 @@ for w, r in rows.items():
     if (h is None) != (r["half_share"] is None) or \
             (h is not None and abs(r["half_share"] - h) > 1e-9):
         bad.append("%s: half share %r, expected %r" % (w, r["half_share"], h))
+for w in ("rr4k-qd1", "r128k-qd1"):
+    if rows[w]["limit_kind"] != "serial" or \
+            abs(rows[w]["limit"] - series) > 1e-9:
+        bad.append("%s: limit %s %r, expected serial" %
+                   (w, rows[w]["limit_kind"], rows[w]["limit"]))
+if len(rows) != 10:
+    bad.append("%d rows, expected 10" % len(rows))
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
-	ok "series limit 75 of local 100 and null 300, tcqd 0.80 of it; fio at half the depth 0.80 of full (1.00 where the half is a workload)"
+	ok "series limit 75 of local 100 and null 300 (the limit at QD1, 4K and 128K), tcqd 0.80 of it; fio at half the depth 0.80 of full (1.00 where the half is a workload); 10 rows"
+}
+
+# The 128K reads with --cut-through off beside the default: shares of
+# the limit (QD1: serial 75; deeper: min 100) and auto ÷ off.
+report_cut_through_auto_against_off() {
+	[ -s "$TEST_TMP/a/r.md" ] || fail "no report (report_series_and_half_depth failed)"
+	grep -q '^## Cut-through reads' "$TEST_TMP/a/r.md" &&
+		fail "a run without --cut-through off points has the section"
+	report_run "$TEST_TMP/c" 150 40
+	python3 - "$TEST_TMP/c/r.json" <<'PY' || fail "the cut-through rows are wrong (above)"
+import json, sys
+ab = json.load(open(sys.argv[1]))["cut_through"]
+bad = []
+if [c["workload"] for c in ab] != ["r128k-qd1", "r128k-qd4", "r128k-qd8",
+                                   "r128k-qd32"]:
+    bad.append("rows %r" % [c["workload"] for c in ab])
+for c in ab:
+    lim = 75.0 if c["workload"] == "r128k-qd1" else 100.0
+    for k, want in (("auto_share", 60 / lim), ("off_share", 40 / lim),
+                    ("auto_off", 1.5)):
+        if c[k] is None or abs(c[k] - want) > 1e-9:
+            bad.append("%s: %s %r, expected %r" % (c["workload"], k, c[k],
+                                                   want))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+	grep -q '^| 128K read, QD8 | 100 MB/s | 300 MB/s | 100 MB/s | 60 MB/s | 0.60 | 40 MB/s | 0.40 | 1.50 |$' "$TEST_TMP/c/r.md" ||
+		fail "no QD8 row in the cut-through table: $(grep -A7 '^## Cut-through' "$TEST_TMP/c/r.md")"
+	ok "cut-through auto 60 against off 40: 1.50, shares of the serial limit at QD1 and of min(local, null) deeper; no section without off points"
 }
 
 # A goal not met names its measured reason; the falls-short table is there.
@@ -101,9 +143,9 @@ report_reason_of_a_goal_not_met() {
 	[ -s "$TEST_TMP/a/r.md" ] || fail "no report (report_series_and_half_depth failed)"
 	grep -q '^- \*\*NOT met\*\*: 4K random read QD32 ≥ 0.85 of local\. tcqd ÷ local 0\.60 (goal ≥ 0\.85)\. Measured reason (see \*Where a share falls short\*): 4K random read, QD32: tcqd ÷ series limit 0\.80, fio at half the depth ÷ fio 0\.80$' "$TEST_TMP/a/r.md" ||
 		fail "the QD32 goal does not carry its reason: $(grep -m1 'QD32 ≥ 0.85' "$TEST_TMP/a/r.md")"
-	[ "$(sed -n '/^## Where a share falls short/,/^## Loopback/p' "$TEST_TMP/a/r.md" | grep -c '^| [0-9]')" = 5 ] ||
-		fail "the falls-short table has not 5 rows"
-	ok "a goal not met carries tcqd ÷ series and fio's half-depth share; 5 falls-short rows"
+	[ "$(sed -n '/^## Where a share falls short/,/^## Loopback/p' "$TEST_TMP/a/r.md" | grep -c '^| [0-9]')" = 8 ] ||
+		fail "the falls-short table has not 8 rows"
+	ok "a goal not met carries tcqd ÷ series and fio's half-depth share; 8 falls-short rows"
 }
 
 # istgt beside tcqd through the page cache, tgt beside tcqd: with tcqd
@@ -115,7 +157,7 @@ import json, sys
 g = [x for x in json.load(open(sys.argv[1]))["goals"]
      if x["goal"].startswith("Still ahead of tgt")][0]
 istgt = [c for c in g["checks"] if c["check"].endswith("÷ istgt")]
-assert len(istgt) == 6 and all("tcqd (buffered) ÷ istgt" in c["check"]
+assert len(istgt) == 10 and all("tcqd (buffered) ÷ istgt" in c["check"]
                                for c in istgt), istgt
 print(g["status"], " ".join("%.2f" % c["value"] for c in istgt))
 PY
@@ -123,11 +165,11 @@ PY
 report_peers_paired_by_cache_mode() {
 	local got
 	got=$(peers_goal "$TEST_TMP/a/r.json") || fail "no peers goal in run a"
-	[ "$got" = "met 1.50 1.50 1.50 1.50 1.50 1.50" ] ||
+	[ "$got" = "met 1.50 1.50 1.50 1.50 1.50 1.50 1.50 1.50 1.50 1.50" ] ||
 		fail "tcqd (buffered) 150 against istgt 100: '$got', expected met, 1.50 each"
 	report_run "$TEST_TMP/b" 90
 	got=$(peers_goal "$TEST_TMP/b/r.json") || fail "no peers goal in run b"
-	[ "$got" = "NOT met 0.90 0.90 0.90 0.90 0.90 0.90" ] ||
+	[ "$got" = "NOT met 0.90 0.90 0.90 0.90 0.90 0.90 0.90 0.90 0.90 0.90" ] ||
 		fail "tcqd (buffered) 90 against istgt 100: '$got', expected NOT met, 0.90 each"
 	ok "istgt is compared with tcqd through the page cache (1.50: met; 0.90: NOT met)"
 }
@@ -136,5 +178,6 @@ CHECKS=(
 	report_series_and_half_depth
 	report_reason_of_a_goal_not_met
 	report_peers_paired_by_cache_mode
+	report_cut_through_auto_against_off
 )
 run_checks "$@"

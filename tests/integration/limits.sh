@@ -29,7 +29,7 @@ limits_smoke_run() {
 			status=none || fail "cannot write $DATA/$f-64m.img"
 	done
 	sha256sum "$DATA/read-64m.img" >"$TEST_TMP/read.sum"
-	CLIENT_TIMEOUT=600 run "$LIMITS" --smoke --builddir "$top_builddir" \
+	CLIENT_TIMEOUT=900 run "$LIMITS" --smoke --builddir "$top_builddir" \
 		--data-dir "$DATA" --size 64m --out "$MD" --json "$JSON" ||
 		fail "scripts/limits --smoke failed"
 	[ -s "$MD" ] || fail "no markdown report"
@@ -46,8 +46,9 @@ limits_json_rows() {
 	python3 - "$JSON" <<'PY' || fail "the JSON rows are wrong (above)"
 import json, math, sys
 d = json.load(open(sys.argv[1]))
-want = ["rr4k-qd1", "rr4k-qd32", "rw4k-qd32", "r128k-qd4", "r128k-qd8",
-        "r128k-qd32"]
+want = ["rr4k-qd1", "rr4k-qd32", "rw4k-qd32", "r128k-qd1", "r128k-qd2",
+        "r128k-qd4", "r128k-qd8", "r128k-qd32", "r1m-qd4", "w64k-qd8"]
+qd1 = ("rr4k-qd1", "r128k-qd1")
 rows = d["rows"]
 bad = []
 if [r["workload"] for r in rows] != want:
@@ -60,9 +61,9 @@ for r in rows:
             bad.append("%s: %s is %r" % (w, k, v))
     if bad:
         continue
-    lim = (1 / (1 / r["local"] + 1 / r["null"]) if w == "rr4k-qd1"
+    lim = (1 / (1 / r["local"] + 1 / r["null"]) if w in qd1
            else min(r["local"], r["null"]))
-    want_kind = "serial" if w == "rr4k-qd1" else "min"
+    want_kind = "serial" if w in qd1 else "min"
     if r["limit_kind"] != want_kind:
         bad.append("%s: limit is %s, expected %s" % (w, r["limit_kind"], want_kind))
     if abs(r["limit"] - lim) > 1e-6 * lim:
@@ -77,12 +78,25 @@ for r in rows:
     if abs(r["share_series"] - r["tcqd"] / series) > 1e-9:
         bad.append("%s: share of the series limit %g is not tcqd / series" % (w, r["share_series"]))
     # fio at half the depth, for every point deeper than 1.
-    if w == "rr4k-qd1":
+    if w in qd1:
         if r["local_half"] is not None:
             bad.append("%s: a half-depth figure at QD1" % w)
     elif not (isinstance(r["local_half"], (int, float)) and r["local_half"] > 0
               and abs(r["half_share"] - r["local_half"] / r["local"]) < 1e-9):
         bad.append("%s: fio at half the depth %r, its share %r" % (w, r["local_half"], r["half_share"]))
+# The 128K reads with --cut-through off beside the default (auto).
+lims = {r["workload"]: r["limit"] for r in rows}
+cut = [c["workload"] for c in d["cut_through"]]
+if cut != ["r128k-qd1", "r128k-qd4", "r128k-qd8", "r128k-qd32"]:
+    bad.append("cut-through rows %r" % cut)
+for c in d["cut_through"]:
+    if not all(isinstance(c[k], (int, float)) and c[k] > 0
+               for k in ("auto", "off", "auto_share", "off_share",
+                         "auto_off")):
+        bad.append("cut-through %s: %r" % (c["workload"], c))
+    elif abs(c["off_share"] - c["off"] / lims[c["workload"]]) > 1e-9 or \
+            abs(c["auto_off"] - c["auto"] / c["off"]) > 1e-9:
+        bad.append("cut-through %s: shares not as defined" % c["workload"])
 for s in d["second_client"]:
     if not (s["native"] and s["libiscsi"] and isinstance(s["agrees"], bool)):
         bad.append("second client %s: %r" % (s["workload"], s))
@@ -97,7 +111,7 @@ for p in d["rounds"]:
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
-	ok "6 rows, each with numeric local, null, limit, series limit, tcqd, shares and fio at half the depth as defined; both rounds of every point"
+	ok "10 rows, each with numeric local, null, limit, series limit, tcqd, shares and fio at half the depth as defined; the cut-through rows (auto, off, shares) at 128K QD1, 4, 8, 32; both rounds of every point"
 }
 
 # The goals: all seven, each with a verdict (no data = a point failed).
@@ -135,11 +149,13 @@ limits_markdown_table() {
 			if (ok) n++; else print "bad row: " $0 > "/dev/stderr"
 		}
 		END { print n + 0 }' "$MD")
-	[ "$n" = 6 ] || fail "$n well-formed rows in the limits table of $MD, expected 6"
+	[ "$n" = 10 ] || fail "$n well-formed rows in the limits table of $MD, expected 10"
 	[ "$(grep -c '^- \*\*\(met\|NOT met\|not measured\)\*\*' "$MD")" = 7 ] ||
 		fail "the markdown does not list 7 goals with a verdict"
 	grep -q '^| wire | iperf3 | [0-9]' "$MD" || fail "no iperf3 rounds row"
-	ok "the markdown limits table has 6 rows of numbers, 7 goals"
+	[ "$(sed -n '/^## Cut-through reads/,/^## /p' "$MD" | grep -c '^| 128K read, QD[0-9]* | [0-9]')" = 4 ] ||
+		fail "the markdown has not 4 cut-through rows"
+	ok "the markdown limits table has 10 rows of numbers, 4 cut-through rows, 7 goals"
 }
 
 # Where a share falls short: a row per deeper workload, with fio at half
@@ -157,8 +173,8 @@ limits_falls_short_table() {
 			if (ok) n++; else print "bad row: " $0 > "/dev/stderr"
 		}
 		END { print n + 0 }' "$MD")
-	[ "$n" = 5 ] || fail "$n well-formed rows in the falls-short table of $MD, expected 5"
-	ok "the falls-short table has a row of numbers for each of the 5 deeper workloads"
+	[ "$n" = 8 ] || fail "$n well-formed rows in the falls-short table of $MD, expected 8"
+	ok "the falls-short table has a row of numbers for each of the 8 deeper workloads"
 }
 
 limits_read_file_untouched() {

@@ -97,6 +97,7 @@ static const char every_key[] =
 	"thin_threshold = 80\n"
 	"flush = ignore\n"
 	"fua = ignore\n"
+	"cut_through = off\n"
 	"record = /var/lib/tcq/save-test.rec\n"
 	"record_max = 2G\n"
 	"\n"
