@@ -86,8 +86,7 @@ struct lun_change {
 	unsigned id;
 	struct lun *old, *new;
 	const struct cfg_lun *cl;	/* its new section */
-	bool qd, barrier, wc, tas, resize, lying;	/* lying: flush, fua */
-	bool cut;				/* cut_through */
+	bool qd, barrier, wc, tas, resize, lying, cut;	/* lying: flush, fua */
 	bool ident;		/* vendor, product, revision */
 	bool qos;		/* qos_iops, qos_mbps */
 	bool media;		/* a cdrom's disc changes (live_media.c) */
@@ -315,22 +314,19 @@ static int plan_luns(struct plan *p, struct target *t, const struct cfg *o,
 				 !section_differs(CFG_LUN, CFG_RECREATE, o, ol,
 						  p->n, nl, &which))) {
 			/* Changed in place, if at all. */
-			c.qd = key_differs("queue_depth", CFG_LUN, o, ol, p->n, nl) ||
-			       key_differs("prefetch", CFG_LUN, o, ol, p->n, nl) ||
-			       key_differs("prefetch_max", CFG_LUN, o, ol, p->n, nl);
-			c.barrier = key_differs("barrier", CFG_LUN, o, ol, p->n, nl);
-			c.wc = key_differs("write_cache", CFG_LUN, o, ol, p->n, nl);
-			c.lying = key_differs("flush", CFG_LUN, o, ol, p->n, nl) ||
-				  key_differs("fua", CFG_LUN, o, ol, p->n, nl);
-			c.resize = key_differs("size", CFG_LUN, o, ol, p->n, nl);
-			c.cut = key_differs("cut_through", CFG_LUN, o, ol, p->n,
-					    nl);
-			c.tas = key_differs("tas", CFG_LUN, o, ol, p->n, nl);
-			c.ident = key_differs("vendor", CFG_LUN, o, ol, p->n, nl) ||
-				  key_differs("product", CFG_LUN, o, ol, p->n, nl) ||
-				  key_differs("revision", CFG_LUN, o, ol, p->n, nl);
-			c.qos = key_differs("qos_iops", CFG_LUN, o, ol, p->n, nl) ||
-				key_differs("qos_mbps", CFG_LUN, o, ol, p->n, nl);
+#define DIFF(key) key_differs(key, CFG_LUN, o, ol, p->n, nl)
+			c.qd = DIFF("queue_depth") || DIFF("prefetch") ||
+			       DIFF("prefetch_max");
+			c.barrier = DIFF("barrier");
+			c.wc = DIFF("write_cache");
+			c.lying = DIFF("flush") || DIFF("fua");
+			c.resize = DIFF("size");
+			c.cut = DIFF("cut_through");
+			c.tas = DIFF("tas");
+			c.ident = DIFF("vendor") || DIFF("product") ||
+				  DIFF("revision");
+			c.qos = DIFF("qos_iops") || DIFF("qos_mbps");
+#undef DIFF
 			if (c.wc && nl->write_cache && c.old->bdev &&
 			    c.old->bdev->write_through) {
 				snprintf(err, errlen, "LUN %s/%u: write_cache on: "
