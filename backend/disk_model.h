@@ -193,6 +193,7 @@ struct disk_model {
 	uint64_t rot_ns;	/* one revolution */
 	double phase;		/* angle at t = 0, from the seed */
 	double seek_k, seek_x0;	/* the fitted curve (disk_model_geom.c) */
+	double seek_p;		/* its power: 1/2, or less past the root */
 	uint32_t head_cyl;
 	uint64_t head_lba;	/* where the last media transfer ended */
 	struct dm_req *cur;	/* in service (NULL: none, or a destage) */

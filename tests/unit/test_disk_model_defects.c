@@ -262,6 +262,53 @@ START_TEST(seek_fit_averages_track_pairs)
 }
 END_TEST
 
+/* (e) again, for a small drive: the Travelstar 7K320's sheet (7K320 SATA
+ * OEM Specification 4.4.2, tables 5-7, reads: single track 1.0 ms,
+ * average 12 ms, full stroke 20.0 ms) puts the average 58% of the way
+ * from single track to full stroke, past a square root's 8/15 (the mean
+ * of sqrt|a - b| over uniform pairs). Still fitted: ends exact, never
+ * falling, 12 ms over track pairs. 19 ms, 95% of the way, is past any
+ * curve the model takes (x^0.1: 2 / (1.1 * 2.1) = 87%) and is refused. */
+START_TEST(seek_fit_reaches_a_small_drives_average)
+{
+	struct dm_params p = deskstar();
+	struct disk_model m;
+	uint64_t x = 7, prev = 0;
+	double sum = 0;
+
+	p.capacity = 160000000000ull;
+	p.track_seek_ns = 1 * MS;
+	p.avg_seek_ns = 12 * MS;
+	p.full_seek_ns = 20 * MS;
+	init(&m, &p);
+	ck_assert_uint_eq(dm_seek_ns(&m, 1), 1 * MS);
+	ck_assert_uint_eq(dm_seek_ns(&m, m.cylinders - 1), 20 * MS);
+	for (uint32_t d = 1; d < m.cylinders; d += 89) {
+		uint64_t s = dm_seek_ns(&m, d);
+
+		ck_assert_uint_ge(s, prev);
+		prev = s;
+	}
+	for (int i = 0; i < 400000; i++) {
+		uint32_t a, b;
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		a = (uint32_t)((x >> 33) % m.cylinders);
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		b = (uint32_t)((x >> 33) % m.cylinders);
+		sum += (double)dm_seek_ns(&m, a > b ? a - b : b - a);
+	}
+	sum /= 400000;
+	ck_assert_msg(fabs(sum - 12e6) < 0.004 * 12e6,
+		      "mean over track pairs %.4f ms, avg_seek 12", sum / 1e6);
+	dm_fini(&m);
+	p.avg_seek_ns = 19 * MS;
+	ck_assert_int_eq(dm_init(&m, &p, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "avg_seek 19.000ms cannot be fitted"),
+		      "%s", err);
+}
+END_TEST
+
 /* (f) 16 adjacent cached 4K writes and a FLUSH: one destage of 128
  * sectors, the flush costing overhead + positioning + one transfer. The
  * triggers: an idle drive looks again exactly destage_idle after its
@@ -437,6 +484,7 @@ static Suite *suite(void)
 	harness_add(tc, back_to_back_transfers_stream);
 	harness_add(tc, head_switch_costs_and_sustained_rate);
 	harness_add(tc, seek_fit_averages_track_pairs);
+	harness_add(tc, seek_fit_reaches_a_small_drives_average);
 	harness_add(tc, write_back_coalesces_and_triggers);
 	harness_add(tc, invalidated_prefetch_keeps_the_head);
 	harness_add(tc, ssd_no_head_of_line_blocking);
