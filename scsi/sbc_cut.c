@@ -129,6 +129,7 @@ struct exec_rc sbc_read_cut(struct tcq_task *t, uint32_t piece, uint64_t off,
 		io->buf = (uint8_t *)t->buf + (size_t)i * piece;
 		io->done = cut_piece_done;
 		io->ctx = c;
+		io->submitter = t->nexus;	/* cfq keys its queues by it */
 		list_init(&io->node);
 	}
 	t->exec.cut = c;

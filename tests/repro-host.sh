@@ -141,6 +141,46 @@ check(h.scaled(r, 8).spec == "disk:model=hdd,ncq=1,time_scale=8,base=null",
 r.scalable = False
 check(h.scaled(r, 8).spec == r.spec, "a real-time run is not slowed")
 
+# A window run (repro.py's Run.window): rates over the runtime only, from
+# tcq-bench's bandwidth log (fio's format: ms, KiB/s, ...). Two repeats of
+# one point, --runtime 0.5: whole intervals 1000 and 2000 KiB/s, then
+# 3000 and 3000; the drain's interval after 500 ms is left out. MB/s are
+# KiB/s x 1024 / 1e6: 1.536 and 3.072, mean 2.304, sample sd
+# 1.536 / sqrt(2). Slowed runs and companions stay window runs.
+import os  # noqa: E402
+import tempfile  # noqa: E402
+import repro  # noqa: E402
+
+with tempfile.TemporaryDirectory() as d:
+    pre = os.path.join(d, "P")
+    with open(pre + "_index.txt", "w") as f:
+        f.write("# N, rw, bs, depth, sessions, repeat, rate_iops\n"
+                "1, read, 131072, 1, 32, 1, 0\n2, read, 131072, 1, 32, 2, 0\n")
+    for i, rows in ((1, [(250, 1000), (500, 2000), (501, 50)]),
+                    (2, [(250, 3000), (500, 3000), (640, 10)])):
+        with open("%s_bw.%d.log" % (pre, i), "w") as f:
+            f.writelines("%d, %d, 0, 0, 0\n" % r for r in rows)
+    wp = [{"rw": "read", "bs": 131072, "depth": 1, "sessions": 32,
+           "mbps": 1.0, "iops": 7.6, "mbps_sd": 0.5, "iops_sd": 3.8}]
+    repro.window_rates(wp, pre, ["--runtime", "0.5"])
+    w = wp[0]
+    check(abs(w["mbps"] - 2.304) < 1e-9 and
+          abs(w["mbps_sd"] - 1.536 / 2 ** 0.5) < 1e-9 and
+          abs(w["iops"] - 2.304e6 / 131072) < 1e-9 and
+          w["drained"] == {"mbps": 1.0, "iops": 7.6},
+          "window: the mean of the whole intervals, sd over repeats, "
+          "the drained rate kept", repr(w))
+    try:
+        repro.window_rates(wp, pre, ["--runtime", "0.25"])
+        check(False, "one whole interval is refused", "no error")
+    except repro.ReproError as e:
+        check("1 whole intervals" in str(e), "one whole interval is "
+              "refused", str(e))
+wr = h.Run("k", "disk:model=hdd,base=null", ["--runtime", "8"],
+           window=True)
+check(h.scaled(wr, 4).window and h.companion(wr).window,
+      "a slowed window run and its companion are window runs")
+
 print("1..%d" % n)
 sys.exit(1 if failed else 0)
 PY

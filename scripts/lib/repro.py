@@ -31,13 +31,18 @@ class Run:
     spaces: "1gbit --rtt 0.125"), or None.
     scalable: whether raising the experiment's time_scale slows this run
     (repro_host.py); False keeps it in real time.
+    window: rates over the point's runtime only (tcq-bench's bandwidth
+    log, whole intervals up to --runtime), not to its last completion:
+    for a source that ran far longer than a point does, where the drain
+    after the runtime (under cfq, up to one round of slices with a seek
+    each) would weigh on a short point as it did not on the long run.
     """
 
     def __init__(self, key, spec, bench, tcqd=(), link=None, size="1G",
-                 scalable=True):
+                 scalable=True, window=False):
         self.key, self.spec, self.bench = key, spec, list(bench)
         self.tcqd, self.link, self.size = list(tcqd), link, size
-        self.scalable = scalable
+        self.scalable, self.window = scalable, window
 
 
 def parse_spec(spec):
@@ -113,7 +118,60 @@ def command_line(run, builddir, spec):
     words += ["scripts/lib/serve-bench", b, "--backend", spec]
     words += ["--export", "null0", "--size", run.size] + run.tcqd
     words += ["--ctl", CTL_SHOWN, "--"] + run.bench + ["--ctl", CTL_SHOWN]
+    if run.window:
+        words += WINDOW_LOG + ["/tmp/tcq-repro"]
     return " ".join(shlex.quote(w) for w in words)
+
+
+# tcq-bench's bandwidth log for Run.window: 250 ms intervals.
+WINDOW_MS = 250
+WINDOW_LOG = ["--log-interval", str(WINDOW_MS), "--log-prefix"]
+
+
+def _runtime_ms(bench):
+    for i in range(len(bench) - 1):
+        if bench[i] == "--runtime":
+            return float(bench[i + 1]) * 1000
+    raise ReproError("a window run needs --runtime")
+
+
+def window_rates(pts, prefix, bench):
+    """Replaces each point's MB/s and IOPS (mean and sample sd over its
+    repeats, as tcq-bench folds them) by those over its runtime: the
+    mean of the bandwidth log's whole intervals that end by --runtime.
+    The rates to the last completion stay in p['drained']."""
+    end = _runtime_ms(bench)
+    reps = {}
+    with open(prefix + "_index.txt") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            n, rw, bs, depth, sess = [w.strip() for w in line.split(",")][:5]
+            v = []
+            with open("%s_bw.%s.log" % (prefix, n)) as g:
+                for row in g:
+                    t, kib = row.split(",")[:2]
+                    if float(t) <= end + 1e-6:
+                        v.append(float(kib) * 1024 / 1e6)
+            if len(v) < 2:
+                raise ReproError("bandwidth log %s of %s: %d whole "
+                                 "intervals" % (n, prefix, len(v)))
+            key = (rw, int(bs), int(depth), int(sess))
+            reps.setdefault(key, []).append(sum(v) / len(v))
+    for p in pts:
+        x = reps.get((p["rw"], p["bs"], p["depth"], p["sessions"]))
+        if not x:
+            raise ReproError("no bandwidth log for point %r" % (
+                {k: p.get(k) for k in ("rw", "bs", "depth", "sessions")},))
+        m = sum(x) / len(x)
+        sd = (sum((a - m) ** 2 for a in x) / (len(x) - 1)) ** 0.5 \
+            if len(x) > 1 else 0.0
+        p["drained"] = {"mbps": p["mbps"], "iops": p["iops"]}
+        p["mbps"], p["mbps_sd"] = m, sd
+        p["iops"] = m * 1e6 / p["bs"]
+        if "iops_sd" in p:
+            p["iops_sd"] = sd * 1e6 / p["bs"]
+    return pts
 
 
 def execute(run, builddir, spec, log, probe=None):
@@ -129,6 +187,8 @@ def execute(run, builddir, spec, log, probe=None):
         cmd += [SERVE, builddir, "--backend", spec, "--export", "null0",
                 "--size", run.size] + run.tcqd + ["--ctl", ctl, "--"] + \
             run.bench + ["--ctl", ctl, "--quiet", "--json", js]
+        if run.window:
+            cmd += WINDOW_LOG + [os.path.join(d, "P")]
         log("  $ " + " ".join(shlex.quote(c) for c in cmd))
         pr = probe() if probe else None
         p = subprocess.run(cmd, capture_output=True, text=True)
@@ -144,6 +204,8 @@ def execute(run, builddir, spec, log, probe=None):
         if bad:
             raise ReproError("%s: %d points had errors: %s" % (
                 run.key, len(bad), p.stdout.strip()[-800:]))
+        if run.window:
+            window_rates(pts, os.path.join(d, "P"), run.bench)
         return (pts, load) if probe else pts
 
 

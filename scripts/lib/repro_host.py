@@ -136,7 +136,7 @@ def scaled(run, k):
         return run
     r = Run(run.key, _with_scale(run.spec, k), _slow_bench(run.bench, k),
             run.tcqd, _slow_link(run.link, k) if run.link else None,
-            run.size)
+            run.size, window=run.window)
     r.scalable = True
     return r
 
@@ -151,7 +151,8 @@ def companion(run):
             del b[i:i + 2]
         else:
             i += 1
-    return Run(run.key + "@null", "null", b, run.tcqd, run.link, run.size)
+    return Run(run.key + "@null", "null", b, run.tcqd, run.link, run.size,
+               window=run.window)
 
 
 def ident(run):
