@@ -176,6 +176,19 @@ with tempfile.TemporaryDirectory() as d:
     except repro.ReproError as e:
         check("1 whole intervals" in str(e), "one whole interval is "
               "refused", str(e))
+    # With --ramp the log's times count from the point's start: --ramp
+    # 0.25 --runtime 0.5 takes the intervals ending in (250, 750] ms,
+    # 1000 and 2000 KiB/s, not the ramp's 100 nor the drain's 5.
+    with open(pre + "_index.txt", "w") as f:
+        f.write("1, read, 131072, 1, 32, 1, 0\n")
+    with open(pre + "_bw.1.log", "w") as f:
+        f.write("250, 100, 0, 0, 0\n500, 1000, 0, 0, 0\n"
+                "750, 2000, 0, 0, 0\n751, 5, 0, 0, 0\n")
+    repro.window_rates(wp, pre, ["--ramp", "0.25", "--runtime", "0.5"])
+    check(abs(wp[0]["mbps"] - 1500 * 1024 / 1e6) < 1e-9 and
+          wp[0]["mbps_sd"] == 0.0,
+          "window after --ramp: the ramp's and the drain's intervals "
+          "left out", repr(wp[0]))
 wr = h.Run("k", "disk:model=hdd,base=null", ["--runtime", "8"],
            window=True)
 check(h.scaled(wr, 4).window and h.companion(wr).window,

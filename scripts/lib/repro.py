@@ -128,19 +128,24 @@ WINDOW_MS = 250
 WINDOW_LOG = ["--log-interval", str(WINDOW_MS), "--log-prefix"]
 
 
-def _runtime_ms(bench):
-    for i in range(len(bench) - 1):
-        if bench[i] == "--runtime":
-            return float(bench[i + 1]) * 1000
-    raise ReproError("a window run needs --runtime")
+def _window_ms(bench):
+    """(start, end) of the runtime in the bandwidth log's ms, which count
+    from the point's start: after --ramp, for --runtime."""
+    opt = {bench[i]: bench[i + 1] for i in range(len(bench) - 1)
+           if bench[i] in ("--runtime", "--ramp")}
+    if "--runtime" not in opt:
+        raise ReproError("a window run needs --runtime")
+    ramp = float(opt.get("--ramp", 0)) * 1000
+    return ramp, ramp + float(opt["--runtime"]) * 1000
 
 
 def window_rates(pts, prefix, bench):
     """Replaces each point's MB/s and IOPS (mean and sample sd over its
     repeats, as tcq-bench folds them) by those over its runtime: the
-    mean of the bandwidth log's whole intervals that end by --runtime.
+    mean of the bandwidth log's whole intervals that end within the
+    runtime (after --ramp, by its end).
     The rates to the last completion stay in p['drained']."""
-    end = _runtime_ms(bench)
+    start, end = _window_ms(bench)
     reps = {}
     with open(prefix + "_index.txt") as f:
         for line in f:
@@ -151,7 +156,7 @@ def window_rates(pts, prefix, bench):
             with open("%s_bw.%s.log" % (prefix, n)) as g:
                 for row in g:
                     t, kib = row.split(",")[:2]
-                    if float(t) <= end + 1e-6:
+                    if start < float(t) <= end + 1e-6:
                         v.append(float(kib) * 1024 / 1e6)
             if len(v) < 2:
                 raise ReproError("bandwidth log %s of %s: %d whole "
