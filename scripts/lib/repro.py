@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shlex
+import statistics
 import subprocess
 import tempfile
 
@@ -162,15 +163,14 @@ def window_rates(pts, prefix, bench):
                 raise ReproError("bandwidth log %s of %s: %d whole "
                                  "intervals" % (n, prefix, len(v)))
             key = (rw, int(bs), int(depth), int(sess))
-            reps.setdefault(key, []).append(sum(v) / len(v))
+            reps.setdefault(key, []).append(statistics.mean(v))
     for p in pts:
         x = reps.get((p["rw"], p["bs"], p["depth"], p["sessions"]))
         if not x:
             raise ReproError("no bandwidth log for point %r" % (
                 {k: p.get(k) for k in ("rw", "bs", "depth", "sessions")},))
-        m = sum(x) / len(x)
-        sd = (sum((a - m) ** 2 for a in x) / (len(x) - 1)) ** 0.5 \
-            if len(x) > 1 else 0.0
+        m = statistics.mean(x)
+        sd = statistics.stdev(x) if len(x) > 1 else 0.0  # n - 1, as tcq-bench
         p["drained"] = {"mbps": p["mbps"], "iops": p["iops"]}
         p["mbps"], p["mbps_sd"] = m, sd
         p["iops"] = m * 1e6 / p["bs"]
