@@ -373,6 +373,24 @@ static int bdev_check(const struct bdev *b, const struct bdev_io *io)
 	return -EINVAL;
 }
 
+void bdev_io_forward(struct bdev_io *down, const struct bdev_io *io,
+		     void (*done)(struct bdev_io *), void *ctx)
+{
+	memset(down, 0, sizeof(*down));
+	down->op = io->op;
+	down->flags = io->flags;
+	down->offset = io->offset;
+	down->len = io->len;
+	down->buf = io->buf;
+	down->cmp_buf = io->cmp_buf;
+	down->pattern_len = io->pattern_len;
+	down->submitter = io->submitter;
+	down->command = io->command;
+	down->done = done;
+	down->ctx = ctx;
+	list_init(&down->node);
+}
+
 void bdev_submit(struct bdev_queue *q, struct bdev_io *io)
 {
 	struct prefetch *pf;

@@ -32,6 +32,9 @@ struct bdev_model_stats {
 	double mean_drive_queue;	/* time average at the drive, the one
 					 * in service included */
 	double mean_host_queue;		/* waiting for a drive slot */
+	double mean_commands;		/* commands in the model (host queue
+					 * and drive), the pieces of one
+					 * command counted once */
 	double mean_busy_dies;		/* ssd */
 	double busy_fraction;		/* hdd: mechanism busy, 0..1 */
 	uint64_t elapsed_ns;		/* since the first command */
@@ -69,6 +72,10 @@ struct bdev_io {
 				 * opaque key a backend may compare (the
 				 * disk model's cfq elevator), never
 				 * dereference; NULL: the device itself */
+	const void *command;	/* the command this I/O is a piece of: the
+				 * pieces of one cut READ share it, so a
+				 * device model counts the command once;
+				 * NULL: a whole command. Opaque, as above */
 	struct bdev_queue *q;
 	struct list_node node;	/* wait list / backend-private queues */
 	/* Operands of the optional operations (ignored by the others). */
@@ -240,6 +247,12 @@ int bdev_resize(struct bdev *b, uint64_t size, bool shrink, char *err,
 void bdev_submit(struct bdev_queue *q, struct bdev_io *io);
 /* Called by backends when io finished (on q's reactor thread). */
 void bdev_complete(struct bdev_io *io, int result);
+/* A wrapper's I/O to its base for io from above: down zeroed, then io's
+ * operation, its operands and who sent it (submitter, command) copied,
+ * so no layer between the SCSI core and the device model drops one;
+ * done and ctx are the wrapper's. */
+void bdev_io_forward(struct bdev_io *down, const struct bdev_io *io,
+		     void (*done)(struct bdev_io *), void *ctx);
 
 /* The LUN's I/Os in flight at the backend now, over every queue, and the
  * most there were at once since open or bdev_peak_reset (never below

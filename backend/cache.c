@@ -71,14 +71,7 @@ static void cache_read(struct cache_q *cq, struct bdev_io *io)
 		return;
 	}
 	w->up = io;
-	w->bio.op = BDEV_READ;
-	w->bio.flags = 0;
-	w->bio.offset = io->offset;
-	w->bio.len = io->len;
-	w->bio.buf = io->buf;
-	w->bio.done = read_done;
-	w->bio.ctx = cq;
-	w->bio.submitter = io->submitter;
+	bdev_io_forward(&w->bio, io, read_done, cq);
 	pthread_mutex_lock(&c->lock);
 	w->seq = ++c->seq;
 	list_add_tail(&w->link, &c->reads);
@@ -166,14 +159,7 @@ static bool through_try(struct cache_q *cq, struct bdev_io *io)
 	range_walk(c, io, forget);
 	c->through++;
 	w->up = io;
-	w->bio.op = io->op;
-	w->bio.flags = io->flags;
-	w->bio.offset = io->offset;
-	w->bio.len = io->len;
-	w->bio.buf = io->buf;
-	w->bio.done = through_done;
-	w->bio.ctx = cq;
-	w->bio.submitter = io->submitter;
+	bdev_io_forward(&w->bio, io, through_done, cq);
 	bdev_submit(cq->bq, &w->bio);
 	flush_check(cq);
 	return true;

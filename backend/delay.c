@@ -106,14 +106,7 @@ static void delay_issue(struct delay_q *dq, struct wrap_io *w)
 {
 	struct bdev_io *up = w->up, *bio = &w->bio;
 
-	bio->op = up->op;
-	bio->flags = up->flags;
-	bio->offset = up->offset;
-	bio->len = up->len;
-	bio->buf = up->buf;
-	bio->done = delay_base_done;
-	bio->ctx = dq;
-	bio->submitter = up->submitter;
+	bdev_io_forward(bio, up, delay_base_done, dq);
 	bdev_submit(dq->bq, bio);
 }
 

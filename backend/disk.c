@@ -315,17 +315,7 @@ static void run_finished(struct disk_q *dq, struct list_node *mine)
 		struct bdev_io *up = dio->up, *bio = &dio->bio;
 
 		list_del(&dio->link);
-		memset(bio, 0, sizeof(*bio));
-		bio->op = up->op;
-		bio->flags = up->flags;
-		bio->offset = up->offset;
-		bio->len = up->len;
-		bio->buf = up->buf;
-		bio->cmp_buf = up->cmp_buf;
-		bio->pattern_len = up->pattern_len;
-		bio->done = disk_base_done;
-		bio->ctx = dq;
-		bio->submitter = up->submitter;
+		bdev_io_forward(bio, up, disk_base_done, dq);
 		bdev_submit(dq->bq, bio);
 	}
 }
@@ -377,6 +367,7 @@ static void disk_submit(struct bdev_queue *q, struct bdev_io *io)
 	memset(&dio->r, 0, sizeof(dio->r));
 	dio->r.ctx = dio;
 	dio->r.who = io->submitter;
+	dio->r.cmd = io->command;
 	dio->r.lba = io->offset / DM_SECTOR;
 	sect = (io->len + DM_SECTOR - 1) / DM_SECTOR;
 	dio->r.nsect = sect ? (sect > UINT32_MAX ? UINT32_MAX : (uint32_t)sect) : 1;
@@ -508,6 +499,7 @@ static int disk_stats(struct bdev *b, struct bdev_model_stats *out)
 	out->destages = st.destages;
 	out->mean_drive_queue = st.mean_drive_queue;
 	out->mean_host_queue = st.mean_host_queue;
+	out->mean_commands = st.mean_commands;
 	out->mean_busy_dies = st.mean_busy_dies;
 	out->busy_fraction = st.busy_fraction;
 	out->elapsed_ns = st.elapsed_ns * d->scale;	/* real time */

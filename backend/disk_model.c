@@ -186,6 +186,7 @@ void dm_acc(struct disk_model *m, uint64_t t)
 	if (t > m->acc_t) {
 		m->area_drive += (double)m->ndrive * (double)(t - m->acc_t);
 		m->area_host += (double)m->nhost * (double)(t - m->acc_t);
+		m->area_cmd += (double)m->ncmd * (double)(t - m->acc_t);
 		m->acc_t = t;
 	}
 }
@@ -529,12 +530,32 @@ static void hdd_start(struct disk_model *m, uint64_t t)
 	m->busy_ns += (double)(m->busy_end - t);
 }
 
+/* Whether a piece of command cmd is still in the model (the host queue,
+ * the drive, the ssd's flight). A scan, but only for the pieces of a cut
+ * command: a whole command (cmd NULL) never asks. */
+static bool cmd_in_model(const struct disk_model *m, const void *cmd)
+{
+	const struct list_node *lists[] = { &m->host, &m->drive,
+					    &m->inflight };
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		const struct list_node *n;
+
+		for (n = lists[i]->next; n != lists[i]; n = n->next)
+			if (list_entry(n, struct dm_req, node)->cmd == cmd)
+				return true;
+	}
+	return false;
+}
+
 void dm_finish(struct disk_model *m, struct dm_req *r, uint64_t t,
-		   struct list_node *done)
+	       struct list_node *done)
 {
 	dm_acc(m, t);
 	list_del(&r->node);
 	m->ndrive--;
+	if (!r->cmd || !cmd_in_model(m, r->cmd))
+		m->ncmd--;	/* its last piece out */
 	r->done = t;
 	dm_elevator_done(m, r, t);
 	m->st.commands++;
@@ -607,6 +628,8 @@ void dm_submit(struct disk_model *m, struct dm_req *r, uint64_t now,
 	r->hit = r->media = false;
 	r->enter = r->start = r->done = 0;
 	r->elv = NULL;
+	if (!r->cmd || !cmd_in_model(m, r->cmd))
+		m->ncmd++;	/* its first piece in */
 	list_add_tail(&r->node, &m->host);
 	m->nhost++;
 	dm_elevator_add(m, r, now);
@@ -634,6 +657,7 @@ void dm_get_stats(struct disk_model *m, uint64_t now, struct dm_stats *st)
 	if (el > 0) {
 		st->mean_drive_queue = m->area_drive / el;
 		st->mean_host_queue = m->area_host / el;
+		st->mean_commands = m->area_cmd / el;
 		st->busy_fraction = m->busy_ns / el;
 		st->mean_busy_dies = m->die_busy_ns / el;
 		if (st->busy_fraction > 1.0)

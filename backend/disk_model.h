@@ -83,6 +83,9 @@ struct dm_req {
 	void *ctx;		/* the caller's */
 	const void *who;	/* the submitter (an I_T nexus), compared by
 				 * the cfq elevator, never dereferenced */
+	const void *cmd;	/* the command this is a piece of (pieces of
+				 * one cut READ share it), for mean_commands;
+				 * NULL: a whole command. Never dereferenced */
 	/* Filled by the model. */
 	uint64_t arrive;	/* dm_submit's now */
 	uint64_t enter;		/* reached the drive's queue */
@@ -104,6 +107,10 @@ struct dm_stats {
 	double mean_drive_queue;	/* time average of commands at the drive,
 					 * in service included */
 	double mean_host_queue;		/* ... waiting for a drive slot */
+	double mean_commands;		/* time average of the commands in the
+					 * model (host queue and drive), a
+					 * command's pieces counted once: what
+					 * Little's law divides by commands/s */
 	double mean_busy_dies;		/* ssd: time average */
 	double busy_fraction;		/* hdd: mechanism busy, 0..1 */
 	uint64_t elapsed_ns;	/* since the first command */
@@ -187,6 +194,7 @@ struct disk_model {
 	struct dm_cfq cfq;	/* elevator=cfq */
 	struct list_node drive;	/* at the drive, arrival order */
 	uint32_t nhost, ndrive;	/* ndrive counts the one in service */
+	uint32_t ncmd;		/* commands with a piece in the model */
 	/* hdd geometry and mechanism */
 	struct dm_zone zone[DM_MAX_ZONES];
 	uint32_t cylinders;
@@ -217,7 +225,7 @@ struct disk_model {
 	/* statistics */
 	struct dm_stats st;
 	uint64_t acc_t;
-	double area_drive, area_host, busy_ns, die_busy_ns;
+	double area_drive, area_host, area_cmd, busy_ns, die_busy_ns;
 };
 
 /* The next command of the host queue for the drive under the host's

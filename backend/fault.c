@@ -120,13 +120,7 @@ static void fault_submit(struct bdev_queue *q, struct bdev_io *io)
 		return;
 	}
 	w->up = io;
-	w->bio.op = io->op;
-	w->bio.flags = io->flags;
-	w->bio.offset = io->offset;
-	w->bio.len = io->len;
-	w->bio.buf = io->buf;
-	w->bio.done = fault_base_done;
-	w->bio.ctx = fq;
+	bdev_io_forward(&w->bio, io, fault_base_done, fq);
 	bdev_submit(fq->bq, &w->bio);
 }
 

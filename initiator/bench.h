@@ -124,6 +124,7 @@ struct bench_model_point {
 	bool ok;
 	char model[16];
 	double mean_drive_queue, mean_host_queue, mean_busy_dies;
+	double mean_commands;	/* a cut command's pieces counted once */
 	double commands, read_hits, cached_writes, destages;
 };
 
@@ -131,7 +132,7 @@ struct bench_model_snap {
 	bool ok;
 	char model[16];
 	double commands, read_hits, cached_writes, destages;
-	double elapsed, drive_area, host_area, dies_area;
+	double elapsed, drive_area, host_area, dies_area, cmd_area;
 };
 
 /* The model statistics of the LUN at url (its target and LUN number) from

@@ -94,6 +94,7 @@ int bench_model_snap(const char *sock, const char *url,
 			s->drive_area = num(m, "mean_drive_queue") * s->elapsed;
 			s->host_area = num(m, "mean_host_queue") * s->elapsed;
 			s->dies_area = num(m, "mean_busy_dies") * s->elapsed;
+			s->cmd_area = num(m, "mean_commands") * s->elapsed;
 			s->ok = true;
 			rc = 0;
 			break;
@@ -122,5 +123,6 @@ void bench_model_delta(const struct bench_model_snap *a,
 		out->mean_drive_queue = (b->drive_area - a->drive_area) / dt;
 		out->mean_host_queue = (b->host_area - a->host_area) / dt;
 		out->mean_busy_dies = (b->dies_area - a->dies_area) / dt;
+		out->mean_commands = (b->cmd_area - a->cmd_area) / dt;
 	}
 }

@@ -340,6 +340,8 @@ int bench_write_json(const char *path, const struct bench_meta *meta,
 					       jdouble(p->model.mean_drive_queue));
 			json_object_object_add(m, "mean_host_queue",
 					       jdouble(p->model.mean_host_queue));
+			json_object_object_add(m, "mean_commands",
+					       jdouble(p->model.mean_commands));
 			json_object_object_add(m, "mean_busy_dies",
 					       jdouble(p->model.mean_busy_dies));
 			json_object_object_add(m, "commands",

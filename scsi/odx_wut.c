@@ -73,16 +73,10 @@ static struct exec_rc wut_io(struct tcq_task *t, struct lun *l,
 		return wut_fail(t, exec_sense(SK_COPY_ABORTED,
 				ASC_COPY_TARGET_DEVICE_NOT_REACHABLE));
 	memset(io, 0, sizeof(*io));
-	io->op = op;
+	sbc_io_prepare(io, t, op, lba * l->block_size,
+		       (uint64_t)blocks * l->block_size, t->exec.buf);
 	io->flags = op == BDEV_WRITE && !lun_get_write_cache(l) ? BDEV_FUA : 0;
-	io->offset = lba * l->block_size;
-	io->len = (uint64_t)blocks * l->block_size;
-	io->buf = t->exec.buf;
-	io->done = sbc_io_done;
-	io->ctx = t;
-	io->submitter = t->nexus;
 	t->exec.next = then;
-	list_init(&io->node);
 	if (op == BDEV_WRITE) {
 		/* What this writes cancels the tokens of those blocks, its
 		 * own token's too: the copy then stops (TOKEN CANCELLED). */

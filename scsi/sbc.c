@@ -75,6 +75,22 @@ struct exec_rc sbc_check_access(const struct tcq_task *t, bool write)
 	return EXEC_OK;
 }
 
+void sbc_io_prepare(struct bdev_io *io, struct tcq_task *t, enum bdev_op op,
+		    uint64_t off, uint64_t len, void *buf)
+{
+	io->op = op;
+	io->flags = 0;
+	io->offset = off;
+	io->len = len;
+	io->buf = buf;
+	io->result = 0;
+	io->done = sbc_io_done;
+	io->ctx = t;
+	io->submitter = t->nexus;	/* cfq keys its queues by it */
+	io->command = NULL;
+	list_init(&io->node);
+}
+
 struct exec_rc sbc_submit(struct tcq_task *t, enum bdev_op op,
 			  unsigned flags, uint64_t off, uint64_t len,
 			  void *buf, sbc_step *done)
@@ -85,17 +101,9 @@ struct exec_rc sbc_submit(struct tcq_task *t, enum bdev_op op,
 
 	if (!q)
 		return exec_target_failure();
-	io->op = op;
+	sbc_io_prepare(io, t, op, off, len, buf);	/* operands kept */
 	io->flags = flags;
-	io->offset = off;
-	io->len = len;
-	io->buf = buf;
-	io->result = 0;
-	io->done = sbc_io_done;
-	io->ctx = t;
-	io->submitter = t->nexus;
 	t->exec.next = done;
-	list_init(&io->node);
 	stats_io_submit(l, op, op == BDEV_FLUSH && t->order.barrier_flush);
 	stats_path_submit(t);
 	if (op != BDEV_READ && op != BDEV_FLUSH)
@@ -360,10 +368,9 @@ struct exec_rc sbc_sync_cache(struct tcq_task *t)
 	struct bdev_io *io = calloc(1, sizeof(*io));
 	struct bdev_queue *q = bdev_queue_get(l->bdev, reactor_self());
 	if (io && q) {
-		io->op = BDEV_FLUSH;
-		io->done = immed_flush_done;
-		io->submitter = t->nexus;
-		list_init(&io->node);
+		sbc_io_prepare(io, t, BDEV_FLUSH, 0, 0, NULL);
+		io->done = immed_flush_done;	/* t is answered already */
+		io->ctx = NULL;
 		stats_io_submit(l, BDEV_FLUSH, false);
 		bdev_submit(q, io);
 	} else {

@@ -123,14 +123,13 @@ struct exec_rc sbc_read_cut(struct tcq_task *t, uint32_t piece, uint64_t off,
 	for (uint32_t i = 0; i < n; i++) {
 		struct bdev_io *io = &c->io[i];
 
-		io->op = BDEV_READ;
-		io->offset = off + (uint64_t)i * piece;
-		io->len = MIN((uint64_t)piece, len - (uint64_t)i * piece);
-		io->buf = (uint8_t *)t->buf + (size_t)i * piece;
+		sbc_io_prepare(io, t, BDEV_READ, off + (uint64_t)i * piece,
+			       MIN((uint64_t)piece,
+				   len - (uint64_t)i * piece),
+			       (uint8_t *)t->buf + (size_t)i * piece);
 		io->done = cut_piece_done;
 		io->ctx = c;
-		io->submitter = t->nexus;	/* cfq keys its queues by it */
-		list_init(&io->node);
+		io->command = c;	/* one command to a device model */
 	}
 	t->exec.cut = c;
 	t->exec.next = cut_done;

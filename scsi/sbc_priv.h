@@ -116,6 +116,14 @@ struct exec_rc sbc_write_run(struct tcq_task *t, bool excl, sbc_step *run);
 /* Common checks of media access commands: write protect, transfer
  * length limit (pointing at the row's length field), LBA range. */
 struct exec_rc sbc_check_access(const struct tcq_task *t, bool write);
+/* Every I/O a task sends starts here, so none forgets a field a layer
+ * below reads (a cut READ's pieces once lost their submitter, and cfq
+ * its queues): io becomes op over [off, off+len) with buf, completing t
+ * through sbc_io_done, flags 0, sent by t's I_T nexus, a whole command.
+ * The caller then sets what differs: flags, the optional operations'
+ * operands, a piece's own done, ctx and command. */
+void sbc_io_prepare(struct bdev_io *io, struct tcq_task *t, enum bdev_op op,
+		    uint64_t off, uint64_t len, void *buf);
 /* One backend I/O through t->exec.io; done(t) runs once it completed
  * (t->exec.io holds the result). A failure: nothing was submitted. */
 struct exec_rc sbc_submit(struct tcq_task *t, enum bdev_op op,

@@ -158,16 +158,9 @@ static struct exec_rc xc_io(struct tcq_task *t, struct lun *l,
 	if (!q)
 		return xc_abort(t, ASC_COPY_TARGET_DEVICE_NOT_REACHABLE);
 	memset(io, 0, sizeof(*io));
-	io->op = op;
+	sbc_io_prepare(io, t, op, off, len, t->exec.buf);
 	io->flags = op == BDEV_WRITE && !l->write_cache ? BDEV_FUA : 0;
-	io->offset = off;
-	io->len = len;
-	io->buf = t->exec.buf;
-	io->done = sbc_io_done;
-	io->ctx = t;
-	io->submitter = t->nexus;
 	t->exec.next = then;
-	list_init(&io->node);
 	if (op == BDEV_WRITE) {
 		/* ODX tokens of those blocks are cancelled (scsi/odx.h). */
 		odx_note_range(l, off / l->block_size,

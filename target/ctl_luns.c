@@ -111,6 +111,8 @@ static void model_json(json_object *o, struct bdev *b)
 			       json_object_new_double(st.mean_drive_queue));
 	json_object_object_add(m, "mean_host_queue",
 			       json_object_new_double(st.mean_host_queue));
+	json_object_object_add(m, "mean_commands",
+			       json_object_new_double(st.mean_commands));
 	json_object_object_add(m, "mean_busy_dies",
 			       json_object_new_double(st.mean_busy_dies));
 	json_object_object_add(m, "busy_fraction",

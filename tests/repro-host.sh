@@ -100,6 +100,14 @@ d = h.device_alone(h.scale_back([pt(1e4, iops=100.0, model=m)], 10)[0])
 check(abs(d["lat_us"] - 800.0) < 1e-9 and abs(d["iops"] - 1250.0) < 1e-9,
       "device alone: W = occupancy / throughput on the model's clock",
       repr(d))
+# A cut READ's two pieces are both in the queues (1.6 pieces on average)
+# while one command is (mean_commands 0.8): Little's law divides commands
+# per second into commands, so the same 800 us and 1250 IOPS.
+m = {"mean_drive_queue": 1.0, "mean_host_queue": 0.6, "mean_commands": 0.8}
+d = h.device_alone(h.scale_back([pt(1e4, iops=100.0, model=m)], 10)[0])
+check(abs(d["lat_us"] - 800.0) < 1e-9 and abs(d["iops"] - 1250.0) < 1e-9,
+      "device alone counts a command's pieces once (mean_commands)",
+      repr(d))
 
 # Shown beside the share: a point of 10 ms mean latency whose model held
 # each command 7 ms of it (0.7 commands in it on average at 100 IOPS:

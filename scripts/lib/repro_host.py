@@ -270,9 +270,12 @@ def next_scale(k, worst, limit, cap=CAP):
 
 def device_alone(p):
     """What the modelled device itself did at point P, from the model's
-    statistics (tcq-bench --ctl): its mean occupancy (host queue of the
-    model plus the drive's) and, by Little's law, its own mean time per
-    command W = occupancy / throughput, on the model's clock; and the
+    statistics (tcq-bench --ctl): its mean occupancy in commands (host
+    queue of the model plus the drive's, a cut-through READ's pieces
+    counted once: mean_commands; from tcq versions without it, the sum
+    of the two queues, which counts pieces) and, by Little's law, its own
+    mean time per command W = occupancy / throughput, on the model's
+    clock; and the
     throughput the application's whole depth would get from it at that W
     (depth x sessions / W): where the host holds commands back, what the
     drive would do without it. The model's queue statistics leave out
@@ -282,7 +285,9 @@ def device_alone(p):
     real = p.get("real", {})
     if not m or not real.get("iops"):
         return None
-    occ = m.get("mean_drive_queue", 0.0) + m.get("mean_host_queue", 0.0)
+    occ = m.get("mean_commands")
+    if occ is None:
+        occ = m.get("mean_drive_queue", 0.0) + m.get("mean_host_queue", 0.0)
     if occ <= 0:
         return None
     w = occ / real["iops"] / p.get("scale", 1)        # seconds, model clock

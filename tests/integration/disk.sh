@@ -185,6 +185,26 @@ PY
 	ok "tcq-bench --ctl adds the model's mean drive queue per point"
 }
 
+# A 128K READ is read in two 64K pieces (cut-through, scsi/sbc_cut.c),
+# both in the model at once: the model's queues hold pieces, up to two
+# per command, while mean_commands counts each command once, so at
+# depth 1 it is at most 1 and the queues' sum is well above it (each
+# command's first piece waits for the second: 1 + T1/T2 of it, > 1.2).
+bench_model_counts_a_cut_command_once() {
+	need_tool python3
+	run "$BENCH" --quiet --runtime 60 --ios 300 --rw read --bs 128k \
+		--depth 1 --ctl "$SOCK" --json "$TEST_TMP/p.json" "$URL/0" ||
+		fail "tcq-bench --ctl failed"
+	python3 - "$TEST_TMP/p.json" <<'PY' || fail "mean_commands does not count a cut READ's pieces once"
+import json, sys
+m = json.load(open(sys.argv[1]))["points"][0]["model"]
+pieces = m["mean_drive_queue"] + m["mean_host_queue"]
+assert 0 < m["mean_commands"] <= 1.01, m
+assert pieces > 1.2 * m["mean_commands"], m
+PY
+	ok "128K reads at depth 1: pieces in the model above commands, commands <= 1"
+}
+
 # The --detail table (a row per point) gains the model's columns with
 # --ctl on a disk LUN: mean drive queue, mean host queue and the share of
 # commands the drive's caches served, the same figures as the JSON;
@@ -306,6 +326,7 @@ CHECKS=(
 	tcqctl_shows_the_model_statistics
 	bench_json_carries_model_stats
 	bench_detail_model_columns_only_with_ctl
+	bench_model_counts_a_cut_command_once
 	time_scale_slows_the_drive_not_the_host
 	cfq_elevator_serves_two_sessions
 	@

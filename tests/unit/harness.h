@@ -121,6 +121,16 @@ static inline void *harness_nexus(struct harness_lun *h, unsigned i)
  */
 struct bdev *harness_mem_bdev(uint64_t size, uint32_t caw_blocks,
 			      uint64_t lost_lba);
+/* What the SCSI core sent such a backend, for the fields only a layer
+ * below reads (who sent it, which command it is a piece of): the first
+ * HARNESS_MEM_SEEN I/Os since it opened; *n counts all of them. */
+#define HARNESS_MEM_SEEN 32
+struct harness_io_seen {
+	int op;			/* enum bdev_op */
+	uint64_t offset, len;
+	const void *submitter, *command;
+};
+const struct harness_io_seen *harness_mem_seen(struct bdev *b, unsigned *n);
 
 /* A command and its answer (c->t.status, c->t.sense, c->t.buf). */
 struct cmd {

@@ -21,6 +21,8 @@ struct mem {
 	 * the first I/O, on that reactor's thread). */
 	struct bdev_cq cq;
 	bool cq_ready;
+	struct harness_io_seen seen[HARNESS_MEM_SEEN];
+	unsigned nseen;
 };
 
 /* Writes buf over [off, off+len) but for the lost block. */
@@ -65,6 +67,11 @@ static void mem_submit(struct bdev_queue *q, struct bdev_io *io)
 		m->cq_ready = true;
 	}
 	ck_assert_ptr_eq(q->reactor, m->cq.reactor);
+	if (m->nseen < HARNESS_MEM_SEEN)
+		m->seen[m->nseen] = (struct harness_io_seen){
+			.op = io->op, .offset = io->offset, .len = io->len,
+			.submitter = io->submitter, .command = io->command };
+	m->nseen++;
 	/* bdev_submit has checked the range and the optional ops. */
 	switch (io->op) {
 	case BDEV_READ:
@@ -123,6 +130,14 @@ static const struct bdev_ops mem_ops = {
 	.close = mem_close,
 	.lba_status = mem_lba_status,
 };
+
+const struct harness_io_seen *harness_mem_seen(struct bdev *b, unsigned *n)
+{
+	struct mem *m = b->priv;
+
+	*n = m->nseen;
+	return m->seen;
+}
 
 struct bdev *harness_mem_bdev(uint64_t size, uint32_t caw_blocks,
 			      uint64_t lost_lba)

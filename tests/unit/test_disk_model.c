@@ -356,6 +356,9 @@ START_TEST(stats_queue_lengths)
 	ck_assert_msg(fabs(st.mean_drive_queue - 32) < 0.1, "%f",
 		      st.mean_drive_queue);
 	ck_assert(st.mean_host_queue < 0.1);
+	/* whole commands: each one is a command */
+	ck_assert(fabs(st.mean_commands - st.mean_drive_queue -
+		       st.mean_host_queue) < 1e-9);
 	ck_assert_uint_eq(st.commands, 2000);
 	ck_assert(st.busy_fraction > 0.99);
 	dm_fini(&m);
@@ -367,6 +370,68 @@ START_TEST(stats_queue_lengths)
 		      st.mean_drive_queue);
 	ck_assert_msg(fabs(st.mean_host_queue - 24) < 0.1, "%f",
 		      st.mean_host_queue);
+	dm_fini(&m);
+}
+END_TEST
+
+/* Two pieces of one command (a cut READ's, sharing cmd) and nothing else:
+ * from their arrival to the second one's completion exactly one command
+ * is in the model, while the pieces' own average is 1 + T1 / T2 (both
+ * queued until the first completes at T1). The same two as whole
+ * commands count as two each while both are in. */
+static void two_pieces(struct disk_model *m, const void *cmd,
+		       struct dm_stats *st, uint64_t *t1, uint64_t *t2)
+{
+	struct dm_req r[2];
+	struct list_node done;
+	unsigned n = 0;
+
+	memset(r, 0, sizeof(r));
+	list_init(&done);
+	for (unsigned i = 0; i < 2; i++) {
+		r[i].op = DM_READ;
+		r[i].lba = 1000000 + 128 * i;	/* 64 KiB each, adjacent */
+		r[i].nsect = 128;
+		r[i].cmd = cmd;
+		dm_submit(m, &r[i], 0, &done);
+	}
+	while (n < 2) {
+		if (list_empty(&done)) {
+			ck_assert(dm_next(m) != DM_NONE);
+			dm_advance(m, dm_next(m), &done);
+			continue;
+		}
+		struct dm_req *q = list_first_entry(&done, struct dm_req, node);
+
+		list_del(&q->node);
+		*(n++ ? t2 : t1) = q->done;
+	}
+	dm_get_stats(m, *t2, st);
+}
+
+START_TEST(stats_pieces_count_once)
+{
+	struct dm_params p = hdd();
+	struct disk_model m;
+	struct dm_stats st;
+	uint64_t t1, t2;
+	int cmd;
+	double pieces;
+
+	init(&m, &p);
+	two_pieces(&m, &cmd, &st, &t1, &t2);
+	pieces = st.mean_drive_queue + st.mean_host_queue;
+	ck_assert_msg(t1 > 0 && t2 > t1, "%llu %llu", (unsigned long long)t1,
+		      (unsigned long long)t2);
+	ck_assert_msg(fabs(st.mean_commands - 1.0) < 1e-9, "%f",
+		      st.mean_commands);
+	ck_assert_msg(fabs(pieces - (1.0 + (double)t1 / (double)t2)) < 1e-9,
+		      "%f", pieces);
+	dm_fini(&m);
+	init(&m, &p);
+	two_pieces(&m, NULL, &st, &t1, &t2);
+	ck_assert_msg(fabs(st.mean_commands - (1.0 + (double)t1 / (double)t2))
+		      < 1e-9, "%f", st.mean_commands);
 	dm_fini(&m);
 }
 END_TEST
@@ -686,6 +751,7 @@ static Suite *suite(void)
 	harness_add(tc, readahead_streams_at_media_rate);
 	harness_add(tc, sptf_keeps_a_queued_stream_at_media_rate);
 	harness_add(tc, fua_writes_cost_media);
+	harness_add(tc, stats_pieces_count_once);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ssd");
 	tcase_set_timeout(tc, 60);
