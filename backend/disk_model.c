@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "backend/disk_model_priv.h"
+#include "tcq/compiler.h"
 
 /* ---- read-ahead segments -------------------------------------------- */
 
@@ -538,10 +539,10 @@ static bool cmd_in_model(const struct disk_model *m, const void *cmd)
 	const struct list_node *lists[] = { &m->host, &m->drive,
 					    &m->inflight };
 
-	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
 		const struct list_node *n;
 
-		for (n = lists[i]->next; n != lists[i]; n = n->next)
+		list_for_each(n, lists[i])
 			if (list_entry(n, struct dm_req, node)->cmd == cmd)
 				return true;
 	}
