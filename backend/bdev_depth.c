@@ -90,6 +90,8 @@ static void io_start(struct bdev_queue *q, struct bdev_io *io)
 {
 	q->inflight++;
 	q->reactor->io_inflight++;
+	if (io->submitter)
+		q->reactor->io_task_inflight++;
 	io->start_ns = q->reactor->now_ns;
 	q->bdev->ops->submit(q, io);
 	bdev_queue_flush_later(q);
@@ -263,6 +265,8 @@ void bdev_complete(struct bdev_io *io, int result)
 	io->end_ns = r->now_ns;
 	q->inflight--;
 	r->io_inflight--;
+	if (io->submitter)
+		r->io_task_inflight--;
 	r->io_lat_ns += (lat - r->io_lat_ns) / 8;
 	atomic_fetch_sub(&b->budget.inflight, 1);	/* then read waitmask */
 	/* A write's range dropped again from the read-ahead before it is

@@ -22,17 +22,35 @@
 #include "target/session.h"
 
 #define TX_IOV_MAX 256	/* one sendmsg carries a wave of 4K Data-In */
-/* While the reactor's devices have fewer than TX_SLICE_BUSY I/Os in
- * flight, one flush sends about TX_SLICE bytes (whole PDUs, at least one)
- * and yields to the next reactor pass: commands that arrived meanwhile
- * (the initiator answers the first Data-In while the rest is still being
- * copied) reach the disk before the rest of a wave of completions is
- * sent, instead of the disk idling while the wire drains. A busy device,
- * or one that answers at once (null, ram: average service time under
- * TX_SLICE_LAT_NS), gains nothing, and slicing costs CPU: then it is off. */
+/* A sliced flush sends about TX_SLICE bytes (whole PDUs, at least one)
+ * and yields to the next reactor pass, so that a command that arrived
+ * meanwhile (the initiator answers the first status while the rest is
+ * still queued) reaches the device before the rest of a wave of
+ * completions is sent. It pays in two cases (conn_tx_slices):
+ * - the session has at most TX_SLICE_FEW commands: the initiator's next
+ *   command waits on this one's status, and a whole wave sent at once
+ *   has it send its commands in bursts, with the device idle between;
+ * - a command of this reactor waits on a device that has fewer than
+ *   TX_SLICE_BUSY I/Os in flight: the next one is work it lacks.
+ * Otherwise slicing costs more than it gains: each slice is a sendmsg, a
+ * wake-up of the receiver and a pass that never sleeps. With the session's
+ * reads served from read-ahead (no task I/O at the device) at 8 commands,
+ * 128K reads took 125 us of tcqd CPU each sliced against 50 us whole
+ * (docs/latency-path.md). A device that answers at once (null, ram: mean
+ * service time under TX_SLICE_LAT_NS) never has a send sliced. */
 #define TX_SLICE (128u << 10)
+#define TX_SLICE_FEW 2
 #define TX_SLICE_BUSY 8
 #define TX_SLICE_LAT_NS 50000
+
+bool conn_tx_slices(unsigned cmds_live, uint32_t io_inflight,
+		    uint32_t io_task_inflight, int64_t io_lat_ns)
+{
+	if (io_lat_ns < TX_SLICE_LAT_NS)
+		return false;
+	return cmds_live <= TX_SLICE_FEW ||
+	       (io_task_inflight > 0 && io_inflight < TX_SLICE_BUSY);
+}
 
 static struct txpdu *txpdu_get(struct conn *c)
 {
@@ -270,8 +288,9 @@ void conn_tx_flush(struct reactor_defer *d)
 	struct conn *c = d->arg;
 	int rc;
 
-	size_t budget = c->r->io_inflight < TX_SLICE_BUSY &&
-			c->r->io_lat_ns >= TX_SLICE_LAT_NS ? TX_SLICE : SIZE_MAX;
+	size_t budget = conn_tx_slices(sess_cmds_live(c), c->r->io_inflight,
+				       c->r->io_task_inflight,
+				       c->r->io_lat_ns) ? TX_SLICE : SIZE_MAX;
 	size_t sent;
 
 	if (c->state == CONN_CLOSING)

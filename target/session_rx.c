@@ -28,6 +28,11 @@ void sess_window_init(struct session *s, uint32_t cmdsn)
 	list_init(&s->win.held_pdus);
 }
 
+unsigned sess_cmds_live(const struct conn *c)
+{
+	return c->sess ? c->sess->cmds.live : 0;
+}
+
 uint32_t sess_exp_cmdsn(const struct conn *c)
 {
 	return c->sess ? c->sess->win.exp_cmdsn : 0;

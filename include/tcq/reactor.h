@@ -101,11 +101,13 @@ struct reactor {
 	pthread_mutex_t mbox_lock;
 	struct reactor_msg *mbox_head, *mbox_tail;
 	uint64_t now_ns;	/* cached at the start of each pass */
-	/* Backend I/Os in flight on this reactor's queues, and a moving
-	 * average of their service time (backend/bdev.c): senders yield
-	 * between slices of a long send only while devices that take time
-	 * are short of work. */
+	/* Backend I/Os in flight on this reactor's queues, those of them a
+	 * task sent (not read-ahead fills), and a moving average of their
+	 * service time (backend/bdev_depth.c): senders yield between slices
+	 * of a long send only while a command waits on a device that takes
+	 * time and is short of work (target/conn_tx.c). */
 	uint32_t io_inflight;
+	uint32_t io_task_inflight;
 	int64_t io_lat_ns;
 };
 
