@@ -174,10 +174,51 @@ report_peers_paired_by_cache_mode() {
 	ok "istgt is compared with tcqd through the page cache (1.50: met; 0.90: NOT met)"
 }
 
+# Issue 28's goals in run a (tcqd 60, fio 100, null 300, tgt 50, tcqd
+# through libiscsi 60): 128K shares 0.60 of min(local, null) and QD1 0.80
+# of the serial limit 75, both NOT met; 1.20x tgt at 128K QD8 against 2x,
+# NOT met; null's 300 IOPS per CPU-second (100 ticks of 100 Hz in 1 s)
+# against 700K, NOT met; through libiscsi 1.20 of tgt at both points run
+# with it, met.
+report_issue28_goals() {
+	[ -s "$TEST_TMP/a/r.json" ] || fail "no report (report_series_and_half_depth failed)"
+	python3 - "$TEST_TMP/a/r.json" <<'PY' || fail "issue 28's goals are wrong (above)"
+import json, sys
+gs = json.load(open(sys.argv[1]))["goals_issue28"]
+bad = []
+def goal(prefix, status, values, goals):
+    g = [x for x in gs if x["goal"].startswith(prefix)]
+    if len(g) != 1:
+        bad.append("%d goals start %r" % (len(g), prefix))
+        return
+    g = g[0]
+    got = [round(c["value"], 6) for c in g["checks"]]
+    want = [round(v, 6) for v in values]
+    if g["status"] != status or got != want or \
+            [c["goal"] for c in g["checks"]] != goals:
+        bad.append("%s: %s %r %r, expected %s %r %r" % (
+            prefix, g["status"], got, [c["goal"] for c in g["checks"]],
+            status, want, goals))
+goal("128K sequential read QD4, QD8, QD32", "NOT met", [0.6] * 3, [0.9] * 3)
+goal("128K read QD1", "NOT met", [60 / 75.0] * 2, [1.0, 1.5 * 0.95])
+goal("4K random read QD32 and 4K random write", "NOT met", [0.6] * 2,
+     [0.95] * 2)
+goal("IOPS per target CPU-second", "NOT met", [300.0], [700000.0])
+goal("At least 2x tgt", "NOT met", [1.2] * 2, [2.0] * 2)
+goal("Ahead of tgt with the second client", "met", [1.2] * 4, [1.0] * 4)
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+	grep -q '^## Goals of issue 28$' "$TEST_TMP/a/r.md" ||
+		fail "the report has no section for issue 28's goals"
+	ok "issue 28: 128K 0.60 and QD1 0.80 of their limits, 1.20x tgt at QD8: NOT met; 1.20 of tgt through libiscsi: met"
+}
+
 CHECKS=(
 	report_series_and_half_depth
 	report_reason_of_a_goal_not_met
 	report_peers_paired_by_cache_mode
 	report_cut_through_auto_against_off
+	report_issue28_goals
 )
 run_checks "$@"
