@@ -364,7 +364,11 @@ def add_goal(out, text, checks, absent=None, reason=None):
     def n(x, g):
         if x is None:
             return "-"
-        return "%.2f" % x if g < 1000 else "%.1fK" % (x / 1e3)
+        if g >= 1000:
+            return "%.1fK" % (x / 1e3)
+        # a goal of three decimals (1.5 x 0.95) is shown with its third
+        return "%.3f" % x if abs(g * 100 - round(g * 100)) > 1e-9 \
+            else "%.2f" % x
     detail = "; ".join("%s %s (goal %s %s)" %
                        (d, n(v, g), "≥" if op == ">=" else "≤", n(g, g))
                        for d, v, op, g in checks)
@@ -466,7 +470,7 @@ def goals28(res, rows):
     q1 = by["r128k-qd1"]["share"]
     add_goal(out, "128K read QD1 ≥ 1.0 of the serial limit and ≥ 1.5x the "
              "share of the day issue 28 was filed (%.2f of the limit, so "
-             "≥ %.2f)" % (GOAL28_QD1_FILED, 1.5 * GOAL28_QD1_FILED),
+             "≥ %.3f)" % (GOAL28_QD1_FILED, 1.5 * GOAL28_QD1_FILED),
              [("tcqd ÷ serial limit", q1, ">=", 1.0),
               ("tcqd ÷ serial limit", q1, ">=", 1.5 * GOAL28_QD1_FILED)])
     add_goal(out, "4K random read QD32 and 4K random write QD32 ≥ %.2f of "

@@ -209,6 +209,8 @@ goal("Ahead of tgt with the second client", "met", [1.2] * 4, [1.0] * 4)
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
+	grep -q 'tcqd ÷ serial limit 0\.800 (goal ≥ 1\.425)' "$TEST_TMP/a/r.md" ||
+		fail "a goal of three decimals is not shown with them: $(grep -m1 '128K read QD1 ≥' "$TEST_TMP/a/r.md")"
 	grep -q '^## Goals of issue 28$' "$TEST_TMP/a/r.md" ||
 		fail "the report has no section for issue 28's goals"
 	ok "issue 28: 128K 0.60 and QD1 0.80 of their limits, 1.20x tgt at QD8: NOT met; 1.20 of tgt through libiscsi: met"
