@@ -55,9 +55,9 @@ const struct login_params *sess_params(const struct session *s);
 
 /* ExpCmdSN and MaxCmdSN as the next PDU to c should carry them. */
 uint32_t sess_exp_cmdsn(const struct conn *c);
+uint32_t sess_max_cmdsn(const struct conn *c);
 /* The commands of c's session made and not yet freed (0: none yet). */
 unsigned sess_cmds_live(const struct conn *c);
-uint32_t sess_max_cmdsn(const struct conn *c);
 
 /* The full feature phase receive path, called by conn for every PDU once
  * its header (and AHS) are in. Returns the buffer the data segment should
